@@ -1,0 +1,47 @@
+# Two commands matter: `make run` and `make test`. Both create .venv when missing.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test lint format bench install dev clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+# Stamp files so repeated runs skip pip when pyproject.toml has not changed.
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e .
+	@touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	@touch $(VENV)/.installed $@
+
+install: $(VENV)/.installed
+dev: $(VENV)/.installed-dev
+
+run: install
+	$(BIN)/spades db upgrade
+	$(BIN)/spades serve --host $(HOST) --port $(PORT)
+
+lint: dev
+	$(BIN)/ruff check server tests bench migrations
+	$(BIN)/ruff format --check server tests bench migrations
+	$(BIN)/mypy
+
+format: dev
+	$(BIN)/ruff format server tests bench migrations
+	$(BIN)/ruff check --fix server tests bench migrations
+
+test: lint
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+bench: dev
+	$(BIN)/python -m pip install -q -e '.[bench]' || echo "open-spiel unavailable: engine bench runs without the comparison"
+	$(BIN)/python -m bench.engine
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,3 @@
+"""Spades room server."""
+
+__version__ = "0.1.0"

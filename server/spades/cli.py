@@ -1,0 +1,50 @@
+"""`spades serve | db | simulate | bot | score`.
+
+Each subcommand lives in its own module with `configure(parser)` and `run(args) -> int`,
+imported only when needed so `spades score` never loads the web stack.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import sys
+from collections.abc import Sequence
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "serve": ("spades.api.serve", "run the room server"),
+    "db": ("spades.store.cli", "database migrations: upgrade, downgrade, current"),
+    "simulate": ("spades.bots.simulate", "play many bot games and report"),
+    "bot": ("spades.bots.protocol", "a bot on stdin/stdout: one JSON view in, one action out"),
+    "score": ("spades.score_cli", "score hand records (JSON or JSON lines)"),
+}
+
+
+def _available() -> dict[str, tuple[str, str]]:
+    return {
+        name: spec
+        for name, spec in COMMANDS.items()
+        if importlib.util.find_spec(spec[0]) is not None
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    commands = _available()
+    parser = argparse.ArgumentParser(prog="spades", description="Spades room server")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module, help_text) in commands.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        if argv and argv[0] == name:
+            importlib.import_module(module).configure(p)
+    args = parser.parse_args(argv)
+    if not args.command:
+        parser.print_help()
+        return 2
+    handler = importlib.import_module(commands[args.command][0])
+    return int(handler.run(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,164 @@
+"""Cards: a fast integer layer (card = 0..51, hand = 52-bit mask) and a friendly `Card` value.
+
+Card number = suit * 13 + rank, with suits C, D, H, S = 0..3 and ranks 2..A = 0..12,
+so within a suit a higher number is a higher card and spades are 39..51.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+SUITS = "CDHS"
+RANKS = "23456789TJQKA"
+CLUBS, DIAMONDS, HEARTS, SPADES = 0, 1, 2, 3
+
+SUIT_NAMES = ("Clubs", "Diamonds", "Hearts", "Spades")
+SUIT_SYMBOLS = ("♣", "♦", "♥", "♠")
+RANK_NAMES = (
+    "Two",
+    "Three",
+    "Four",
+    "Five",
+    "Six",
+    "Seven",
+    "Eight",
+    "Nine",
+    "Ten",
+    "Jack",
+    "Queen",
+    "King",
+    "Ace",
+)
+
+FULL_SUIT = (1 << 13) - 1
+SUIT_MASKS = tuple(FULL_SUIT << (13 * s) for s in range(4))
+SPADE_MASK = SUIT_MASKS[SPADES]
+NON_SPADE_MASK = SUIT_MASKS[CLUBS] | SUIT_MASKS[DIAMONDS] | SUIT_MASKS[HEARTS]
+FULL_DECK = (1 << 52) - 1
+
+_TEXT = tuple(RANKS[c % 13] + SUITS[c // 13] for c in range(52))
+
+
+class CardParseError(ValueError):
+    """Text that is not a card."""
+
+
+def suit_of(card: int) -> int:
+    return card // 13
+
+
+def rank_of(card: int) -> int:
+    return card % 13
+
+
+def card_text(card: int) -> str:
+    """`0` -> `'2C'`, `51` -> `'AS'`."""
+    return _TEXT[card]
+
+
+def parse_card(text: str) -> int:
+    """Parse `AS`, `th`, `10H`, `2c` into a card number."""
+    if not isinstance(text, str):
+        raise CardParseError(f"a card is text like 'AS', not {text!r}")
+    raw = text.strip().upper()
+    if len(raw) == 3 and raw.startswith("10"):
+        raw = "T" + raw[2]
+    if len(raw) != 2 or raw[0] not in RANKS or raw[1] not in SUITS:
+        raise CardParseError(f"not a card: {text!r} (write rank then suit, e.g. 'AS', 'TH', '2C')")
+    return SUITS.index(raw[1]) * 13 + RANKS.index(raw[0])
+
+
+def card_name(card: int) -> str:
+    """`50` -> `'King of Spades'`."""
+    return f"{RANK_NAMES[card % 13]} of {SUIT_NAMES[card // 13]}"
+
+
+def mask_of(cards: Iterable[int]) -> int:
+    mask = 0
+    for c in cards:
+        mask |= 1 << c
+    return mask
+
+
+def cards_of(mask: int) -> list[int]:
+    """Card numbers in a mask, lowest first (clubs 2 .. spades A)."""
+    out: list[int] = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def iter_cards(mask: int) -> Iterator[int]:
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+def count(mask: int) -> int:
+    return mask.bit_count()
+
+
+def highest(mask: int) -> int:
+    """The highest card number in a non-empty mask."""
+    return mask.bit_length() - 1
+
+
+def lowest(mask: int) -> int:
+    """The lowest card number in a non-empty mask."""
+    return (mask & -mask).bit_length() - 1
+
+
+class Card(int):
+    """One card, an int 0..51 with a parser, a formatter and a name for people.
+
+    >>> Card.parse("10h")
+    Card.parse('TH')
+    >>> Card.parse("QS").name
+    'Queen of Spades'
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, number: int) -> Card:
+        if not 0 <= number < 52:
+            raise CardParseError(f"card numbers are 0..51, not {number}")
+        return super().__new__(cls, number)
+
+    @classmethod
+    def parse(cls, text: str) -> Card:
+        return cls(parse_card(text))
+
+    @property
+    def suit(self) -> int:
+        return int(self) // 13
+
+    @property
+    def rank(self) -> int:
+        return int(self) % 13
+
+    @property
+    def text(self) -> str:
+        return _TEXT[self]
+
+    @property
+    def name(self) -> str:
+        return card_name(self)
+
+    @property
+    def symbol(self) -> str:
+        return RANKS[self.rank].replace("T", "10") + SUIT_SYMBOLS[self.suit]
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return f"Card.parse({self.text!r})"
+
+
+def sort_for_display(cards: Iterable[int]) -> list[int]:
+    """Spades first, then hearts, clubs, diamonds (alternating colours), high to low."""
+    order = {SPADES: 0, HEARTS: 1, CLUBS: 2, DIAMONDS: 3}
+    return sorted(cards, key=lambda c: (order[c // 13], -(c % 13)))

@@ -1,0 +1,536 @@
+"""The game state machine: deal -> bidding -> 13 tricks -> scored -> next deal or game over.
+
+Every action comes as a check, a query and a doer: `verify(seat, action)` raises the
+specific `ActionError`, `can(seat, action)` answers yes or no, `apply(seat, action)` does it.
+Actions are the JSON-ready dicts a client sends (see `legal_actions`). The system action
+`{"type": "time_up"}` (seat None) is the game clock running out.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from . import errors
+from .cards import (
+    NON_SPADE_MASK,
+    SPADES,
+    SUIT_MASKS,
+    SUIT_NAMES,
+    CardParseError,
+    card_text,
+    cards_of,
+    mask_of,
+    parse_card,
+    sort_for_display,
+)
+from .fast import (
+    FastHand,
+    deal_commitment,
+    deal_from_seed,
+    first_dealer_from_seed,
+    hand_seed,
+)
+from .rules import Rules
+from .scoring import NIL, score_hand, winner_after
+
+Action = dict[str, Any]
+RECORD_FORMAT = "spades-game/1"
+
+
+@dataclass(frozen=True, slots=True)
+class _Bid:
+    tricks: int  # 0 = nil
+    blind: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class _Look:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class _Play:
+    card: int
+
+
+@dataclass(frozen=True, slots=True)
+class _TimeUp:
+    pass
+
+
+_Op = _Bid | _Look | _Play | _TimeUp
+
+
+def format_bid(tricks: int, blind: bool) -> int | str:
+    if tricks == NIL:
+        return "blind nil" if blind else "nil"
+    return tricks
+
+
+class Game:
+    """One game of Spades under one `Rules`, from the first deal to a winner."""
+
+    def __init__(
+        self,
+        rules: Rules,
+        *,
+        seed: str,
+        first_dealer: int,
+        deals: Sequence[Sequence[int]] = (),
+        scores: Sequence[int] | None = None,
+        bags: Sequence[int] | None = None,
+    ) -> None:
+        if first_dealer not in range(4):
+            raise ValueError(f"dealer must be a seat 0..3, not {first_dealer!r}")
+        n = rules.sides
+        self.rules = rules
+        self.seed = seed
+        self.first_dealer = first_dealer
+        self.explicit_deals: list[tuple[int, ...]] = [_check_deal(d) for d in deals]
+        self.start_scores = tuple(scores) if scores is not None else (0,) * n
+        self.start_bags = tuple(bags) if bags is not None else (0,) * n
+        if len(self.start_scores) != n or len(self.start_bags) != n:
+            raise ValueError(f"scores and bags need {n} entries in {rules.mode} mode")
+        self.scores: list[int] = list(self.start_scores)
+        self.bags: list[int] = list(self.start_bags)
+        self.history: list[dict[str, Any]] = []
+        self.actions: list[tuple[int | None, Action]] = []
+        self.time_is_up = False
+        self.winner: int | None = None
+        self.hand_number = 0
+        self.dealer = (first_dealer - 1) % 4
+        self._start_hand()
+
+    # --- construction ---------------------------------------------------------------
+
+    @classmethod
+    def new(
+        cls,
+        rules: Rules | None = None,
+        *,
+        seed: str | int | None = None,
+        dealer: int | None = None,
+    ) -> Game:
+        """A new game. Without a seed, a fresh secret one; without a dealer, one from the seed."""
+        rules = rules or Rules()
+        master = secrets.token_hex(16) if seed is None else str(seed)
+        first = first_dealer_from_seed(master) if dealer is None else dealer
+        return cls(rules, seed=master, first_dealer=first)
+
+    @classmethod
+    def from_deal(
+        cls,
+        rules: Rules,
+        hands: Sequence[Sequence[int | str]],
+        dealer: int,
+        *,
+        scores: Sequence[int] | None = None,
+        bags: Sequence[int] | None = None,
+        seed: str | int | None = None,
+    ) -> Game:
+        """A game whose first hand is the given deal (later hands come from the seed)."""
+        deal = [mask_of(_as_card(c) for c in hand) for hand in hands]
+        master = secrets.token_hex(16) if seed is None else str(seed)
+        return cls(rules, seed=master, first_dealer=dealer, deals=[deal], scores=scores, bags=bags)
+
+    # --- the hand in progress ---------------------------------------------------------
+
+    def _start_hand(self) -> None:
+        self.hand_number += 1
+        self.dealer = (self.dealer + 1) % 4
+        if self.hand_number <= len(self.explicit_deals):
+            self.hand_seed: str | None = None
+            dealt = list(self.explicit_deals[self.hand_number - 1])
+            self.commitment: str | None = None
+        else:
+            self.hand_seed = hand_seed(self.seed, self.hand_number)
+            dealt = deal_from_seed(self.hand_seed)
+            self.commitment = deal_commitment(self.hand_seed)
+        self.dealt = tuple(dealt)
+        self.phase = "bidding"
+        self.to_act: int | None = (self.dealer + 1) % 4
+        self.bids: list[_Bid | None] = [None, None, None, None]
+        self.looked = [False, False, False, False]
+        self.blind_eligible = [self._trails_enough(seat) for seat in range(4)]
+        self.play = FastHand(
+            dealt, (self.dealer + 1) % 4, must_break=self.rules.spades_must_be_broken
+        )
+        self.trick_log: list[tuple[int, tuple[int, ...], int]] = []  # (leader, cards, winner)
+
+    def _trails_enough(self, seat: int) -> bool:
+        if not self.rules.blind_nil:
+            return False
+        side = self.rules.side_of(seat)
+        others = max(s for i, s in enumerate(self.scores) if i != side)
+        return others - self.scores[side] >= self.rules.blind_nil_deficit
+
+    def blind_nil_open(self, seat: int) -> bool:
+        """True while `seat` may still bid blind nil and has not looked (its cards stay hidden)."""
+        return (
+            self.phase == "bidding"
+            and self.blind_eligible[seat]
+            and not self.looked[seat]
+            and self.bids[seat] is None
+        )
+
+    @property
+    def hands(self) -> list[int]:
+        """Current hand masks per seat (server side only; never put these in a view)."""
+        return self.play.hands
+
+    @property
+    def tricks_won(self) -> list[int]:
+        return self.play.tricks_won
+
+    @property
+    def spades_broken(self) -> bool:
+        return self.play.broken
+
+    # --- checks, queries, doers -------------------------------------------------------
+
+    def verify(self, seat: int | None, action: Action) -> None:
+        """Raise the specific `ActionError` if `seat` may not take `action` now."""
+        self._check(seat, _parse(action, self.rules))
+
+    def can(self, seat: int | None, action: Action) -> bool:
+        try:
+            self.verify(seat, action)
+        except errors.ActionError:
+            return False
+        return True
+
+    def apply(self, seat: int | None, action: Action) -> Action:
+        """Take `action` for `seat`; returns the action as recorded. Raises `ActionError`."""
+        op = _parse(action, self.rules)
+        self._check(seat, op)
+        recorded = _format_op(op)
+        self.actions.append((seat, recorded))
+        self._do(seat, op)
+        return recorded
+
+    def time_up(self) -> None:
+        """The game clock ran out: finish this hand; the highest score wins (ties play on)."""
+        self.apply(None, {"type": "time_up"})
+
+    def _check(self, seat: int | None, op: _Op) -> None:
+        if self.phase == "over":
+            raise errors.GameOver("the game is over")
+        if isinstance(op, _TimeUp):
+            if seat is not None:
+                raise errors.MalformedAction("time_up is sent by the game clock, not a seat")
+            if self.time_is_up:
+                raise errors.WrongPhase("time is already up")
+            return
+        if seat not in (0, 1, 2, 3):
+            raise errors.MalformedAction(f"seat must be 0..3, not {seat!r}")
+        if isinstance(op, _Look):
+            if not self.blind_nil_open(seat):
+                raise errors.NothingToLook("your cards are already shown")
+            return
+        if isinstance(op, _Bid):
+            self._check_bid(seat, op)
+            return
+        assert isinstance(op, _Play)
+        self._check_play(seat, op.card)
+
+    def _check_bid(self, seat: int, bid: _Bid) -> None:
+        if self.phase != "bidding":
+            raise errors.WrongPhase("bidding is over for this hand")
+        if seat != self.to_act:
+            raise errors.NotYourTurn(f"it is seat {self.to_act}'s turn to bid")
+        if bid.blind:
+            if not self.rules.blind_nil:
+                raise errors.BlindNilNotAllowed("blind nil is not played in this room")
+            if self.looked[seat]:
+                raise errors.BlindNilNotAllowed("you have looked at your cards this hand")
+            if not self.blind_eligible[seat]:
+                raise errors.BlindNilNotAllowed(
+                    f"blind nil needs your side to trail by at least "
+                    f"{self.rules.blind_nil_deficit} points"
+                )
+            return
+        if self.blind_nil_open(seat):
+            raise errors.MustLookFirst("look at your cards before bidding, or bid blind nil")
+        if bid.tricks == NIL and not self.rules.nil:
+            raise errors.NilNotAllowed("nil is not played in this room")
+
+    def _check_play(self, seat: int, card: int) -> None:
+        if self.phase != "playing":
+            raise errors.WrongPhase("bidding is not finished yet")
+        if seat != self.to_act:
+            raise errors.NotYourTurn(f"it is seat {self.to_act}'s turn to play")
+        play = self.play
+        hand = play.hands[seat]
+        if not hand >> card & 1:
+            raise errors.CardNotInHand(f"{card_text(card)} is not in your hand")
+        if play.trick:
+            led = play.trick[0] // 13
+            if card // 13 != led and hand & SUIT_MASKS[led]:
+                raise errors.MustFollowSuit(f"you must follow suit: {SUIT_NAMES[led].lower()}")
+        elif card // 13 == SPADES and play.must_break and not play.broken and hand & NON_SPADE_MASK:
+            raise errors.SpadesNotBroken("spades cannot be led until a spade has been played")
+
+    def _do(self, seat: int | None, op: _Op) -> None:
+        if isinstance(op, _TimeUp):
+            self.time_is_up = True
+        elif isinstance(op, _Look):
+            assert seat is not None
+            self.looked[seat] = True
+        elif isinstance(op, _Bid):
+            assert seat is not None
+            self.bids[seat] = op
+            self.looked[seat] = self.looked[seat] or not op.blind
+            if all(b is not None for b in self.bids):
+                self.phase = "playing"
+                self.to_act = self.play.to_act
+            else:
+                self.to_act = (seat + 1) % 4
+        else:
+            assert isinstance(op, _Play)
+            play = self.play
+            leader = play.leader
+            trick = [*play.trick, op.card]
+            winner = play.play(op.card)
+            if winner >= 0:
+                self.trick_log.append((leader, tuple(trick), winner))
+            if play.done:
+                self._finish_hand()
+            else:
+                self.to_act = play.to_act
+
+    def _finish_hand(self) -> None:
+        bids = [b.tricks if b else 0 for b in self.bids]
+        blind = [bool(b and b.blind) for b in self.bids]
+        result = score_hand(self.rules, bids, blind, self.play.tricks_won, self.scores, self.bags)
+        self.history.append(
+            {
+                "hand": self.hand_number,
+                "dealer": self.dealer,
+                "bids": [format_bid(t, b) for t, b in zip(bids, blind, strict=True)],
+                "tricks": list(self.play.tricks_won),
+                "points": list(result.points),
+                "bags_added": list(result.bags_added),
+                "bag_penalty": list(result.bag_penalty),
+                "scores": list(result.scores),
+                "bags": list(result.bags),
+                "contract_made": list(result.contract_made),
+                "nil_made": list(result.nil_made),
+                "seed": self.hand_seed,
+                "commitment": self.commitment,
+            }
+        )
+        self.scores = list(result.scores)
+        self.bags = list(result.bags)
+        self.winner = winner_after(self.rules, self.scores, self.time_is_up)
+        if self.winner is None:
+            self._start_hand()
+        else:
+            self.phase = "over"
+            self.to_act = None
+
+    # --- what a seat may do ---------------------------------------------------------
+
+    def legal_actions(self, seat: int | None = None) -> list[Action]:
+        """The actions `seat` (default: the seat to act) may take now, as a client sends them."""
+        if seat is None:
+            seat = self.to_act
+        if seat is None or self.phase == "over":
+            return []
+        if self.phase == "bidding":
+            if self.blind_nil_open(seat):
+                acts: list[Action] = [{"type": "look"}]
+                if seat == self.to_act:
+                    acts.append({"type": "bid", "bid": "blind nil"})
+                return acts
+            if seat != self.to_act:
+                return []
+            low = 0 if self.rules.mode == "individual" and self.rules.nil else 1
+            acts = [{"type": "bid", "bid": n} for n in range(max(low, 1), 14)]
+            if self.rules.nil:
+                acts.insert(0, {"type": "bid", "bid": "nil"})
+            return acts
+        if seat != self.to_act:
+            return []
+        return [{"type": "play", "card": card_text(c)} for c in cards_of(self.play.legal())]
+
+    # --- views ------------------------------------------------------------------------
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        """What `seat` may see (None: a spectator), JSON-ready, with its `legal` actions."""
+        play = self.play
+        hidden = seat is None or self.blind_nil_open(seat)
+        current = None
+        if self.phase == "playing":
+            current = {
+                "leader": play.leader,
+                "cards": _trick_cards(play.leader, play.trick),
+            }
+        return {
+            "seat": seat,
+            "mode": self.rules.mode,
+            "rules": self.rules.to_dict(),
+            "phase": self.phase,
+            "hand_number": self.hand_number,
+            "dealer": self.dealer,
+            "to_act": self.to_act,
+            "hand": None
+            if hidden or seat is None
+            else [card_text(c) for c in sort_for_display(cards_of(play.hands[seat]))],
+            "hand_sizes": [h.bit_count() for h in play.hands],
+            "bids": [None if b is None else format_bid(b.tricks, b.blind) for b in self.bids],
+            "blind": [bool(b and b.blind) for b in self.bids],
+            "blind_nil_open": False if seat is None else self.blind_nil_open(seat),
+            "tricks_won": list(play.tricks_won),
+            "tricks": [
+                {"leader": lead, "cards": _trick_cards(lead, cards), "winner": win}
+                for lead, cards, win in self.trick_log
+            ],
+            "current_trick": current,
+            "spades_broken": play.broken,
+            "scores": list(self.scores),
+            "bags": list(self.bags),
+            "winner": self.winner,
+            "time_up": self.time_is_up,
+            "commitment": self.commitment,
+            "history": [dict(h) for h in self.history],
+            "legal": [] if seat is None else self.legal_actions(seat),
+        }
+
+    # --- records ----------------------------------------------------------------------
+
+    def to_record(self) -> dict[str, Any]:
+        """The game record: rules, secret seed, first dealer, explicit deals, every action.
+
+        Holds the master seed, so it is server-side only until the game is over.
+        """
+        return {
+            "format": RECORD_FORMAT,
+            "rules": self.rules.to_dict(),
+            "seed": self.seed,
+            "first_dealer": self.first_dealer,
+            "deals": [[_hand_texts(m) for m in deal] for deal in self.explicit_deals],
+            "scores": list(self.start_scores),
+            "bags": list(self.start_bags),
+            "actions": [{"seat": s, "action": a} for s, a in self.actions],
+        }
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> Game:
+        """Replay a game record exactly. Raises `RecordError` naming the bad action."""
+        try:
+            rules = Rules.from_dict(record.get("rules"))
+            game = cls(
+                rules,
+                seed=str(record["seed"]),
+                first_dealer=int(record["first_dealer"]),
+                deals=[
+                    [mask_of(parse_card(c) for c in hand) for hand in deal]
+                    for deal in record.get("deals", [])
+                ],
+                scores=record.get("scores"),
+                bags=record.get("bags"),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise errors.RecordError(f"unreadable game record: {exc}") from exc
+        for index, entry in enumerate(record.get("actions", [])):
+            try:
+                game.apply(entry["seat"], entry["action"])
+            except (errors.ActionError, KeyError, TypeError) as exc:
+                raise errors.RecordError(f"action {index} refused: {exc}") from exc
+        return game
+
+    def state_key(self) -> tuple[Any, ...]:
+        """Everything that defines the state, for comparing a replay with the original."""
+        return (
+            self.rules,
+            self.seed,
+            self.hand_number,
+            self.dealer,
+            self.phase,
+            self.to_act,
+            tuple(self.play.hands),
+            tuple(self.play.trick),
+            tuple(self.play.tricks_won),
+            self.play.broken,
+            tuple(self.bids),
+            tuple(self.looked),
+            tuple(self.scores),
+            tuple(self.bags),
+            self.winner,
+            self.time_is_up,
+            tuple(self.trick_log),
+        )
+
+
+def _trick_cards(leader: int, cards: Sequence[int]) -> list[dict[str, Any]]:
+    return [{"seat": (leader + i) % 4, "card": card_text(c)} for i, c in enumerate(cards)]
+
+
+def _hand_texts(mask: int) -> list[str]:
+    return [card_text(c) for c in cards_of(mask)]
+
+
+def _as_card(card: int | str) -> int:
+    return parse_card(card) if isinstance(card, str) else int(card)
+
+
+def _check_deal(deal: Sequence[int]) -> tuple[int, ...]:
+    if len(deal) != 4:
+        raise ValueError("a deal has four hands")
+    total = 0
+    for seat, mask in enumerate(deal):
+        if mask.bit_count() != 13:
+            raise ValueError(f"seat {seat} has {mask.bit_count()} cards, not 13")
+        if total & mask:
+            raise ValueError("a card is dealt twice")
+        total |= mask
+    return tuple(deal)
+
+
+def _parse(action: Any, rules: Rules) -> _Op:
+    if not isinstance(action, dict):
+        raise errors.MalformedAction("an action is an object with a 'type'")
+    kind = action.get("type")
+    if kind == "play":
+        try:
+            return _Play(parse_card(action.get("card")))  # type: ignore[arg-type]
+        except CardParseError as exc:
+            raise errors.MalformedAction(str(exc)) from exc
+    if kind == "bid":
+        return _parse_bid(action.get("bid"), rules)
+    if kind == "look":
+        return _Look()
+    if kind == "time_up":
+        return _TimeUp()
+    raise errors.MalformedAction(f"unknown action type {kind!r}")
+
+
+def _parse_bid(value: Any, rules: Rules) -> _Bid:
+    if isinstance(value, str):
+        word = value.strip().lower().replace("_", " ")
+        if word == "nil":
+            return _Bid(NIL)
+        if word == "blind nil":
+            return _Bid(NIL, blind=True)
+        raise errors.MalformedAction(f"a bid is a number, 'nil' or 'blind nil', not {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise errors.MalformedAction(f"a bid is a number, 'nil' or 'blind nil', not {value!r}")
+    if value == 0 and rules.mode == "individual":
+        return _Bid(NIL)
+    if not 1 <= value <= 13:
+        low = 0 if rules.mode == "individual" else 1
+        raise errors.BidOutOfRange(f"a bid is {low}..13 tricks or nil, not {value}")
+    return _Bid(value)
+
+
+def _format_op(op: _Op) -> Action:
+    if isinstance(op, _Bid):
+        return {"type": "bid", "bid": format_bid(op.tricks, op.blind)}
+    if isinstance(op, _Play):
+        return {"type": "play", "card": card_text(op.card)}
+    if isinstance(op, _Look):
+        return {"type": "look"}
+    return {"type": "time_up"}

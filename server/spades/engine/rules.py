@@ -1,0 +1,79 @@
+"""The rule set of a room: one frozen value, every option of RULES.md as a field."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any, Literal
+
+Mode = Literal["individual", "partnership"]
+MODES: tuple[Mode, ...] = ("individual", "partnership")
+
+
+class RulesError(ValueError):
+    """A rule option with a value outside its allowed range."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    mode: Mode = "partnership"
+    target: int = 500
+    nil: bool = True
+    blind_nil: bool = True
+    blind_nil_deficit: int = 100
+    nil_value: int = 100
+    blind_nil_value: int = 200
+    bag_value: int = 1
+    bag_limit: int = 10  # 0 turns bag penalties off
+    bag_penalty: int = 100
+    spades_must_be_broken: bool = True
+    nil_tricks_count_for_partner: bool = False
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise RulesError(f"mode must be 'individual' or 'partnership', not {self.mode!r}")
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.type in ("bool",) and not isinstance(value, bool):
+                raise RulesError(f"{f.name} must be true or false, not {value!r}")
+            if f.type in ("int",) and (isinstance(value, bool) or not isinstance(value, int)):
+                raise RulesError(f"{f.name} must be a whole number, not {value!r}")
+        _check_range("target", self.target, 1, 10_000)
+        _check_range("blind_nil_deficit", self.blind_nil_deficit, 0, 10_000)
+        _check_range("nil_value", self.nil_value, 0, 1_000)
+        _check_range("blind_nil_value", self.blind_nil_value, 0, 1_000)
+        _check_range("bag_value", self.bag_value, -10, 10)
+        _check_range("bag_limit", self.bag_limit, 0, 100)
+        _check_range("bag_penalty", self.bag_penalty, 0, 1_000)
+
+    @property
+    def partnership(self) -> bool:
+        return self.mode == "partnership"
+
+    @property
+    def sides(self) -> int:
+        """Number of scoring sides: 2 in partnership, 4 in individual play."""
+        return 2 if self.mode == "partnership" else 4
+
+    def side_of(self, seat: int) -> int:
+        return seat % 2 if self.mode == "partnership" else seat
+
+    def seats_of(self, side: int) -> tuple[int, ...]:
+        return (side, side + 2) if self.mode == "partnership" else (side,)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> Rules:
+        """Build from JSON; missing fields take defaults, unknown fields are an error."""
+        data = dict(data or {})
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise RulesError(f"unknown rule option(s): {', '.join(unknown)}")
+        return cls(**data)
+
+
+def _check_range(name: str, value: int, low: int, high: int) -> None:
+    if not low <= value <= high:
+        raise RulesError(f"{name} must be between {low} and {high}, not {value}")
