@@ -1,0 +1,138 @@
+"""The Store protocol: everything the rooms layer may ask of storage, and the rows it gets.
+
+The rooms layer imports only this module of `spades.store`; the SQL implementation lives
+beside it. Times are timezone-aware UTC datetimes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Literal, Protocol
+
+RoomStatus = Literal["open", "playing", "finished", "abandoned"]
+
+
+class StoreError(Exception):
+    """Base of the store's errors."""
+
+
+class SequenceError(StoreError):
+    """An appended action whose sequence number is not the next one; the log is unchanged."""
+
+
+class NotFound(StoreError):
+    """No such room or game."""
+
+
+@dataclass
+class RoomRow:
+    id: str  # public room id (URL-safe)
+    code: str  # short join code people type
+    settings: dict[str, Any]  # the room's settings (rules, timers, bot level, public...)
+    host_seat: int | None = None
+    status: RoomStatus = "open"
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+
+
+@dataclass
+class SeatRow:
+    room_id: str
+    seat: int  # 0..3
+    name: str | None = None  # display name; None for an empty seat
+    bot_level: str | None = None  # set for a bot seat; None for a human or empty seat
+    token_hash: str | None = None  # hash of the seat token (never the token itself)
+    connected_since: datetime | None = None
+
+
+@dataclass
+class ActionRow:
+    game_id: int
+    seq: int  # 1, 2, 3 ... per game, no gaps
+    seat: int | None  # None for system actions (time_up)
+    action: dict[str, Any]
+    at: datetime | None = None
+
+
+@dataclass
+class GameRow:
+    id: int
+    room_id: str
+    rules: dict[str, Any]
+    first_dealer: int
+    seed: str  # secret master seed: never sent to a client before the game is over
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    winner: int | None = None
+    final_scores: list[int] | None = None
+
+
+@dataclass
+class HandRow:
+    game_id: int
+    hand_number: int
+    summary: dict[str, Any]  # the engine's per-hand history entry (bids, tricks, points, ...)
+
+
+@dataclass
+class StoredRoom:
+    """An unfinished room as loaded on start-up: enough to rebuild its actor."""
+
+    room: RoomRow
+    seats: list[SeatRow]
+    game: GameRow | None = None  # the unfinished game, if one is in progress
+    actions: list[ActionRow] = field(default_factory=list)  # that game's log, in order
+
+
+@dataclass
+class FinishedGame:
+    game: GameRow
+    hands: list[HandRow]
+
+
+class Store(Protocol):
+    async def create_room(self, room: RoomRow, seats: list[SeatRow]) -> None: ...
+
+    async def update_room(
+        self,
+        room_id: str,
+        *,
+        status: RoomStatus | None = None,
+        settings: dict[str, Any] | None = None,
+        host_seat: int | None = None,
+    ) -> None: ...
+
+    async def get_room(self, room_id: str) -> StoredRoom: ...  # raises NotFound
+
+    async def set_seat(self, seat: SeatRow) -> None: ...  # insert or replace (room_id, seat)
+
+    async def start_game(
+        self, room_id: str, rules: dict[str, Any], first_dealer: int, seed: str
+    ) -> int: ...  # returns the new game id
+
+    async def append_action(self, row: ActionRow) -> None:
+        """Durable when it returns. Raises SequenceError unless row.seq is the next number."""
+        ...
+
+    async def finish_hand(self, row: HandRow) -> None: ...
+
+    async def finish_game(self, game_id: int, winner: int | None, scores: list[int]) -> None: ...
+
+    async def add_chat(self, room_id: str, seat: int | None, name: str, text: str) -> None: ...
+
+    async def recent_chat(self, room_id: str, limit: int = 50) -> list[dict[str, Any]]: ...
+
+    async def load_unfinished(self) -> list[StoredRoom]: ...
+
+    async def finished_games(self, room_id: str) -> list[FinishedGame]: ...
+
+    async def export_game(self, game_id: int) -> dict[str, Any]:
+        """The engine's game record (Game.to_record() format). Raises NotFound."""
+        ...
+
+    async def purge_abandoned(self, older_than: timedelta) -> int: ...  # rooms deleted
+
+    async def ping(self) -> bool: ...  # database reachable (for /readyz)
+
+    async def close(self) -> None: ...
