@@ -1,0 +1,57 @@
+"""Every knob of the server, each with an environment variable `SPADES_<NAME>`.
+
+`get_settings()` reads the environment once; tests build `Settings(...)` directly.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="SPADES_", extra="ignore")
+
+    # storage
+    database_url: str = "sqlite+aiosqlite:///./spades.db"
+    auto_upgrade: bool = Field(True, description="run the Alembic upgrade when the server starts")
+
+    # where invite links point; empty = derived from the request's Host header
+    public_url: str = ""
+    client_dir: str = Field("", description="static client directory; empty = ./client")
+
+    # bots
+    bot_delay: float = Field(0.8, ge=0, description="seconds a bot waits before it moves")
+    bot_workers: Literal["thread", "process"] = "process"
+    strong_bot_budget: float = Field(
+        2.0, gt=0, description="seconds a searching bot may think before the basic bot answers"
+    )
+
+    # seats and rooms
+    grace_seconds: float = Field(
+        60.0, ge=0, description="a disconnected player's turn waits this long before a bot moves"
+    )
+    abandon_after: float = Field(
+        900.0, gt=0, description="close a room with no connected human after this many seconds"
+    )
+    sweep_seconds: float = Field(15.0, gt=0, description="how often idle rooms are checked")
+    timeouts_before_away: int = Field(2, ge=1)
+
+    # limits
+    max_message_bytes: int = Field(4096, ge=256)
+    oversize_strikes: int = Field(3, ge=1, description="oversize frames before the socket closes")
+    messages_per_second: float = Field(10.0, gt=0)
+    message_burst: int = Field(30, ge=1)
+    rooms_per_minute: int = Field(10, ge=1, description="room creations per client address")
+    joins_per_minute: int = Field(30, ge=1, description="join attempts per client address")
+    chat_length: int = Field(300, ge=1)
+    name_length: int = Field(24, ge=1)
+    send_queue: int = Field(256, ge=8, description="queued messages before a slow client is cut")
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()

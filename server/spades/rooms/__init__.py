@@ -1,0 +1,47 @@
+"""Rooms: actors that run tables, their clocks, seat tokens, bot seats and broadcasts.
+
+asyncio only; no web framework here. The API layer hands connections and messages in.
+"""
+
+from .bots import BotRunner
+from .broadcast import Connection, Hub, LocalHub
+from .clock import Clock, ManualClock, SystemClock
+from .errors import (
+    BadRequest,
+    BadToken,
+    HostOnly,
+    NotSeated,
+    RoomError,
+    RoomFull,
+    RoomNotFound,
+    WrongStatus,
+)
+from .manager import RoomManager
+from .room import CLOSE_ABANDONED, CLOSE_REPLACED, CLOSE_SLOW, Room, Seat
+from .settings import BOT_LEVELS, normalize_settings
+
+__all__ = [
+    "BOT_LEVELS",
+    "CLOSE_ABANDONED",
+    "CLOSE_REPLACED",
+    "CLOSE_SLOW",
+    "BadRequest",
+    "BadToken",
+    "BotRunner",
+    "Clock",
+    "Connection",
+    "HostOnly",
+    "Hub",
+    "LocalHub",
+    "ManualClock",
+    "NotSeated",
+    "Room",
+    "RoomError",
+    "RoomFull",
+    "RoomManager",
+    "RoomNotFound",
+    "Seat",
+    "SystemClock",
+    "WrongStatus",
+    "normalize_settings",
+]

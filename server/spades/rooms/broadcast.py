@@ -1,0 +1,38 @@
+"""How a room reaches its connections: one small interface, in-process today.
+
+A room never touches a socket. It hands each message for a connection to its `Hub`;
+the in-process hub calls the connection's own non-blocking `send`. A Redis hub would
+publish the same messages to the process that holds the socket.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+Message = dict[str, Any]
+
+
+class Connection(Protocol):
+    """One client socket as the room sees it. `send` must not block (it queues)."""
+
+    conn_id: int
+    seat: int | None
+    address: str
+
+    def send(self, message: Message) -> None: ...
+
+    def close(self, code: int, reason: str) -> None: ...
+
+
+class Hub(Protocol):
+    def send(self, conn: Connection, message: Message) -> None: ...
+
+    def close(self, conn: Connection, code: int, reason: str) -> None: ...
+
+
+class LocalHub:
+    def send(self, conn: Connection, message: Message) -> None:
+        conn.send(message)
+
+    def close(self, conn: Connection, code: int, reason: str) -> None:
+        conn.close(code, reason)

@@ -1,0 +1,187 @@
+"""The rooms of one process: create, find, reload after a restart, close idle ones."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+from typing import Any
+
+from spades.config import Settings
+from spades.store.protocol import NotFound, RoomRow, Store
+
+from .bots import BotRunner
+from .broadcast import Hub, LocalHub
+from .clock import Clock, SystemClock
+from .errors import RoomNotFound
+from .room import Room
+from .settings import clean_text, normalize_settings
+
+log = logging.getLogger(__name__)
+
+CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L
+CODE_LENGTH = 6
+
+
+def new_code() -> str:
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def normalize_code(code: str) -> str:
+    return code.strip().upper()
+
+
+class RoomManager:
+    """Owns every live `Room` of this process. Rooms reach each other only through here."""
+
+    def __init__(
+        self,
+        store: Store,
+        config: Settings,
+        *,
+        clock: Clock | None = None,
+        hub: Hub | None = None,
+        bots: BotRunner | None = None,
+    ) -> None:
+        self.store = store
+        self.config = config
+        self.clock = clock or SystemClock()
+        self.hub = hub or LocalHub()
+        self.bots = bots or BotRunner(workers=config.bot_workers, budget=config.strong_bot_budget)
+        self.rooms: dict[str, Room] = {}
+        self._sweeper: asyncio.Task[None] | None = None
+        self._lock = asyncio.Lock()
+
+    def _room_kwargs(self) -> dict[str, Any]:
+        return {
+            "store": self.store,
+            "clock": self.clock,
+            "hub": self.hub,
+            "config": self.config,
+            "bots": self.bots,
+        }
+
+    async def start(self) -> int:
+        """Reload every unfinished room from the store; returns how many came back."""
+        loaded = 0
+        for stored in await self.store.load_unfinished():
+            try:
+                room = Room.from_stored(stored, **self._room_kwargs())
+            except Exception:
+                log.exception("room %s could not be reloaded", stored.room.code)
+                continue
+            self.rooms[room.code] = room
+            room.start()
+            await room.call(room.resume)
+            loaded += 1
+        self._sweeper = asyncio.create_task(self._sweep_forever(), name="room-sweeper")
+        return loaded
+
+    async def stop(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            with contextlib.suppress(BaseException):
+                await self._sweeper
+        for room in list(self.rooms.values()):
+            await room.stop()
+        self.rooms.clear()
+        self.bots.close()
+
+    async def create(self, host_name: str, settings: dict[str, Any]) -> tuple[Room, int, str]:
+        """A new room with its creator in seat 0 as host. Returns room, seat and token."""
+        settings = normalize_settings(settings)
+        name = clean_text(host_name, self.config.name_length, "name")
+        async with self._lock:
+            code = await self._free_code()
+            room = Room(room_id=code, code=code, settings=settings, **self._room_kwargs())
+            await self.store.create_room(
+                RoomRow(id=code, code=code, settings=settings, host_seat=None, status="open"),
+                [seat.row(code) for seat in room.seats],
+            )
+            self.rooms[code] = room
+        room.start()
+        seat, token = await room.call(room.join, name, 0, False)
+        assert seat is not None and token is not None
+        return room, seat, token
+
+    async def create_solo(self, name: str, settings: dict[str, Any]) -> tuple[Room, int, str]:
+        room, seat, token = await self.create(name, {**settings, "public": False})
+        await room.call(self._start_now, room)
+        return room, seat, token
+
+    @staticmethod
+    async def _start_now(room: Room) -> None:
+        await room.start_game()
+        room._changed()
+
+    async def _free_code(self) -> str:
+        while True:
+            code = new_code()
+            if code in self.rooms:
+                continue
+            try:
+                await self.store.get_room(code)
+            except NotFound:
+                return code
+
+    async def get(self, code: str) -> Room:
+        """A live room by join code; a finished room not in memory is loaded from the store."""
+        code = normalize_code(code)
+        room = self.rooms.get(code)
+        if room is not None and not room.closed:
+            return room
+        async with self._lock:
+            room = self.rooms.get(code)
+            if room is not None and not room.closed:
+                return room
+            try:
+                stored = await self.store.get_room(code)
+            except NotFound as exc:
+                raise RoomNotFound(f"no room {code}") from exc
+            if stored.room.status == "abandoned":
+                raise RoomNotFound(f"room {code} was closed")
+            room = Room.from_stored(stored, **self._room_kwargs())
+            self.rooms[code] = room
+        room.start()
+        await room.call(room.resume)
+        return room
+
+    def find_game(self, game_id: int) -> Room | None:
+        for room in self.rooms.values():
+            if room.game_id == game_id:
+                return room
+        return None
+
+    def public_rooms(self) -> list[dict[str, Any]]:
+        return [
+            room.summary()
+            for room in self.rooms.values()
+            if not room.closed
+            and room.status == "open"
+            and room.settings.get("public")
+            and any(s.kind == "empty" for s in room.seats)
+        ]
+
+    async def sweep(self) -> list[str]:
+        """Close rooms with no connected human for `abandon_after` seconds."""
+        now = self.clock.now()
+        closed = []
+        for code, room in list(self.rooms.items()):
+            idle = room.idle_since()
+            if room.closed or idle is None or now - idle < self.config.abandon_after:
+                continue
+            if room.status in ("open", "playing"):
+                await room.call(room.abandon)
+            closed.append(code)
+            self.rooms.pop(code, None)
+            await room.stop()
+        return closed
+
+    async def _sweep_forever(self) -> None:
+        while True:
+            await self.clock.sleep_until(self.clock.now() + self.config.sweep_seconds)
+            try:
+                await self.sweep()
+            except Exception:
+                log.exception("room sweep failed")

@@ -1,0 +1,740 @@
+"""One table: an actor that takes commands from a queue and runs them one at a time.
+
+Every accepted game action gets the next sequence number, is appended to the store, and
+only then are the new per-seat states sent (write-ahead: nothing is shown that is not
+stored). Bots, turn timers and the game clock are tasks that wait on the room's `Clock`
+and then submit a command like anyone else; a command that finds the game moved on
+(a different sequence number) does nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from spades.config import Settings
+from spades.engine import ActionError, Game, Rules
+from spades.store.protocol import ActionRow, HandRow, RoomStatus, SeatRow, Store, StoredRoom
+
+from .bots import BotRunner
+from .broadcast import Connection, Hub, Message
+from .clock import Clock, epoch_ms
+from .errors import BadRequest, BadToken, HostOnly, NotSeated, RoomError, RoomFull, WrongStatus
+from .settings import clean_text, normalize_settings, rules_of
+from .tokens import hash_token, new_token, token_matches
+
+log = logging.getLogger(__name__)
+
+SeatKind = Literal["human", "bot", "empty"]
+GAME_ACTIONS = ("look", "bid", "play")
+
+# WebSocket close codes the room uses (4000-4999 are free for applications).
+CLOSE_REPLACED = 4001
+CLOSE_ABANDONED = 4002
+CLOSE_SLOW = 4003
+
+
+@dataclass
+class Seat:
+    index: int
+    kind: SeatKind = "empty"
+    name: str | None = None
+    bot_level: str | None = None
+    token_hash: str | None = None
+    away: bool = False
+    timed_out: bool = False
+    timeouts_in_row: int = 0
+    disconnected_at: float | None = None
+
+    def row(self, room_id: str) -> SeatRow:
+        return SeatRow(
+            room_id=room_id,
+            seat=self.index,
+            name=self.name,
+            bot_level=self.bot_level if self.kind == "bot" else None,
+            token_hash=self.token_hash if self.kind == "human" else None,
+        )
+
+    @classmethod
+    def from_row(cls, row: SeatRow) -> Seat:
+        if row.bot_level:
+            return cls(row.seat, "bot", row.name or "Bot", row.bot_level)
+        if row.token_hash:
+            return cls(row.seat, "human", row.name, None, row.token_hash)
+        return cls(row.seat)
+
+    def clear(self) -> None:
+        self.kind, self.name, self.bot_level, self.token_hash = "empty", None, None, None
+        self.reset_flags()
+
+    def reset_flags(self) -> None:
+        self.away = self.timed_out = False
+        self.timeouts_in_row = 0
+
+
+BOT_NAMES = ("South Bot", "West Bot", "North Bot", "East Bot")
+
+
+class Room:
+    def __init__(
+        self,
+        *,
+        room_id: str,
+        code: str,
+        settings: dict[str, Any],
+        store: Store,
+        clock: Clock,
+        hub: Hub,
+        config: Settings,
+        bots: BotRunner,
+        host_seat: int | None = None,
+        status: RoomStatus = "open",
+        seats: list[Seat] | None = None,
+    ) -> None:
+        self.room_id = room_id
+        self.code = code
+        self.settings = settings
+        self.host_seat = host_seat
+        self.status: RoomStatus = status
+        self.seats = seats or [Seat(i) for i in range(4)]
+        self.store = store
+        self.clock = clock
+        self.hub = hub
+        self.config = config
+        self.bots = bots
+        self.base_url = config.public_url.rstrip("/")
+        self.connections: dict[int, Connection] = {}
+        self.game: Game | None = None
+        self.game_id: int | None = None
+        self.turn_started = clock.now()
+        self.game_deadline: float | None = None
+        self.last_human_at = clock.now()
+        self.closed = False
+        self._queue: asyncio.Queue[tuple[Callable[[], Awaitable[Any]], asyncio.Future[Any]]]
+        self._queue = asyncio.Queue()
+        self._worker: asyncio.Task[None] | None = None
+        self._turn_task: asyncio.Task[None] | None = None
+        self._clock_task: asyncio.Task[None] | None = None
+        self._side_tasks: set[asyncio.Task[Any]] = set()
+
+    # --- the actor ----------------------------------------------------------------------
+
+    def start(self) -> None:
+        if self._worker is None:
+            self._worker = asyncio.create_task(self._run(), name=f"room-{self.code}")
+
+    async def _run(self) -> None:
+        while True:
+            job, future = await self._queue.get()
+            if future.done():
+                continue
+            try:
+                result = await job()
+            except Exception as exc:
+                if not future.done():
+                    future.set_exception(exc)
+            else:
+                if not future.done():
+                    future.set_result(result)
+
+    async def call(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> Any:
+        """Run `fn(*args)` inside the actor, after every command queued before it."""
+        if self.closed:
+            raise WrongStatus("this room is closed", code="room_closed")
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait((lambda: fn(*args), future))
+        return await future
+
+    async def stop(self) -> None:
+        self.closed = True
+        tasks = [self._worker, self._turn_task, self._clock_task, *self._side_tasks]
+        for task in tasks:
+            if task is not None and task is not asyncio.current_task():
+                task.cancel()
+        for task in tasks:
+            if task is not None and task is not asyncio.current_task():
+                with contextlib.suppress(BaseException):
+                    await task
+
+    def _spawn(self, coro: Awaitable[Any]) -> asyncio.Task[Any]:
+        task: asyncio.Task[Any] = asyncio.ensure_future(coro)
+        self._side_tasks.add(task)
+        task.add_done_callback(self._side_tasks.discard)
+        return task
+
+    # --- queries (safe outside the actor: they only read) -----------------------------
+
+    @property
+    def seq(self) -> int:
+        return len(self.game.actions) if self.game is not None else 0
+
+    @property
+    def invite_url(self) -> str:
+        return f"{self.base_url}/r/{self.code}"
+
+    def connected(self, seat: int) -> bool:
+        return any(c.seat == seat for c in self.connections.values())
+
+    def humans_connected(self) -> bool:
+        return any(
+            c.seat is not None and self.seats[c.seat].kind == "human"
+            for c in self.connections.values()
+        )
+
+    def idle_since(self) -> float | None:
+        """When the last human left (None while one is connected)."""
+        return None if self.humans_connected() else self.last_human_at
+
+    def room_dict(self, you: int | None = None) -> dict[str, Any]:
+        return {
+            "id": self.room_id,
+            "code": self.code,
+            "status": self.status,
+            "host_seat": self.host_seat,
+            "you": you,
+            "settings": self.settings,
+            "seats": [
+                {
+                    "seat": s.index,
+                    "name": s.name,
+                    "kind": s.kind,
+                    "bot_level": s.bot_level,
+                    "connected": s.kind == "bot" or self.connected(s.index),
+                    "away": s.away,
+                    "timed_out": s.timed_out,
+                }
+                for s in self.seats
+            ],
+            "game_id": self.game_id,
+            "invite_url": self.invite_url,
+        }
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "id": self.room_id,
+            "code": self.code,
+            "status": self.status,
+            "settings": self.settings,
+            "host": self.seats[self.host_seat].name if self.host_seat is not None else None,
+            "seats": [{"seat": s.index, "name": s.name, "kind": s.kind} for s in self.seats],
+            "open_seats": [s.index for s in self.seats if s.kind == "empty"],
+            "invite_url": self.invite_url,
+        }
+
+    def turn_deadline(self) -> float | None:
+        """When the seat to act loses its turn to the bot (None: no clock on this turn)."""
+        game = self.game
+        if game is None or game.phase == "over" or game.to_act is None:
+            return None
+        seat = self.seats[game.to_act]
+        if seat.kind != "human" or seat.away:
+            return None
+        deadline = None
+        if self.settings["turn_seconds"]:
+            deadline = self.turn_started + self.settings["turn_seconds"]
+        if not self.connected(seat.index):
+            gone = max(self.turn_started, seat.disconnected_at or self.turn_started)
+            grace = gone + self.config.grace_seconds
+            deadline = grace if deadline is None else min(deadline, grace)
+        return deadline
+
+    def clock_dict(self) -> dict[str, Any]:
+        return {
+            "turn_deadline": epoch_ms(self.turn_deadline()),
+            "game_deadline": epoch_ms(self.game_deadline),
+            "now": epoch_ms(self.clock.now()),
+        }
+
+    def state_for(self, seat: int | None, views: dict[int | None, Any]) -> Message:
+        if self.game is not None and seat not in views:
+            views[seat] = self.game.view(seat)
+        return {
+            "type": "state",
+            "seq": self.seq,
+            "room": self.room_dict(seat),
+            "view": views.get(seat),
+            "clock": self.clock_dict(),
+            "ref": None,
+        }
+
+    # --- sending -------------------------------------------------------------------------
+
+    def _send(self, conn: Connection, message: Message) -> None:
+        self.hub.send(conn, message)
+
+    def _error(self, conn: Connection, code: str, message: str, ref: Any) -> None:
+        self._send(conn, {"type": "error", "code": code, "message": message, "ref": ref})
+
+    def _broadcast(self, origin: Connection | None = None, ref: Any = None) -> None:
+        views: dict[int | None, Any] = {}
+        for conn in list(self.connections.values()):
+            message = self.state_for(conn.seat, views)
+            if conn is origin:
+                message["ref"] = ref
+            self._send(conn, message)
+
+    def _changed(self, origin: Connection | None = None, ref: Any = None) -> None:
+        self._broadcast(origin, ref)
+        self._reschedule()
+
+    # --- connections -------------------------------------------------------------------
+
+    async def attach(self, conn: Connection, token: str | None, ref: Any = None) -> None:
+        """`hello`: authenticate a connection (no token: a spectator) and send it the state."""
+        seat = None
+        if token is not None:
+            seat = self._seat_for_token(token)
+            if seat is None:
+                self._error(conn, BadToken.code, "that seat token is not valid here", ref)
+        conn.seat = seat
+        if seat is not None:
+            for other in list(self.connections.values()):
+                if other is not conn and other.seat == seat:
+                    other.seat = None
+                    del self.connections[other.conn_id]
+                    self._error(other, "replaced", "this seat was opened in another tab", None)
+                    self.hub.close(other, CLOSE_REPLACED, "seat taken over by a newer connection")
+            s = self.seats[seat]
+            s.reset_flags()
+            s.disconnected_at = None
+        self.connections[conn.conn_id] = conn
+        for chat in await self.store.recent_chat(self.room_id):
+            self._send(conn, {"type": "chat", **chat})
+        self._changed(conn, ref)
+
+    async def detach(self, conn: Connection) -> None:
+        if self.connections.pop(conn.conn_id, None) is None:
+            return
+        if conn.seat is not None and self.seats[conn.seat].kind == "human":
+            now = self.clock.now()
+            self.seats[conn.seat].disconnected_at = now
+            if not self.humans_connected():
+                self.last_human_at = now
+        self._changed()
+
+    def _seat_for_token(self, token: str) -> int | None:
+        found = None
+        for seat in self.seats:  # check every seat so the time taken says nothing
+            if token_matches(token, seat.token_hash) and seat.kind == "human":
+                found = seat.index
+        return found
+
+    # --- seats -------------------------------------------------------------------------
+
+    async def join(
+        self, name: str, seat: int | None, spectator: bool
+    ) -> tuple[int | None, str | None]:
+        """`POST /join` and `sit`: take a free seat (or the named one). Returns seat and token."""
+        if spectator:
+            return None, None
+        name = clean_text(name, self.config.name_length, "name")
+        if self.status not in ("open", "finished") or self.game_in_progress():
+            raise RoomFull("the game has started; you can watch", code="game_in_progress")
+        if seat is None:
+            free = [s.index for s in self.seats if s.kind == "empty"]
+            if not free:
+                raise RoomFull("every seat is taken")
+            seat = free[0]
+        if seat not in range(4):
+            raise BadRequest("a seat is 0..3")
+        target = self.seats[seat]
+        if target.kind == "human":
+            raise RoomFull(f"seat {seat} is taken")
+        token = new_token()
+        target.kind, target.name, target.bot_level = "human", name, None
+        target.token_hash = hash_token(token)
+        target.reset_flags()
+        target.disconnected_at = self.clock.now()
+        await self.store.set_seat(target.row(self.room_id))
+        if self.host_seat is None or self.seats[self.host_seat].kind != "human":
+            self.host_seat = seat
+            await self.store.update_room(self.room_id, host_seat=seat)
+        self._changed()
+        return seat, token
+
+    def game_in_progress(self) -> bool:
+        return self.game is not None and self.game.phase != "over"
+
+    async def _vacate(self, seat: int) -> None:
+        self.seats[seat].clear()
+        await self.store.set_seat(self.seats[seat].row(self.room_id))
+        for conn in self.connections.values():
+            if conn.seat == seat:
+                conn.seat = None
+        if self.host_seat == seat:
+            humans = [s.index for s in self.seats if s.kind == "human"]
+            self.host_seat = humans[0] if humans else None
+            await self.store.update_room(self.room_id, host_seat=self.host_seat)
+
+    # --- commands from a connection ----------------------------------------------------
+
+    async def handle(self, conn: Connection, message: dict[str, Any]) -> None:
+        """One validated client message. Refusals answer an `error` and change nothing."""
+        ref = message.get("id")
+        kind = message.get("type")
+        try:
+            if conn.conn_id not in self.connections:
+                raise RoomError("say hello first", code="hello_first")
+            handler = getattr(self, f"_on_{kind}", None)
+            if handler is None:
+                raise RoomError(f"unknown message type {kind!r}", code="unknown_type")
+            await handler(conn, message, ref)
+        except ActionError as exc:
+            self._error(conn, exc.code, exc.message, ref)
+        except RoomError as exc:
+            self._error(conn, exc.code, exc.message, ref)
+
+    def _seat_of(self, conn: Connection) -> int:
+        if conn.seat is None:
+            raise NotSeated("take a seat first")
+        return conn.seat
+
+    def _host(self, conn: Connection) -> None:
+        if conn.seat is None or conn.seat != self.host_seat:
+            raise HostOnly("only the host may do that")
+
+    def _not_playing(self) -> None:
+        if self.game_in_progress():
+            raise WrongStatus("not while a game is being played", code="game_in_progress")
+
+    async def _on_sit(self, conn: Connection, msg: dict[str, Any], ref: Any) -> None:
+        if conn.seat is not None:
+            raise BadRequest("you already have a seat", code="already_seated")
+        seat, token = await self.join(msg.get("name") or "", msg.get("seat"), False)
+        conn.seat = seat
+        self._send(conn, {"type": "seated", "seat": seat, "token": token, "ref": ref})
+        self._changed(conn, ref)
+
+    async def _on_stand(self, conn: Connection, msg: dict[str, Any], ref: Any) -> None:
+        seat = self._seat_of(conn)
+        self._not_playing()
+        await self._vacate(seat)
+        self._changed(conn, ref)
+
+    async def _on_set_seat(self, conn: Connection, msg: dict[str, Any], ref: Any) -> None:
+        self._host(conn)
+        seat, to = msg.get("seat"), msg.get("to")
+        if not isinstance(seat, int) or seat not in range(4) or to not in ("bot", "empty"):
+            raise BadRequest("set_seat needs a seat 0..3 and to = 'bot' or 'empty'")
+        if seat == self.host_seat:
+            raise BadRequest("the host cannot replace their own seat", code="own_seat")
+        if to == "empty":
+            self._not_playing()
+            await self._vacate(seat)
+        else:
+            kicked = self.seats[seat].kind == "human"
+            if kicked:
+                await self._vacate(seat)
+            self._make_bot(seat)
+            await self.store.set_seat(self.seats[seat].row(self.room_id))
+        self._changed(conn, ref)
+
+    def _make_bot(self, seat: int) -> None:
+        s = self.seats[seat]
+        s.kind, s.name, s.token_hash = "bot", BOT_NAMES[seat], None
+        s.bot_level = self.settings["bot_level"]
+        s.reset_flags()
+
+    async def _on_settings(self, conn: Connection, msg: dict[str, Any], ref: Any) -> None:
+        self._host(conn)
+        self._not_playing()
+        raw = msg.get("settings")
+        if not isinstance(raw, dict):
+            raise BadRequest("settings must be an object")
+        self.settings = normalize_settings(raw, self.settings)
+        await self.store.update_room(self.room_id, settings=self.settings)
+        self._changed(conn, ref)
+
+    async def _on_start(self, conn: Connection, msg: dict[str, Any], ref: Any) -> None:
+        self._host(conn)
+        if self.status != "open":
+            raise WrongStatus("the game has already started; use play_again after it ends")
+        await self.start_game()
+        self._changed(conn, ref)
+
+    async def _on_play_again(self, conn: Connection, msg: dict[str, Any], ref: Any) -> None:
+        self._seat_of(conn)
+        if self.status != "finished":
+            raise WrongStatus("play again is for a finished game")
+        await self.start_game()
+        self._changed(conn, ref)
+
+    async def start_game(self) -> None:
+        """Fill empty seats with bots and deal. Stored before anything is shown."""
+        for seat in self.seats:
+            if seat.kind == "empty":
+                self._make_bot(seat.index)
+                await self.store.set_seat(seat.row(self.room_id))
+        rules: Rules = rules_of(self.settings)
+        game = Game.new(rules)
+        game_id = await self.store.start_game(
+            self.room_id, rules.to_dict(), game.first_dealer, game.seed
+        )
+        self.game, self.game_id = game, game_id
+        self.status = "playing"
+        await self.store.update_room(self.room_id, status="playing")
+        for seat in self.seats:
+            seat.reset_flags()
+        now = self.clock.now()
+        self.turn_started = now
+        minutes = self.settings["game_minutes"]
+        self._set_game_clock(now + 60 * minutes if minutes else None)
+
+    async def _on_look(self, conn: Connection, msg: dict[str, Any], ref: Any) -> None:
+        await self._owner_action(conn, {"type": "look"}, ref)
+
+    async def _on_bid(self, conn: Connection, msg: dict[str, Any], ref: Any) -> None:
+        await self._owner_action(conn, {"type": "bid", "bid": msg.get("bid")}, ref)
+
+    async def _on_play(self, conn: Connection, msg: dict[str, Any], ref: Any) -> None:
+        await self._owner_action(conn, {"type": "play", "card": msg.get("card")}, ref)
+
+    async def _owner_action(self, conn: Connection, action: dict[str, Any], ref: Any) -> None:
+        seat = self._seat_of(conn)
+        if self.game is None or self.status != "playing":
+            raise WrongStatus("no game is being played", code="no_game")
+        await self._act(seat, action)
+        self.seats[seat].reset_flags()
+        self._changed(conn, ref)
+
+    async def _on_hint(self, conn: Connection, msg: dict[str, Any], ref: Any) -> None:
+        seat = self._seat_of(conn)
+        if self.game is None or self.status != "playing":
+            raise WrongStatus("no game is being played", code="no_game")
+        view = self.game.view(seat)
+        if not view["legal"]:
+            raise RoomError("there is nothing for you to do now", code="nothing_to_hint")
+        self._spawn(self._hint(conn, view, ref))
+
+    async def _hint(self, conn: Connection, view: dict[str, Any], ref: Any) -> None:
+        action = await self.bots.decide(self.settings["bot_level"], view, None)
+        if conn.conn_id in self.connections:
+            self._send(conn, {"type": "hint", "action": action, "ref": ref})
+
+    async def _on_chat(self, conn: Connection, msg: dict[str, Any], ref: Any) -> None:
+        text = clean_text(str(msg.get("text") or ""), self.config.chat_length, "chat message")
+        seat = conn.seat
+        name = (self.seats[seat].name if seat is not None else None) or "Spectator"
+        await self.store.add_chat(self.room_id, seat, name, text)
+        chat = {
+            "type": "chat",
+            "seat": seat,
+            "name": name,
+            "text": text,
+            "at": epoch_ms(self.clock.now()),
+        }
+        for other in self.connections.values():
+            self._send(other, chat)
+
+    async def _on_ping(self, conn: Connection, msg: dict[str, Any], ref: Any) -> None:
+        self._send(conn, {"type": "pong", "ref": ref})
+
+    async def _on_hello(self, conn: Connection, msg: dict[str, Any], ref: Any) -> None:
+        await self.attach(conn, msg.get("token"), ref)
+
+    # --- the game ----------------------------------------------------------------------
+
+    async def _act(self, seat: int | None, action: dict[str, Any]) -> dict[str, Any]:
+        """Apply, store, and record hand/game ends. Raises ActionError with nothing changed."""
+        game = self.game
+        assert game is not None and self.game_id is not None
+        hands_before = len(game.history)
+        recorded = game.apply(seat, action)
+        seq = len(game.actions)
+        at = datetime.fromtimestamp(self.clock.now(), UTC)
+        try:
+            await self.store.append_action(ActionRow(self.game_id, seq, seat, recorded, at))
+        except Exception as exc:
+            # Not stored, so it never happened: rebuild the game without it.
+            record = game.to_record()
+            record["actions"] = record["actions"][:-1]
+            self.game = Game.from_record(record)
+            log.exception("storing action %s of game %s failed", seq, self.game_id)
+            raise RoomError("the action could not be saved", code="storage_error") from exc
+        if recorded["type"] in ("bid", "play"):
+            self.turn_started = self.clock.now()
+        for entry in game.history[hands_before:]:
+            await self.store.finish_hand(HandRow(self.game_id, entry["hand"], entry))
+        if game.phase == "over":
+            await self._finish_game()
+        return recorded
+
+    async def _finish_game(self) -> None:
+        game = self.game
+        assert game is not None and self.game_id is not None
+        await self.store.finish_game(self.game_id, game.winner, list(game.scores))
+        self.status = "finished"
+        await self.store.update_room(self.room_id, status="finished")
+        self._set_game_clock(None)
+
+    def _set_game_clock(self, deadline: float | None) -> None:
+        if self._clock_task is not None:
+            self._clock_task.cancel()
+            self._clock_task = None
+        self.game_deadline = deadline
+        if deadline is not None and self.game is not None:
+            self._clock_task = asyncio.create_task(self._game_clock(self.game, deadline))
+
+    async def _game_clock(self, game: Game, deadline: float) -> None:
+        await self.clock.sleep_until(deadline)
+        self._clock_task = None
+        await self.call(self._time_up, game)
+
+    async def _time_up(self, game: Game) -> None:
+        if self.game is not game or game.phase == "over" or game.time_is_up:
+            return
+        await self._act(None, {"type": "time_up"})
+        self._changed()
+
+    def _reschedule(self) -> None:
+        """Start the next bot move or turn timer for the seat to act, replacing any pending."""
+        if self._turn_task is not None and self._turn_task is not asyncio.current_task():
+            self._turn_task.cancel()
+        self._turn_task = None
+        game = self.game
+        if self.closed or game is None or game.phase == "over" or game.to_act is None:
+            return
+        seat = self.seats[game.to_act]
+        if seat.kind != "human" or seat.away:
+            level = seat.bot_level or self.settings["bot_level"]
+            when = self.clock.now() + self.config.bot_delay
+            self._turn_task = asyncio.create_task(
+                self._bot_turn(game, seat.index, self.seq, level, when, timeout=False)
+            )
+            return
+        deadline = self.turn_deadline()
+        if deadline is not None:
+            self._turn_task = asyncio.create_task(
+                self._bot_turn(
+                    game, seat.index, self.seq, self.settings["bot_level"], deadline, timeout=True
+                )
+            )
+
+    async def _bot_turn(
+        self, game: Game, seat: int, seq: int, level: str, when: float, *, timeout: bool
+    ) -> None:
+        await self.clock.sleep_until(when)
+        if self.game is not game or self.seq != seq:
+            return
+        action = await self.bots.decide(level, game.view(seat), self._bot_seed(seq))
+        await self.call(self._bot_move, game, seat, seq, level, action, timeout)
+
+    def _bot_seed(self, seq: int) -> int:
+        return (self.game_id or 0) * 10_007 + seq
+
+    async def _bot_move(
+        self, game: Game, seat: int, seq: int, level: str, action: dict[str, Any], timeout: bool
+    ) -> None:
+        if self.game is not game or self.seq != seq or game.to_act != seat:
+            return
+        try:
+            await self._act(seat, action)
+            if timeout and action.get("type") == "look" and game.to_act == seat:
+                # A timed-out seat that had to look still owes its bid: make it now.
+                view = game.view(seat)
+                await self._act(seat, await self.bots.decide(level, view, self._bot_seed(seq)))
+        except ActionError:
+            log.exception("bot move %s for seat %s refused", action, seat)
+            legal = game.legal_actions(seat)
+            if not legal:
+                return
+            await self._act(seat, legal[-1] if legal[0].get("type") == "look" else legal[0])
+        if timeout:
+            s = self.seats[seat]
+            s.timed_out = True
+            s.timeouts_in_row += 1
+            if s.timeouts_in_row >= self.config.timeouts_before_away or not self.connected(seat):
+                s.away = True
+        self._changed()
+
+    # --- life cycle --------------------------------------------------------------------
+
+    @classmethod
+    def from_stored(
+        cls,
+        stored: StoredRoom,
+        *,
+        store: Store,
+        clock: Clock,
+        hub: Hub,
+        config: Settings,
+        bots: BotRunner,
+    ) -> Room:
+        """Rebuild a room after a restart by replaying its unfinished game's actions."""
+        row = stored.room
+        seats = [Seat(i) for i in range(4)]
+        for seat_row in stored.seats:
+            if seat_row.seat in range(4):
+                seats[seat_row.seat] = Seat.from_row(seat_row)
+        now = clock.now()
+        for seat in seats:
+            seat.disconnected_at = now
+        room = cls(
+            room_id=row.id,
+            code=row.code,
+            settings=normalize_settings(row.settings),
+            store=store,
+            clock=clock,
+            hub=hub,
+            config=config,
+            bots=bots,
+            host_seat=row.host_seat,
+            status=row.status,
+            seats=seats,
+        )
+        if stored.game is not None:
+            g = stored.game
+            game = Game(Rules.from_dict(g.rules), seed=g.seed, first_dealer=g.first_dealer)
+            for expected, action in enumerate(stored.actions, start=1):
+                if action.seq != expected:
+                    raise RuntimeError(f"game {g.id}: action {expected} missing from the log")
+                game.apply(action.seat, action.action)
+            room.game, room.game_id = game, g.id
+            room._elapsed_at_load = stored_elapsed(stored)
+        return room
+
+    async def resume(self) -> None:
+        """After a reload: finish what the crash interrupted, restart bots and clocks."""
+        game = self.game
+        if game is not None and self.game_id is not None:
+            if game.phase == "over" and self.status == "playing":
+                await self._finish_game()
+            minutes = self.settings["game_minutes"]
+            if game.phase != "over" and minutes and not game.time_is_up:
+                self._set_game_clock(self.clock.now() + self._game_time_left(minutes * 60.0))
+        self.turn_started = self.clock.now()
+        self._changed()
+
+    def _game_time_left(self, total: float) -> float:
+        # The clock ran from the game's start to its last stored action; the rest is left.
+        return max(0.0, total - self._elapsed_at_load)
+
+    _elapsed_at_load = 0.0
+
+    async def abandon(self) -> None:
+        self.status = "abandoned"
+        await self.store.update_room(self.room_id, status="abandoned")
+        for conn in list(self.connections.values()):
+            self._error(conn, "abandoned", "this room was closed: nobody was playing", None)
+            self.hub.close(conn, CLOSE_ABANDONED, "room abandoned")
+        self.connections.clear()
+        self._set_game_clock(None)
+        if self._turn_task is not None:
+            self._turn_task.cancel()
+        self.closed = True
+
+
+def stored_elapsed(stored: StoredRoom) -> float:
+    """Seconds of game clock used before a restart: from the start to the last stored action."""
+    game = stored.game
+    if game is None or game.started_at is None or not stored.actions:
+        return 0.0
+    last = stored.actions[-1].at
+    if last is None:
+        return 0.0
+    return max(0.0, (last - game.started_at).total_seconds())
