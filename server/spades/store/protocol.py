@@ -61,7 +61,9 @@ class GameRow:
     room_id: str
     rules: dict[str, Any]
     first_dealer: int
-    seed: str  # secret master seed: never sent to a client before the game is over
+    # The secret master seed: never sent to a client before the game is over, and kept
+    # out of repr() so a logged row cannot leak it.
+    seed: str = field(repr=False)
     started_at: datetime | None = None
     finished_at: datetime | None = None
     winner: int | None = None
@@ -121,7 +123,9 @@ class Store(Protocol):
 
     async def add_chat(self, room_id: str, seat: int | None, name: str, text: str) -> None: ...
 
-    async def recent_chat(self, room_id: str, limit: int = 50) -> list[dict[str, Any]]: ...
+    async def recent_chat(self, room_id: str, limit: int = 50) -> list[dict[str, Any]]:
+        """The last `limit` messages, oldest first: {"seat", "name", "text", "at" (epoch ms)}."""
+        ...
 
     async def load_unfinished(self) -> list[StoredRoom]: ...
 

@@ -1,0 +1,65 @@
+"""Async engines for the store: SQLite (WAL, foreign keys, real transactions) or PostgreSQL."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+DEFAULT_URL = "sqlite+aiosqlite:///./spades.db"
+
+# How long a SQLite connection waits for another writer (another process) before failing.
+SQLITE_BUSY_TIMEOUT_MS = 10_000
+
+
+def default_url() -> str:
+    """The database URL from the environment (`SPADES_DATABASE_URL`), else the default."""
+    return os.environ.get("SPADES_DATABASE_URL") or DEFAULT_URL
+
+
+def normalize_url(url: str | URL) -> URL:
+    """Accept the sync spellings people type and return the async driver's URL."""
+    parsed = make_url(url)
+    backend = parsed.get_backend_name()
+    if backend == "sqlite" and parsed.get_driver_name() != "aiosqlite":
+        parsed = parsed.set(drivername="sqlite+aiosqlite")
+    elif backend == "postgresql" and parsed.get_driver_name() != "asyncpg":
+        parsed = parsed.set(drivername="postgresql+asyncpg")
+    return parsed
+
+
+def is_sqlite(url: str | URL) -> bool:
+    return make_url(url).get_backend_name() == "sqlite"
+
+
+def create_engine(url: str | URL, **kwargs: Any) -> AsyncEngine:
+    """An async engine; on SQLite every connection gets WAL, foreign keys and FULL sync."""
+    parsed = normalize_url(url)
+    engine = create_async_engine(parsed, **kwargs)
+    if parsed.get_backend_name() == "sqlite":
+        _configure_sqlite(engine)
+    return engine
+
+
+def _configure_sqlite(engine: AsyncEngine) -> None:
+    @event.listens_for(engine.sync_engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Let SQLAlchemy, not the sqlite3 module, decide where transactions begin, so a
+        # read followed by a write is one transaction (the driver would start it late).
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+            cursor.execute("PRAGMA journal_mode = WAL")
+            cursor.execute("PRAGMA foreign_keys = ON")
+            # FULL: a commit is on disk when it returns, so an appended action is durable.
+            cursor.execute("PRAGMA synchronous = FULL")
+        finally:
+            cursor.close()
+
+    @event.listens_for(engine.sync_engine, "begin")
+    def _on_begin(connection: Any) -> None:
+        connection.exec_driver_sql("BEGIN")

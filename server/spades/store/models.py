@@ -1,0 +1,155 @@
+"""SQLAlchemy 2 models of the event-sourced store.
+
+The tables mirror ../protocol.py rows. Times are stored as UTC; `UTCDateTime` hands back
+timezone-aware values on every database (SQLite keeps no zone of its own).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    CheckConstraint,
+    DateTime,
+    Dialect,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    TypeDecorator,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+# Stable constraint names, so migrations can name what they alter or drop.
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A timezone-aware UTC datetime on every backend."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        value = value.astimezone(UTC)
+        if dialect.name == "sqlite":
+            # SQLite compares the stored text, so every value must be written the same way.
+            return value.replace(tzinfo=None)
+        return value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+
+
+class RoomModel(Base):
+    __tablename__ = "rooms"
+    __table_args__ = (
+        CheckConstraint("status IN ('open', 'playing', 'finished', 'abandoned')", name="status"),
+        Index("ix_rooms_status_updated_at", "status", "updated_at"),
+    )
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    code: Mapped[str] = mapped_column(String(32), unique=True)
+    host_seat: Mapped[int | None] = mapped_column(Integer)
+    settings: Mapped[dict[str, Any]] = mapped_column(JSON)
+    status: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class SeatModel(Base):
+    __tablename__ = "seats"
+    __table_args__ = (CheckConstraint("seat BETWEEN 0 AND 3", name="seat"),)
+
+    room_id: Mapped[str] = mapped_column(
+        String(64), ForeignKey("rooms.id", ondelete="CASCADE"), primary_key=True
+    )
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    name: Mapped[str | None] = mapped_column(String(64))
+    bot_level: Mapped[str | None] = mapped_column(String(16))
+    token_hash: Mapped[str | None] = mapped_column(String(128))
+    connected_since: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class GameModel(Base):
+    __tablename__ = "games"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    room_id: Mapped[str] = mapped_column(
+        String(64), ForeignKey("rooms.id", ondelete="CASCADE"), index=True
+    )
+    rules: Mapped[dict[str, Any]] = mapped_column(JSON)
+    first_dealer: Mapped[int] = mapped_column(Integer)
+    # The master seed every hand's deal seed derives from: server-side only.
+    seed: Mapped[str] = mapped_column(String(128))
+    started_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    winner: Mapped[int | None] = mapped_column(Integer)
+    final_scores: Mapped[list[Any] | None] = mapped_column(JSON)
+
+
+class ActionModel(Base):
+    """The append-only log: (game_id, seq) is the primary key, so a sequence number is unique."""
+
+    __tablename__ = "actions"
+
+    game_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    seat: Mapped[int | None] = mapped_column(Integer)
+    action: Mapped[dict[str, Any]] = mapped_column(JSON)
+    at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class HandModel(Base):
+    """One summary row per finished hand, for history screens."""
+
+    __tablename__ = "hands"
+
+    game_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    hand_number: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    bids: Mapped[list[Any] | None] = mapped_column(JSON)
+    tricks: Mapped[list[Any] | None] = mapped_column(JSON)
+    points: Mapped[list[Any] | None] = mapped_column(JSON)
+    bags: Mapped[list[Any] | None] = mapped_column(JSON)
+    summary: Mapped[dict[str, Any]] = mapped_column(JSON)
+
+
+class ChatModel(Base):
+    __tablename__ = "chat_messages"
+    __table_args__ = (Index("ix_chat_messages_room_id_id", "room_id", "id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    room_id: Mapped[str] = mapped_column(String(64), ForeignKey("rooms.id", ondelete="CASCADE"))
+    seat: Mapped[int | None] = mapped_column(Integer)
+    name: Mapped[str] = mapped_column(String(64))
+    text: Mapped[str] = mapped_column(Text)
+    at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+metadata = Base.metadata

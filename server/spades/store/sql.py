@@ -1,0 +1,536 @@
+"""The SQL store (SQLAlchemy 2 async): SQLite by default, PostgreSQL through asyncpg.
+
+Appends are group-committed: `append_action` queues the row and waits; one writer task
+takes everything queued, checks every sequence number against the log, inserts the good
+rows in one transaction and commits, and only then wakes the callers. A caller therefore
+returns only once its action is durable ("stored before broadcast" holds), while many rooms
+appending at once share one commit (one fsync on SQLite) instead of paying one each.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any, cast
+
+from sqlalchemy import Table, delete, func, insert, select, text, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from spades.engine import Rules
+from spades.engine.game import RECORD_FORMAT
+
+from .db import create_engine, is_sqlite
+from .models import ActionModel, ChatModel, GameModel, HandModel, RoomModel, SeatModel
+from .protocol import (
+    ActionRow,
+    FinishedGame,
+    GameRow,
+    HandRow,
+    NotFound,
+    RoomRow,
+    RoomStatus,
+    SeatRow,
+    SequenceError,
+    StoredRoom,
+    StoreError,
+)
+
+Clock = Callable[[], datetime]
+
+ROOMS = cast(Table, RoomModel.__table__)
+SEATS = cast(Table, SeatModel.__table__)
+GAMES = cast(Table, GameModel.__table__)
+ACTIONS = cast(Table, ActionModel.__table__)
+HANDS = cast(Table, HandModel.__table__)
+CHAT = cast(Table, ChatModel.__table__)
+
+UNFINISHED: tuple[RoomStatus, ...] = ("open", "playing")
+# Bound on one group commit, so a flood of appends still commits in steady slices.
+MAX_BATCH = 1000
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+async def open_store(url: str, *, clock: Clock | None = None, **engine_kwargs: Any) -> SqlStore:
+    """Open the SQL store at `url` (the schema must be migrated: see `upgrade`)."""
+    store = SqlStore(create_engine(url, **engine_kwargs), clock=clock)
+    await store.ping()
+    return store
+
+
+@dataclass
+class _Pending:
+    row: ActionRow
+    future: asyncio.Future[None]
+
+
+class SqlStore:
+    """`Store` on SQLAlchemy Core statements over the tables in `models`."""
+
+    def __init__(self, engine: AsyncEngine, *, clock: Clock | None = None) -> None:
+        self.engine = engine
+        self.clock: Clock = clock or utc_now
+        self.sqlite = is_sqlite(engine.url)
+        # SQLite has one writer at a time; taking turns here avoids busy waits and
+        # lock-upgrade failures between this process's own connections.
+        self._write_lock = asyncio.Lock() if self.sqlite else None
+        self._pending: list[_Pending] = []
+        self._inflight: list[_Pending] = []
+        self._wake: asyncio.Event | None = None
+        self._writer: asyncio.Task[None] | None = None
+        self._closed = False
+        # Figures for benchmarks and metrics.
+        self.commits = 0
+        self.appended = 0
+
+    # --- plumbing --------------------------------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def _write(self) -> AsyncIterator[AsyncConnection]:
+        if self._closed:
+            raise StoreError("the store is closed")
+        if self._write_lock is None:
+            async with self.engine.begin() as conn:
+                yield conn
+            return
+        async with self._write_lock, self.engine.begin() as conn:
+            yield conn
+
+    @contextlib.asynccontextmanager
+    async def _read(self) -> AsyncIterator[AsyncConnection]:
+        if self._closed:
+            raise StoreError("the store is closed")
+        async with self.engine.connect() as conn:
+            yield conn
+
+    # --- rooms and seats ---------------------------------------------------------------
+
+    async def create_room(self, room: RoomRow, seats: list[SeatRow]) -> None:
+        now = self.clock()
+        try:
+            async with self._write() as conn:
+                await conn.execute(
+                    insert(ROOMS).values(
+                        id=room.id,
+                        code=room.code,
+                        host_seat=room.host_seat,
+                        settings=room.settings,
+                        status=room.status,
+                        created_at=room.created_at or now,
+                        updated_at=room.updated_at or room.created_at or now,
+                    )
+                )
+                if seats:
+                    await conn.execute(insert(SEATS), [_seat_values(s, room.id) for s in seats])
+        except IntegrityError as exc:
+            raise StoreError(f"room {room.id!r} or code {room.code!r} already exists") from exc
+
+    async def update_room(
+        self,
+        room_id: str,
+        *,
+        status: RoomStatus | None = None,
+        settings: dict[str, Any] | None = None,
+        host_seat: int | None = None,
+    ) -> None:
+        values: dict[str, Any] = {"updated_at": self.clock()}
+        if status is not None:
+            values["status"] = status
+        if settings is not None:
+            values["settings"] = settings
+        if host_seat is not None:
+            values["host_seat"] = host_seat
+        async with self._write() as conn:
+            result = await conn.execute(update(ROOMS).where(ROOMS.c.id == room_id).values(values))
+            if result.rowcount == 0:
+                raise NotFound(f"no room {room_id!r}")
+
+    async def set_seat(self, seat: SeatRow) -> None:
+        try:
+            async with self._write() as conn:
+                await conn.execute(
+                    delete(SEATS).where(SEATS.c.room_id == seat.room_id, SEATS.c.seat == seat.seat)
+                )
+                await conn.execute(insert(SEATS).values(_seat_values(seat, seat.room_id)))
+                await conn.execute(
+                    update(ROOMS).where(ROOMS.c.id == seat.room_id).values(updated_at=self.clock())
+                )
+        except IntegrityError as exc:
+            raise NotFound(f"no room {seat.room_id!r} (or seat {seat.seat} out of range)") from exc
+
+    async def get_room(self, room_id: str) -> StoredRoom:
+        async with self._read() as conn:
+            rooms = await self._load_rooms(conn, ROOMS.c.id == room_id)
+        if not rooms:
+            raise NotFound(f"no room {room_id!r}")
+        return rooms[0]
+
+    async def load_unfinished(self) -> list[StoredRoom]:
+        async with self._read() as conn:
+            return await self._load_rooms(conn, ROOMS.c.status.in_(UNFINISHED))
+
+    async def _load_rooms(self, conn: AsyncConnection, where: Any) -> list[StoredRoom]:
+        rooms = [
+            _room_row(r)
+            for r in await conn.execute(
+                select(ROOMS).where(where).order_by(ROOMS.c.created_at, ROOMS.c.id)
+            )
+        ]
+        if not rooms:
+            return []
+        ids = [r.id for r in rooms]
+        loaded = {r.id: StoredRoom(room=r, seats=[]) for r in rooms}
+        for chunk in _chunks(ids):
+            for s in await conn.execute(
+                select(SEATS).where(SEATS.c.room_id.in_(chunk)).order_by(SEATS.c.seat)
+            ):
+                loaded[s.room_id].seats.append(_seat_row(s))
+            # The game in progress is the newest unfinished one of the room.
+            for g in await conn.execute(
+                select(GAMES)
+                .where(GAMES.c.room_id.in_(chunk), GAMES.c.finished_at.is_(None))
+                .order_by(GAMES.c.id)
+            ):
+                loaded[g.room_id].game = _game_row(g)
+        games = {s.game.id: s for s in loaded.values() if s.game is not None}
+        for chunk in _chunks(list(games)):
+            for a in await conn.execute(
+                select(ACTIONS)
+                .where(ACTIONS.c.game_id.in_(chunk))
+                .order_by(ACTIONS.c.game_id, ACTIONS.c.seq)
+            ):
+                games[a.game_id].actions.append(_action_row(a))
+        return [loaded[i] for i in ids]
+
+    # --- games -------------------------------------------------------------------------
+
+    async def start_game(
+        self, room_id: str, rules: dict[str, Any], first_dealer: int, seed: str
+    ) -> int:
+        if first_dealer not in range(4):
+            raise StoreError(f"first dealer must be a seat 0..3, not {first_dealer!r}")
+        try:
+            async with self._write() as conn:
+                result = await conn.execute(
+                    insert(GAMES)
+                    .values(
+                        room_id=room_id,
+                        rules=rules,
+                        first_dealer=first_dealer,
+                        seed=seed,
+                        started_at=self.clock(),
+                    )
+                    .returning(GAMES.c.id)
+                )
+                return int(result.scalar_one())
+        except IntegrityError as exc:
+            raise NotFound(f"no room {room_id!r}") from exc
+
+    async def append_action(self, row: ActionRow) -> None:
+        """Durable when it returns. Raises SequenceError unless row.seq is the next number."""
+        if self._closed:
+            raise StoreError("the store is closed")
+        loop = asyncio.get_running_loop()
+        pending = _Pending(row, loop.create_future())
+        self._pending.append(pending)
+        if self._writer is None or self._writer.done():
+            self._wake = asyncio.Event()
+            self._writer = loop.create_task(self._write_batches(), name="spades-store-writer")
+        assert self._wake is not None
+        self._wake.set()
+        await pending.future
+
+    async def _write_batches(self) -> None:
+        assert self._wake is not None
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            while self._pending:
+                batch = self._pending[:MAX_BATCH]
+                del self._pending[:MAX_BATCH]
+                self._inflight = batch
+                try:
+                    await self._commit_batch(batch)
+                finally:
+                    self._inflight = []
+
+    async def _commit_batch(self, batch: list[_Pending]) -> None:
+        accepted: list[_Pending] = []
+        try:
+            async with self._write() as conn:
+                accepted = await self._check_batch(conn, batch)
+                if accepted:
+                    now = self.clock()
+                    await conn.execute(
+                        insert(ACTIONS),
+                        [
+                            {
+                                "game_id": p.row.game_id,
+                                "seq": p.row.seq,
+                                "seat": p.row.seat,
+                                "action": p.row.action,
+                                "at": p.row.at or now,
+                            }
+                            for p in accepted
+                        ],
+                    )
+        except IntegrityError:
+            # Another process wrote to one of these logs (or deleted the game) between the
+            # check and the insert: retry one by one so only the losers fail.
+            if len(accepted) > 1:
+                for p in accepted:
+                    await self._commit_batch([p])
+            else:
+                for p in accepted:
+                    _fail(p, SequenceError(f"game {p.row.game_id}: seq {p.row.seq} was taken"))
+            return
+        except Exception as exc:
+            for p in batch:
+                _fail(p, exc)
+            return
+        self.commits += 1
+        self.appended += len(accepted)
+        for p in accepted:
+            if not p.future.done():
+                p.future.set_result(None)
+
+    async def _check_batch(self, conn: AsyncConnection, batch: list[_Pending]) -> list[_Pending]:
+        """The rows whose sequence numbers follow on; the others' futures get the error."""
+        ids = sorted({p.row.game_id for p in batch})
+        last: dict[int, int] = {}
+        for chunk in _chunks(ids):
+            query = (
+                select(GAMES.c.id, func.coalesce(func.max(ACTIONS.c.seq), 0))
+                .select_from(GAMES.outerjoin(ACTIONS, ACTIONS.c.game_id == GAMES.c.id))
+                .where(GAMES.c.id.in_(chunk))
+                .group_by(GAMES.c.id)
+            )
+            last.update({int(g): int(s) for g, s in await conn.execute(query)})
+        accepted = []
+        for p in batch:
+            game_id, seq = p.row.game_id, p.row.seq
+            if game_id not in last:
+                _fail(p, NotFound(f"no game {game_id}"))
+            elif seq != last[game_id] + 1:
+                _fail(
+                    p,
+                    SequenceError(
+                        f"game {game_id}: the next action is seq {last[game_id] + 1}, not {seq}"
+                    ),
+                )
+            else:
+                last[game_id] = seq
+                accepted.append(p)
+        return accepted
+
+    async def finish_hand(self, row: HandRow) -> None:
+        summary = row.summary
+        try:
+            async with self._write() as conn:
+                await conn.execute(
+                    insert(HANDS).values(
+                        game_id=row.game_id,
+                        hand_number=row.hand_number,
+                        bids=summary.get("bids"),
+                        tricks=summary.get("tricks"),
+                        points=summary.get("points"),
+                        bags=summary.get("bags"),
+                        summary=summary,
+                    )
+                )
+        except IntegrityError as exc:
+            raise StoreError(
+                f"game {row.game_id}: no such game, or hand {row.hand_number} already stored"
+            ) from exc
+
+    async def finish_game(self, game_id: int, winner: int | None, scores: list[int]) -> None:
+        async with self._write() as conn:
+            result = await conn.execute(
+                update(GAMES)
+                .where(GAMES.c.id == game_id)
+                .values(finished_at=self.clock(), winner=winner, final_scores=list(scores))
+            )
+            if result.rowcount == 0:
+                raise NotFound(f"no game {game_id}")
+
+    async def finished_games(self, room_id: str) -> list[FinishedGame]:
+        async with self._read() as conn:
+            games = {
+                g.id: FinishedGame(game=_game_row(g), hands=[])
+                for g in await conn.execute(
+                    select(GAMES)
+                    .where(GAMES.c.room_id == room_id, GAMES.c.finished_at.is_not(None))
+                    .order_by(GAMES.c.id)
+                )
+            }
+            for chunk in _chunks(list(games)):
+                for h in await conn.execute(
+                    select(HANDS)
+                    .where(HANDS.c.game_id.in_(chunk))
+                    .order_by(HANDS.c.game_id, HANDS.c.hand_number)
+                ):
+                    games[h.game_id].hands.append(
+                        HandRow(game_id=h.game_id, hand_number=h.hand_number, summary=h.summary)
+                    )
+        return list(games.values())
+
+    async def export_game(self, game_id: int) -> dict[str, Any]:
+        """The engine's game record (Game.to_record() format). Raises NotFound.
+
+        It holds the master seed: the caller may show it only once the game is over.
+        """
+        async with self._read() as conn:
+            game = (await conn.execute(select(GAMES).where(GAMES.c.id == game_id))).one_or_none()
+            if game is None:
+                raise NotFound(f"no game {game_id}")
+            actions = await conn.execute(
+                select(ACTIONS.c.seat, ACTIONS.c.action)
+                .where(ACTIONS.c.game_id == game_id)
+                .order_by(ACTIONS.c.seq)
+            )
+            log = [{"seat": a.seat, "action": a.action} for a in actions]
+        rules = Rules.from_dict(game.rules)
+        return {
+            "format": RECORD_FORMAT,
+            "rules": rules.to_dict(),
+            "seed": game.seed,
+            "first_dealer": game.first_dealer,
+            "deals": [],
+            "scores": [0] * rules.sides,
+            "bags": [0] * rules.sides,
+            "actions": log,
+        }
+
+    # --- chat --------------------------------------------------------------------------
+
+    async def add_chat(self, room_id: str, seat: int | None, name: str, text: str) -> None:
+        try:
+            async with self._write() as conn:
+                await conn.execute(
+                    insert(CHAT).values(
+                        room_id=room_id, seat=seat, name=name, text=text, at=self.clock()
+                    )
+                )
+        except IntegrityError as exc:
+            raise NotFound(f"no room {room_id!r}") from exc
+
+    async def recent_chat(self, room_id: str, limit: int = 50) -> list[dict[str, Any]]:
+        """The last `limit` messages, oldest first: {seat, name, text, at (epoch ms)}."""
+        async with self._read() as conn:
+            rows = list(
+                await conn.execute(
+                    select(CHAT)
+                    .where(CHAT.c.room_id == room_id)
+                    .order_by(CHAT.c.id.desc())
+                    .limit(limit)
+                )
+            )
+        return [
+            {"seat": r.seat, "name": r.name, "text": r.text, "at": int(r.at.timestamp() * 1000)}
+            for r in reversed(rows)
+        ]
+
+    # --- upkeep ------------------------------------------------------------------------
+
+    async def purge_abandoned(self, older_than: timedelta) -> int:
+        """Delete abandoned rooms not touched for `older_than`, with all they own."""
+        cutoff = self.clock() - older_than
+        async with self._write() as conn:
+            result = await conn.execute(
+                delete(ROOMS).where(ROOMS.c.status == "abandoned", ROOMS.c.updated_at < cutoff)
+            )
+            return int(result.rowcount)
+
+    async def ping(self) -> bool:
+        try:
+            async with self._read() as conn:
+                await conn.execute(text("SELECT 1"))
+        except Exception:
+            return False
+        return True
+
+    async def flush(self) -> None:
+        """Wait until every queued append has been committed or refused."""
+        while self._pending or self._inflight:
+            futures = [p.future for p in (*self._inflight, *self._pending)]
+            await asyncio.gather(*futures, return_exceptions=True)
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        # Let queued appends finish first: their callers are waiting on them.
+        await self.flush()
+        self._closed = True
+        if self._writer is not None:
+            self._writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._writer
+        await self.engine.dispose()
+
+
+def _fail(p: _Pending, exc: BaseException) -> None:
+    if not p.future.done():
+        p.future.set_exception(exc)
+
+
+def _chunks(items: Sequence[Any], size: int = 500) -> Iterable[Sequence[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def _seat_values(seat: SeatRow, room_id: str) -> dict[str, Any]:
+    return {
+        "room_id": room_id,
+        "seat": seat.seat,
+        "name": seat.name,
+        "bot_level": seat.bot_level,
+        "token_hash": seat.token_hash,
+        "connected_since": seat.connected_since,
+    }
+
+
+def _room_row(r: Any) -> RoomRow:
+    return RoomRow(
+        id=r.id,
+        code=r.code,
+        settings=r.settings,
+        host_seat=r.host_seat,
+        status=r.status,
+        created_at=r.created_at,
+        updated_at=r.updated_at,
+    )
+
+
+def _seat_row(s: Any) -> SeatRow:
+    return SeatRow(
+        room_id=s.room_id,
+        seat=s.seat,
+        name=s.name,
+        bot_level=s.bot_level,
+        token_hash=s.token_hash,
+        connected_since=s.connected_since,
+    )
+
+
+def _game_row(g: Any) -> GameRow:
+    return GameRow(
+        id=g.id,
+        room_id=g.room_id,
+        rules=g.rules,
+        first_dealer=g.first_dealer,
+        seed=g.seed,
+        started_at=g.started_at,
+        finished_at=g.finished_at,
+        winner=g.winner,
+        final_scores=g.final_scores,
+    )
+
+
+def _action_row(a: Any) -> ActionRow:
+    return ActionRow(game_id=a.game_id, seq=a.seq, seat=a.seat, action=a.action, at=a.at)
