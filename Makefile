@@ -4,6 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
+LINT_PATHS := $(wildcard server tests bench migrations)
 
 .PHONY: run test lint format bench install dev clean
 
@@ -28,13 +29,13 @@ run: install
 	$(BIN)/spades serve --host $(HOST) --port $(PORT)
 
 lint: dev
-	$(BIN)/ruff check server tests bench migrations
-	$(BIN)/ruff format --check server tests bench migrations
+	$(BIN)/ruff check $(LINT_PATHS)
+	$(BIN)/ruff format --check $(LINT_PATHS)
 	$(BIN)/mypy
 
 format: dev
-	$(BIN)/ruff format server tests bench migrations
-	$(BIN)/ruff check --fix server tests bench migrations
+	$(BIN)/ruff format $(LINT_PATHS)
+	$(BIN)/ruff check --fix $(LINT_PATHS)
 
 test: lint
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

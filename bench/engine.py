@@ -77,7 +77,8 @@ def measure(name: str, driver: Callable[[random.Random], int], seconds: float) -
         hands += 50
     elapsed = time.perf_counter() - start
     rate = hands / elapsed
-    print(f"{name:8} {rate:10,.0f} hands/s  {elapsed / actions * 1e6:7.2f} µs/action  ({hands} hands)")
+    per_action = elapsed / actions * 1e6
+    print(f"{name:8} {rate:10,.0f} hands/s  {per_action:7.2f} µs/action  ({hands} hands)")
     return rate
 
 
