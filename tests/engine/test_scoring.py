@@ -152,3 +152,37 @@ def test_time_up_highest_wins_ties_play_on() -> None:
     rules = Rules(mode="partnership", target=500)
     assert winner_after(rules, [120, 90], time_up=True) == 0
     assert winner_after(rules, [120, 120], time_up=True) is None
+
+
+def partnership(
+    bids: tuple[int, int],
+    took: tuple[int, int],
+    *,
+    score: int = 0,
+    bags: int = 0,
+    blind: bool = False,
+) -> tuple[int, int, int]:
+    """Side 0's points, new score and bags: South and North bid and take as given."""
+    rest = 13 - sum(took)
+    tricks = [took[0], rest, took[1], 0]
+    result = score_hand(
+        PART,
+        [bids[0], 1, bids[1], 1],
+        [blind, False, False, False],
+        tricks,
+        [score, 0],
+        [bags, 0],
+    )
+    return result.points[0], result.scores[0], result.bags[0]
+
+
+def test_individual_examples_hold_for_a_partnership_side() -> None:
+    assert partnership((2, 2), (2, 2)) == (40, 40, 0)
+    assert partnership((2, 2), (3, 3)) == (42, 42, 2)
+    assert partnership((3, 2), (1, 2), score=100) == (-50, 50, 0)
+    assert partnership((2, 1), (4, 1), bags=8) == (-68, -68, 0)
+    # Nil with a partner who makes exactly 3: the nil part matches the individual example.
+    assert partnership((NIL, 3), (0, 3), score=400)[1] == 400 + 100 + 30
+    assert partnership((NIL, 3), (2, 3), score=400) == (-100 + 30 + 2, 332, 2)
+    assert partnership((NIL, 3), (0, 3), score=300, blind=True)[1] == 300 + 200 + 30
+    assert partnership((NIL, 3), (1, 3), score=300, blind=True)[1] == 300 - 200 + 30 + 1
