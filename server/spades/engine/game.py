@@ -87,6 +87,7 @@ class Game:
             raise ValueError(f"dealer must be a seat 0..3, not {first_dealer!r}")
         n = rules.sides
         self.rules = rules
+        self._rules_dict = rules.to_dict()  # views repeat it on every message: build it once
         self.seed = seed
         self.first_dealer = first_dealer
         self.explicit_deals: list[tuple[int, ...]] = [_check_deal(d) for d in deals]
@@ -159,6 +160,7 @@ class Game:
             dealt, (self.dealer + 1) % 4, must_break=self.rules.spades_must_be_broken
         )
         self.trick_log: list[tuple[int, tuple[int, ...], int]] = []  # (leader, cards, winner)
+        self._tricks_view: list[dict[str, Any]] = []  # trick_log formatted once for views
 
     def _trails_enough(self, seat: int) -> bool:
         if not self.rules.blind_nil:
@@ -296,6 +298,9 @@ class Game:
             winner = play.play(op.card)
             if winner >= 0:
                 self.trick_log.append((leader, tuple(trick), winner))
+                self._tricks_view.append(
+                    {"leader": leader, "cards": _trick_cards(leader, trick), "winner": winner}
+                )
             if play.done:
                 self._finish_hand()
             else:
@@ -359,7 +364,11 @@ class Game:
     # --- views ------------------------------------------------------------------------
 
     def view(self, seat: int | None) -> dict[str, Any]:
-        """What `seat` may see (None: a spectator), JSON-ready, with its `legal` actions."""
+        """What `seat` may see (None: a spectator), JSON-ready, with its `legal` actions.
+
+        The top-level dict is new on every call; nested finished tricks and hand summaries
+        are shared between views to keep this cheap, so treat them as read-only.
+        """
         play = self.play
         hidden = seat is None or self.blind_nil_open(seat)
         current = None
@@ -371,7 +380,7 @@ class Game:
         return {
             "seat": seat,
             "mode": self.rules.mode,
-            "rules": self.rules.to_dict(),
+            "rules": dict(self._rules_dict),
             "phase": self.phase,
             "hand_number": self.hand_number,
             "dealer": self.dealer,
@@ -384,10 +393,7 @@ class Game:
             "blind": [bool(b and b.blind) for b in self.bids],
             "blind_nil_open": False if seat is None else self.blind_nil_open(seat),
             "tricks_won": list(play.tricks_won),
-            "tricks": [
-                {"leader": lead, "cards": _trick_cards(lead, cards), "winner": win}
-                for lead, cards, win in self.trick_log
-            ],
+            "tricks": list(self._tricks_view),
             "current_trick": current,
             "spades_broken": play.broken,
             "scores": list(self.scores),
@@ -395,7 +401,7 @@ class Game:
             "winner": self.winner,
             "time_up": self.time_is_up,
             "commitment": self.commitment,
-            "history": [dict(h) for h in self.history],
+            "history": list(self.history),
             "legal": [] if seat is None else self.legal_actions(seat),
         }
 
