@@ -1,0 +1,473 @@
+"""Load generator: R rooms over real WebSocket connections against a separate server process.
+
+    python -m bench.load --rooms 200 --kind humans --seconds 60
+    python -m bench.load --rooms 100 --kind solo --seconds 60
+    python -m bench.load --ramp --kind humans --start 100 --step 100 --max-rooms 2000
+    python -m bench.load --idle 1000            # resident memory per idle room
+    python -m bench.load ... --postgres         # PostgreSQL at 127.0.0.1:5432 instead of SQLite
+
+The server runs as its own process (`spades serve`, uvicorn, bot delay 0); this process
+drives the rooms. `humans`: four human clients per room; `solo`: one human and three bots.
+Every human acts a think time after its turn comes (default 1 s, ±50 % jitter).
+Latency is from sending an action to the moment every human seat of the room has received
+the resulting `state` (seq past the one the action was sent on). Bounded in rooms and time;
+talks only to 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import resource
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+from websockets.asyncio.client import ClientConnection, connect
+
+HOST = "127.0.0.1"
+MAX_ROOMS = 5000
+MAX_SECONDS = 1800
+
+
+# --- the server process --------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return int(s.getsockname()[1])
+
+
+class ServerProcess:
+    def __init__(self, database_url: str, bot_level: str) -> None:
+        self.port = free_port()
+        self.url = f"http://{HOST}:{self.port}"
+        env = dict(os.environ)
+        env.update(
+            SPADES_DATABASE_URL=database_url,
+            SPADES_BOT_DELAY="0",
+            SPADES_ROOMS_PER_MINUTE="1000000",
+            SPADES_JOINS_PER_MINUTE="1000000",
+            SPADES_MESSAGES_PER_SECOND="1000",
+            SPADES_MESSAGE_BURST="1000",
+            SPADES_ABANDON_AFTER="100000",
+        )
+        self.bot_level = bot_level
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "spades.cli",
+                "serve",
+                "--host",
+                HOST,
+                "--port",
+                str(self.port),
+                "--log-level",
+                "warning",
+            ],
+            env=env,
+        )
+        self._last_cpu = (time.monotonic(), self._cpu_seconds())
+
+    async def wait_ready(self, client: httpx.AsyncClient) -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError("the server exited during start-up")
+            with contextlib.suppress(httpx.HTTPError):
+                if (await client.get(f"{self.url}/healthz")).status_code == 200:
+                    return
+            await asyncio.sleep(0.2)
+        raise RuntimeError("the server did not become ready in 60 s")
+
+    def _cpu_seconds(self) -> float:
+        with open(f"/proc/{self.proc.pid}/stat") as fh:
+            parts = fh.read().rsplit(")", 1)[1].split()
+        ticks = os.sysconf("SC_CLK_TCK")
+        return (int(parts[11]) + int(parts[12])) / ticks
+
+    def cpu_percent(self) -> float:
+        """CPU % of one core since the last call."""
+        now, cpu = time.monotonic(), self._cpu_seconds()
+        then, before = self._last_cpu
+        self._last_cpu = (now, cpu)
+        return 100.0 * (cpu - before) / max(now - then, 1e-9)
+
+    def rss_bytes(self) -> int:
+        with open(f"/proc/{self.proc.pid}/status") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+        return 0
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+# --- the clients -----------------------------------------------------------------------
+
+
+@dataclass
+class Stats:
+    latencies: list[float] = field(default_factory=list)
+    actions: int = 0
+    errors: dict[str, int] = field(default_factory=dict)
+    disconnects: int = 0
+    connections: int = 0
+
+    def error(self, code: str) -> None:
+        self.errors[code] = self.errors.get(code, 0) + 1
+
+
+@dataclass
+class Pending:
+    sent: float
+    after_seq: int
+    waiting: set[int]
+
+
+class RoomDriver:
+    """One room: its human connections and the action whose echo is awaited."""
+
+    def __init__(
+        self, code: str, seats: dict[int, str], stats: Stats, think: float, rng: random.Random
+    ) -> None:
+        self.code = code
+        self.seats = seats  # seat -> token
+        self.stats = stats
+        self.think = think
+        self.rng = rng
+        self.pending: Pending | None = None
+        self.timers: set[asyncio.Task[None]] = set()  # think-time sleeps in flight
+
+    def acted(self, seat: int, seq: int) -> None:
+        self.pending = Pending(time.perf_counter(), seq, set(self.seats))
+
+    def received(self, seat: int, seq: int) -> None:
+        p = self.pending
+        if p is None or seq <= p.after_seq:
+            return
+        p.waiting.discard(seat)
+        if not p.waiting:
+            self.stats.latencies.append(time.perf_counter() - p.sent)
+            self.pending = None
+
+
+def choose(view: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
+    legal = view.get("legal") or []
+    if not legal:
+        return None
+    if view["phase"] == "bidding":
+        looks = [a for a in legal if a["type"] == "look"]
+        if looks:
+            return looks[0]
+        hand = view.get("hand") or []
+        want = max(1, sum(c.endswith("S") for c in hand))
+        for action in legal:
+            if action.get("bid") == want:
+                return dict(action)
+    return dict(rng.choice(legal))
+
+
+async def human(
+    ws_url: str, room: RoomDriver, seat: int, token: str, host: bool, stop: asyncio.Event
+) -> None:
+    stats = room.stats
+    try:
+        async with connect(f"{ws_url}/ws/{room.code}", max_size=2**22, open_timeout=60) as ws:
+            stats.connections += 1
+            await ws.send(json.dumps({"type": "hello", "token": token}))
+            await play_loop(ws, room, seat, host, stop)
+    except Exception as exc:
+        if not stop.is_set():
+            stats.disconnects += 1
+            stats.error(type(exc).__name__)
+
+
+async def play_loop(
+    ws: ClientConnection, room: RoomDriver, seat: int, host: bool, stop: asyncio.Event
+) -> None:
+    stats = room.stats
+    acting_on = -1
+    started = False
+
+    async def act_later(action: dict[str, Any], seq: int) -> None:
+        await asyncio.sleep(room.think * room.rng.uniform(0.5, 1.5))
+        if stop.is_set():
+            return
+        room.acted(seat, seq)
+        stats.actions += 1
+        await ws.send(json.dumps(action))
+
+    while not stop.is_set():
+        try:
+            raw = await asyncio.wait_for(ws.recv(), timeout=1.0)
+        except TimeoutError:
+            continue
+        msg = json.loads(raw)
+        kind = msg.get("type")
+        if kind == "error":
+            stats.error(msg.get("code", "error"))
+            acting_on = -1
+            continue
+        if kind != "state":
+            continue
+        seq = msg["seq"]
+        room.received(seat, seq)
+        view = msg.get("view")
+        status = msg["room"]["status"]
+        if host and not started and status == "open":
+            seated = sum(s["kind"] == "human" and s["connected"] for s in msg["room"]["seats"])
+            if seated == len(room.seats):
+                started = True
+                await ws.send(json.dumps({"type": "start"}))
+            continue
+        if view is None:
+            continue
+        if view["phase"] == "over":
+            if host and acting_on != seq:
+                acting_on = seq
+                await ws.send(json.dumps({"type": "play_again"}))
+            continue
+        action = choose(view, room.rng)
+        if action is not None and acting_on != seq:
+            acting_on = seq
+            task = asyncio.create_task(act_later(action, seq))
+            room.timers.add(task)
+            task.add_done_callback(room.timers.discard)
+
+
+async def open_room(
+    client: httpx.AsyncClient, base: str, kind: str, bot_level: str, i: int
+) -> tuple[str, dict[int, str]]:
+    body = {
+        "name": f"p{i}",
+        "mode": "partnership",
+        "target": 10_000,
+        "turn_seconds": 0,
+        "game_minutes": 0,
+        "rules": {},
+        "bot_level": bot_level,
+    }
+    if kind == "solo":
+        r = await client.post(f"{base}/api/solo", json=body)
+        r.raise_for_status()
+        data = r.json()
+        return data["code"], {data["seat"]: data["token"]}
+    r = await client.post(f"{base}/api/rooms", json={**body, "public": False})
+    r.raise_for_status()
+    data = r.json()
+    seats = {data["seat"]: data["token"]}
+    for j in range(3):
+        jr = await client.post(
+            f"{base}/api/rooms/{data['code']}/join",
+            json={"name": f"p{i}-{j}", "seat": None, "spectator": False},
+        )
+        jr.raise_for_status()
+        joined = jr.json()
+        seats[joined["seat"]] = joined["token"]
+    return data["code"], seats
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def report(
+    label: str, rooms: int, stats: Stats, seconds: float, server: ServerProcess
+) -> dict[str, Any]:
+    lat = [x * 1000 for x in stats.latencies]
+    out = {
+        "label": label,
+        "rooms": rooms,
+        "connections": stats.connections,
+        "actions_per_s": round(stats.actions / seconds, 1),
+        "latency_ms": {
+            "p50": round(percentile(lat, 0.50), 1),
+            "p95": round(percentile(lat, 0.95), 1),
+            "p99": round(percentile(lat, 0.99), 1),
+            "max": round(max(lat), 1) if lat else None,
+            "n": len(lat),
+        },
+        "errors": dict(stats.errors),
+        "disconnects": stats.disconnects,
+        "server_cpu_percent": round(server.cpu_percent(), 1),
+        "server_rss_mb": round(server.rss_bytes() / 2**20, 1),
+    }
+    print(json.dumps(out), flush=True)
+    return out
+
+
+async def add_rooms(
+    client: httpx.AsyncClient,
+    server: ServerProcess,
+    kind: str,
+    n: int,
+    first: int,
+    stats: Stats,
+    think: float,
+    stop: asyncio.Event,
+    tasks: list[asyncio.Task[None]],
+    seed: int,
+) -> None:
+    ws_url = server.url.replace("http", "ws", 1)
+    sem = asyncio.Semaphore(20)
+
+    async def one(i: int) -> None:
+        async with sem:
+            code, seats = await open_room(client, server.url, kind, server.bot_level, i)
+        room = RoomDriver(code, seats, stats, think, random.Random(seed + i))
+        host_seat = min(seats)
+        for seat, token in seats.items():
+            tasks.append(
+                asyncio.create_task(
+                    human(ws_url, room, seat, token, seat == host_seat and kind == "humans", stop)
+                )
+            )
+            await asyncio.sleep(0)
+
+    await asyncio.gather(*(one(first + i) for i in range(n)))
+
+
+async def run_load(args: argparse.Namespace, server: ServerProcess) -> None:
+    stop = asyncio.Event()
+    tasks: list[asyncio.Task[None]] = []
+    async with httpx.AsyncClient(timeout=60) as client:
+        await server.wait_ready(client)
+        started = time.monotonic()
+        if not args.ramp:
+            stats = Stats()
+            await add_rooms(
+                client, server, args.kind, args.rooms, 0, stats, args.think, stop, tasks, args.seed
+            )
+            await asyncio.sleep(args.warmup)
+            stats.latencies.clear()
+            stats.actions = 0
+            server.cpu_percent()
+            await asyncio.sleep(args.seconds)
+            report(args.kind, args.rooms, stats, args.seconds, server)
+        else:
+            rooms = 0
+            last_good = 0
+            stats = Stats()
+            while rooms + args.step <= args.max_rooms and time.monotonic() - started < MAX_SECONDS:
+                target = args.start if rooms == 0 else rooms + args.step
+                await add_rooms(
+                    client,
+                    server,
+                    args.kind,
+                    target - rooms,
+                    rooms,
+                    stats,
+                    args.think,
+                    stop,
+                    tasks,
+                    args.seed,
+                )
+                rooms = target
+                await asyncio.sleep(args.warmup)
+                stats.latencies.clear()
+                stats.actions = 0
+                stats.errors.clear()
+                server.cpu_percent()
+                await asyncio.sleep(args.seconds)
+                out = report(f"ramp-{args.kind}", rooms, stats, args.seconds, server)
+                if out["latency_ms"]["p99"] > 100 or out["errors"] or out["disconnects"]:
+                    break
+                last_good = rooms
+            print(f"last good R: {last_good} rooms ({args.kind})", flush=True)
+        stop.set()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def run_idle(args: argparse.Namespace, server: ServerProcess) -> None:
+    async with httpx.AsyncClient(timeout=60) as client:
+        await server.wait_ready(client)
+        # Warm up code paths and allocator arenas, then measure the growth per room.
+        await asyncio.gather(
+            *(open_room(client, server.url, "humans", "basic", i) for i in range(20))
+        )
+        await asyncio.sleep(1)
+        before = server.rss_bytes()
+        sem = asyncio.Semaphore(20)
+
+        async def one(i: int) -> None:
+            async with sem:
+                await open_room(client, server.url, "humans", "basic", i)
+
+        await asyncio.gather(*(one(i) for i in range(args.idle)))
+        await asyncio.sleep(2)
+        after = server.rss_bytes()
+        per_room = (after - before) / args.idle
+        print(
+            json.dumps(
+                {
+                    "idle_rooms": args.idle,
+                    "rss_before_mb": round(before / 2**20, 1),
+                    "rss_after_mb": round(after / 2**20, 1),
+                    "bytes_per_idle_room": round(per_room),
+                }
+            ),
+            flush=True,
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Load-test the room server (127.0.0.1 only).")
+    parser.add_argument("--kind", choices=["humans", "solo"], default="humans")
+    parser.add_argument("--rooms", type=int, default=100)
+    parser.add_argument("--think", type=float, default=1.0, help="seconds, ±50 %% jitter")
+    parser.add_argument("--seconds", type=float, default=30.0, help="measured window")
+    parser.add_argument("--warmup", type=float, default=5.0)
+    parser.add_argument("--ramp", action="store_true")
+    parser.add_argument("--start", type=int, default=100)
+    parser.add_argument("--step", type=int, default=100)
+    parser.add_argument("--max-rooms", type=int, default=2000)
+    parser.add_argument("--idle", type=int, default=0, help="measure memory of N idle rooms")
+    parser.add_argument("--bot-level", default="basic")
+    parser.add_argument("--postgres", action="store_true", help="use PostgreSQL (database test)")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    args.rooms = min(args.rooms, MAX_ROOMS)
+    args.max_rooms = min(args.max_rooms, MAX_ROOMS)
+    args.seconds = min(args.seconds, MAX_SECONDS)
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+    with tempfile.TemporaryDirectory() as tmp:
+        if args.postgres:
+            url = os.environ.get(
+                "SPADES_BENCH_PG_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
+            )
+        else:
+            url = f"sqlite+aiosqlite:///{tmp}/load.db"
+        server = ServerProcess(url, args.bot_level)
+        try:
+            asyncio.run(run_idle(args, server) if args.idle else run_load(args, server))
+        finally:
+            server.stop()
+
+
+if __name__ == "__main__":
+    main()
