@@ -1,0 +1,57 @@
+"""Bots: a function of one seat's own view to one action from `view["legal"]`.
+
+`decide(level, view, seed=...)` is synchronous and pure: the same view and seed give the same
+action. `random` and `basic` answer in well under 2 ms; `strong` searches and may take up to
+its time budget (see `spades.bots.strong`).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+Action = dict[str, Any]
+LEVELS: tuple[str, ...] = ("random", "basic", "strong")
+
+
+def _rng(view: dict[str, Any], seed: int | None) -> random.Random:
+    if seed is None:
+        # Pure: without a seed, derive one from the view itself.
+        played = sum(len(t["cards"]) for t in view.get("tricks") or [])
+        cur = view.get("current_trick") or {}
+        key = (
+            f"{view.get('seat')}|{view.get('hand_number')}|{played}|"
+            f"{len(cur.get('cards') or [])}|{view.get('hand')}|{view.get('scores')}"
+        )
+        return random.Random(key)
+    return random.Random(seed)
+
+
+def decide(level: str, view: dict[str, Any], *, seed: int | None = None) -> Action:
+    """One action from `view["legal"]` for the seat whose view this is."""
+    legal = view.get("legal") or []
+    if not legal:
+        raise ValueError("nothing to decide: the view has no legal actions")
+    if level not in LEVELS:
+        raise ValueError(f"unknown bot level {level!r}; choose one of {', '.join(LEVELS)}")
+    if level == "random":
+        return dict(_rng(view, seed).choice(legal))
+    return _placeholder(view, legal)
+
+
+def _placeholder(view: dict[str, Any], legal: list[Action]) -> Action:
+    """A simple legal choice: bid the count of aces, kings and high spades; play the lowest."""
+    if legal[0]["type"] == "play":
+        return dict(min(legal, key=lambda a: "23456789TJQKA".index(a["card"][0])))
+    if view.get("hand") is None:
+        return dict(legal[0])  # "look"
+    hand = view["hand"]
+    sure = sum(1 for c in hand if c[0] in "AK" or (c[1] == "S" and c[0] in "QJ"))
+    want = max(1, min(13, sure))
+    for a in legal:
+        if a.get("bid") == want:
+            return dict(a)
+    return dict(legal[-1])
+
+
+__all__ = ["LEVELS", "Action", "decide"]
