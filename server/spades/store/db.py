@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import Engine, event
+from sqlalchemy import create_engine as sa_create_engine
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
@@ -40,12 +41,20 @@ def create_engine(url: str | URL, **kwargs: Any) -> AsyncEngine:
     parsed = normalize_url(url)
     engine = create_async_engine(parsed, **kwargs)
     if parsed.get_backend_name() == "sqlite":
-        _configure_sqlite(engine)
+        _configure_sqlite(engine.sync_engine, "BEGIN")
     return engine
 
 
-def _configure_sqlite(engine: AsyncEngine) -> None:
-    @event.listens_for(engine.sync_engine, "connect")
+def create_sync_sqlite_engine(url: str | URL, *, begin: str = "BEGIN") -> Engine:
+    """A plain sqlite3 engine on the same file, configured like the async one."""
+    parsed = make_url(url).set(drivername="sqlite")
+    engine = sa_create_engine(parsed)
+    _configure_sqlite(engine, begin)
+    return engine
+
+
+def _configure_sqlite(engine: Engine, begin: str) -> None:
+    @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         # Let SQLAlchemy, not the sqlite3 module, decide where transactions begin, so a
         # read followed by a write is one transaction (the driver would start it late).
@@ -60,6 +69,6 @@ def _configure_sqlite(engine: AsyncEngine) -> None:
         finally:
             cursor.close()
 
-    @event.listens_for(engine.sync_engine, "begin")
+    @event.listens_for(engine, "begin")
     def _on_begin(connection: Any) -> None:
-        connection.exec_driver_sql("BEGIN")
+        connection.exec_driver_sql(begin)

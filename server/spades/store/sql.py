@@ -12,18 +12,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
 from sqlalchemy import Table, delete, func, insert, select, text, update
+from sqlalchemy.engine import URL, Connection
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from spades.engine import Rules
 from spades.engine.game import RECORD_FORMAT
 
-from .db import create_engine, is_sqlite
+from .db import create_engine, create_sync_sqlite_engine, is_sqlite
 from .models import ActionModel, ChatModel, GameModel, HandModel, RoomModel, SeatModel
 from .protocol import (
     ActionRow,
@@ -81,6 +83,7 @@ class SqlStore:
         # lock-upgrade failures between this process's own connections.
         self._write_lock = asyncio.Lock() if self.sqlite else None
         self._pending: list[_Pending] = []
+        self._appender = _SqliteAppender(engine.url) if _on_disk_sqlite(engine.url) else None
         self._inflight: list[_Pending] = []
         self._wake: asyncio.Event | None = None
         self._writer: asyncio.Task[None] | None = None
@@ -261,33 +264,27 @@ class SqlStore:
                     self._inflight = []
 
     async def _commit_batch(self, batch: list[_Pending]) -> None:
-        accepted: list[_Pending] = []
+        rows = [p.row for p in batch]
+        stamp = self.clock()
         try:
-            async with self._write() as conn:
-                accepted = await self._check_batch(conn, batch)
-                if accepted:
-                    now = self.clock()
-                    await conn.execute(
-                        insert(ACTIONS),
-                        [
-                            {
-                                "game_id": p.row.game_id,
-                                "seq": p.row.seq,
-                                "seat": p.row.seat,
-                                "action": p.row.action,
-                                "at": p.row.at or now,
-                            }
-                            for p in accepted
-                        ],
+            if self._appender is not None:
+                assert self._write_lock is not None
+                async with self._write_lock:
+                    loop = asyncio.get_running_loop()
+                    outcomes = await loop.run_in_executor(
+                        self._appender.executor, self._appender.append, rows, stamp
                     )
+            else:
+                async with self._write() as conn:
+                    outcomes = await conn.run_sync(_append_rows, rows, stamp)
         except IntegrityError:
             # Another process wrote to one of these logs (or deleted the game) between the
             # check and the insert: retry one by one so only the losers fail.
-            if len(accepted) > 1:
-                for p in accepted:
+            if len(batch) > 1:
+                for p in batch:
                     await self._commit_batch([p])
             else:
-                for p in accepted:
+                for p in batch:
                     _fail(p, SequenceError(f"game {p.row.game_id}: seq {p.row.seq} was taken"))
             return
         except Exception as exc:
@@ -295,39 +292,12 @@ class SqlStore:
                 _fail(p, exc)
             return
         self.commits += 1
-        self.appended += len(accepted)
-        for p in accepted:
-            if not p.future.done():
+        for p, outcome in zip(batch, outcomes, strict=True):
+            if outcome is not None:
+                _fail(p, outcome)
+            elif not p.future.done():
+                self.appended += 1
                 p.future.set_result(None)
-
-    async def _check_batch(self, conn: AsyncConnection, batch: list[_Pending]) -> list[_Pending]:
-        """The rows whose sequence numbers follow on; the others' futures get the error."""
-        ids = sorted({p.row.game_id for p in batch})
-        last: dict[int, int] = {}
-        for chunk in _chunks(ids):
-            query = (
-                select(GAMES.c.id, func.coalesce(func.max(ACTIONS.c.seq), 0))
-                .select_from(GAMES.outerjoin(ACTIONS, ACTIONS.c.game_id == GAMES.c.id))
-                .where(GAMES.c.id.in_(chunk))
-                .group_by(GAMES.c.id)
-            )
-            last.update({int(g): int(s) for g, s in await conn.execute(query)})
-        accepted = []
-        for p in batch:
-            game_id, seq = p.row.game_id, p.row.seq
-            if game_id not in last:
-                _fail(p, NotFound(f"no game {game_id}"))
-            elif seq != last[game_id] + 1:
-                _fail(
-                    p,
-                    SequenceError(
-                        f"game {game_id}: the next action is seq {last[game_id] + 1}, not {seq}"
-                    ),
-                )
-            else:
-                last[game_id] = seq
-                accepted.append(p)
-        return accepted
 
     async def finish_hand(self, row: HandRow) -> None:
         summary = row.summary
@@ -471,7 +441,75 @@ class SqlStore:
             self._writer.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._writer
+        if self._appender is not None:
+            await asyncio.to_thread(self._appender.close)
         await self.engine.dispose()
+
+
+def _append_rows(
+    conn: Connection, rows: list[ActionRow], stamp: datetime
+) -> list[StoreError | None]:
+    """Check every row's sequence number against its log and insert the good ones, in one
+    transaction (the caller's). Returns, per row, None (inserted) or the refusal."""
+    ids = sorted({r.game_id for r in rows})
+    last: dict[int, int] = {}
+    for chunk in _chunks(ids):
+        query = (
+            select(GAMES.c.id, func.coalesce(func.max(ACTIONS.c.seq), 0))
+            .select_from(GAMES.outerjoin(ACTIONS, ACTIONS.c.game_id == GAMES.c.id))
+            .where(GAMES.c.id.in_(chunk))
+            .group_by(GAMES.c.id)
+        )
+        last.update({int(g): int(n) for g, n in conn.execute(query)})
+    outcomes: list[StoreError | None] = []
+    accepted: list[dict[str, Any]] = []
+    for r in rows:
+        if r.game_id not in last:
+            outcomes.append(NotFound(f"no game {r.game_id}"))
+        elif r.seq != last[r.game_id] + 1:
+            expected = last[r.game_id] + 1
+            outcomes.append(
+                SequenceError(f"game {r.game_id}: the next action is seq {expected}, not {r.seq}")
+            )
+        else:
+            last[r.game_id] = r.seq
+            outcomes.append(None)
+            accepted.append(
+                {
+                    "game_id": r.game_id,
+                    "seq": r.seq,
+                    "seat": r.seat,
+                    "action": r.action,
+                    "at": r.at or stamp,
+                }
+            )
+    if accepted:
+        conn.execute(insert(ACTIONS), accepted)
+    return outcomes
+
+
+class _SqliteAppender:
+    """Commits append batches on a plain (sync) SQLite connection in one worker thread.
+
+    aiosqlite hops to its thread for every statement; a batch here costs one hop in all,
+    so a commit is little more than SQLite's own fsync.
+    """
+
+    def __init__(self, url: URL) -> None:
+        self.engine = create_sync_sqlite_engine(url, begin="BEGIN IMMEDIATE")
+        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="spades-append")
+
+    def append(self, rows: list[ActionRow], stamp: datetime) -> list[StoreError | None]:
+        with self.engine.begin() as conn:
+            return _append_rows(conn, rows, stamp)
+
+    def close(self) -> None:
+        self.executor.shutdown(wait=True)
+        self.engine.dispose()
+
+
+def _on_disk_sqlite(url: URL) -> bool:
+    return url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:")
 
 
 def _fail(p: _Pending, exc: BaseException) -> None:

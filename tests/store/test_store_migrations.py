@@ -1,0 +1,95 @@
+"""Alembic: empty -> head -> base -> head on both databases; models and migrations agree."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import Connection, inspect
+
+from spades.cli import main as spades_main
+from spades.store import current_revision, downgrade, upgrade
+from spades.store.db import create_engine
+from spades.store.migrate import MIGRATIONS, PYPROJECT, alembic_config, head_revision
+from spades.store.models import metadata
+
+TABLES = {"rooms", "seats", "games", "actions", "hands", "chat_messages"}
+
+
+def tables(url: str) -> set[str]:
+    async def read() -> set[str]:
+        engine = create_engine(url)
+        try:
+            async with engine.connect() as conn:
+                names = await conn.run_sync(lambda c: inspect(c).get_table_names())
+        finally:
+            await engine.dispose()
+        return set(names) - {"alembic_version"}
+
+    return asyncio.run(read())
+
+
+def differences(url: str) -> list[object]:
+    def compare(conn: Connection) -> list[object]:
+        context = MigrationContext.configure(conn, opts={"compare_type": True})
+        return list(compare_metadata(context, metadata))
+
+    async def run() -> list[object]:
+        engine = create_engine(url)
+        try:
+            async with engine.connect() as conn:
+                return await conn.run_sync(compare)
+        finally:
+            await engine.dispose()
+
+    return asyncio.run(run())
+
+
+def test_alembic_is_configured_from_pyproject() -> None:
+    root = PYPROJECT.parent
+    assert not (root / "alembic.ini").exists()
+    cfg = alembic_config("sqlite+aiosqlite:///unused.db")
+    assert cfg.toml_file_name is not None and Path(cfg.toml_file_name) == PYPROJECT
+    assert "script_location" in cfg.toml_alembic_config
+    assert Path(cfg.get_alembic_option("script_location") or "") == MIGRATIONS
+    assert head_revision() is not None
+
+
+def test_upgrade_downgrade_upgrade(empty_db_url: str) -> None:
+    assert current_revision(empty_db_url) is None
+    assert tables(empty_db_url) == set()
+    upgrade(empty_db_url)
+    assert current_revision(empty_db_url) == head_revision()
+    assert tables(empty_db_url) == TABLES
+    downgrade(empty_db_url, "base")
+    assert current_revision(empty_db_url) is None
+    assert tables(empty_db_url) == set()
+    upgrade(empty_db_url)
+    assert current_revision(empty_db_url) == head_revision()
+    assert tables(empty_db_url) == TABLES
+
+
+def test_models_and_migrations_agree(empty_db_url: str) -> None:
+    upgrade(empty_db_url)
+    assert differences(empty_db_url) == []
+
+
+async def test_upgrade_works_inside_a_running_loop(empty_db_url: str) -> None:
+    """The server migrates on start-up, from inside its event loop."""
+    upgrade(empty_db_url)
+    assert current_revision(empty_db_url) == head_revision()
+
+
+def test_spades_db_command(empty_db_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert spades_main(["db", "--url", empty_db_url, "current"]) == 0
+    assert "at base" in capsys.readouterr().out
+    assert spades_main(["db", "--url", empty_db_url, "upgrade"]) == 0
+    assert f"at {head_revision()}" in capsys.readouterr().out
+    assert spades_main(["db", "--url", empty_db_url, "current"]) == 0
+    assert "up to date" in capsys.readouterr().out
+    assert spades_main(["db", "--url", empty_db_url, "downgrade", "base"]) == 0
+    assert "at base" in capsys.readouterr().out
+    assert tables(empty_db_url) == set()
