@@ -36,6 +36,10 @@ def decide(level: str, view: dict[str, Any], *, seed: int | None = None) -> Acti
         raise ValueError(f"unknown bot level {level!r}; choose one of {', '.join(LEVELS)}")
     if level == "random":
         return dict(_rng(view, seed).choice(legal))
+    if level == "basic":
+        from .basic import decide as basic_decide
+
+        return basic_decide(view)
     return _placeholder(view, legal)
 
 

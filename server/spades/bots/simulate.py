@@ -1,0 +1,440 @@
+"""`spades simulate`: many bot games between levels, duplicate deals, and a report.
+
+Every deal is replayed with the seats rotated so each configured side holds every side's
+cards once (two rotations in partnership, four in individual play): luck of the cards cancels.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from spades.engine import Game, Rules
+
+from . import LEVELS, decide
+
+MAX_HANDS = 200  # a game that never reaches the target (random bots) stops here
+
+
+@dataclass
+class SideStats:
+    hands: int = 0
+    contracts: int = 0
+    contracts_made: int = 0
+    bid_tricks: int = 0
+    taken_tricks: int = 0  # tricks of the non-nil bidders, when the side had a contract
+    bags: int = 0
+    nil: int = 0
+    nil_made: int = 0
+    blind_nil: int = 0
+    blind_nil_made: int = 0
+
+    def add(self, other: SideStats) -> None:
+        for name in self.__dataclass_fields__:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+
+@dataclass
+class GameResult:
+    winner: int | None  # configured side, None when capped without a single leader
+    hands: int
+    sides: list[SideStats]
+    times: dict[str, list[float]] = field(default_factory=dict)  # level -> seconds per decision
+    cpu: dict[str, list[float]] = field(default_factory=dict)  # the same, CPU seconds
+
+
+def rotations(mode: str) -> int:
+    return 2 if mode == "partnership" else 4
+
+
+def play_game(
+    levels: list[str],
+    rules: Rules,
+    deal_seed: str,
+    rotation: int,
+    bot_seed: int,
+    strong_iterations: int | None = None,
+    strong_budget_ms: float | None = None,
+) -> GameResult:
+    """One game; seat s is played by the bot configured for seat (s + rotation) % 4."""
+    partnership = rules.mode == "partnership"
+    n_sides = 2 if partnership else 4
+    game = Game.new(rules, seed=deal_seed, dealer=0)
+    times: dict[str, list[float]] = {lv: [] for lv in set(levels)}
+    cpu: dict[str, list[float]] = {lv: [] for lv in set(levels)}
+    seat_level = [levels[(s + rotation) % 4] for s in range(4)]
+
+    def config_side(engine_side: int) -> int:
+        return (engine_side + rotation) % n_sides
+
+    sides = [SideStats() for _ in range(n_sides)]
+    step = 0
+    while game.phase != "over" and game.hand_number <= MAX_HANDS:
+        seat = game.to_act
+        assert seat is not None
+        view = game.view(seat)
+        level = seat_level[seat]
+        step += 1
+        start = time.perf_counter()
+        start_cpu = time.thread_time()
+        if level == "strong" and (strong_iterations or strong_budget_ms):
+            from .strong import decide_strong
+
+            action = decide_strong(
+                view,
+                seed=bot_seed * 1_000_003 + step,
+                iterations=strong_iterations,
+                budget_ms=strong_budget_ms,
+            )
+        else:
+            action = decide(level, view, seed=bot_seed * 1_000_003 + step)
+        times[level].append(time.perf_counter() - start)
+        cpu[level].append(time.thread_time() - start_cpu)
+        if action not in view["legal"]:
+            raise RuntimeError(f"{level} bot chose {action} outside legal {view['legal']}")
+        before = len(game.history)
+        game.apply(seat, action)
+        if len(game.history) > before:
+            _count_hand(game.history[-1], rules, sides, config_side)
+    winner: int | None
+    if game.winner is not None:
+        winner = config_side(game.winner)
+    else:
+        best = max(game.scores)
+        leaders = [s for s, v in enumerate(game.scores) if v == best]
+        winner = config_side(leaders[0]) if len(leaders) == 1 else None
+    return GameResult(winner=winner, hands=len(game.history), sides=sides, times=times, cpu=cpu)
+
+
+def _count_hand(
+    entry: dict[str, Any], rules: Rules, sides: list[SideStats], config_side: Any
+) -> None:
+    bids = entry["bids"]
+    tricks = entry["tricks"]
+    for engine_side, st in enumerate(sides):
+        st = sides[config_side(engine_side)]
+        seats = rules.seats_of(engine_side)
+        st.hands += 1
+        st.bags += entry["bags_added"][engine_side]
+        contract = 0
+        taken = 0
+        for s in seats:
+            b = bids[s]
+            if isinstance(b, str):
+                if b == "blind nil":
+                    st.blind_nil += 1
+                    st.blind_nil_made += tricks[s] == 0
+                else:
+                    st.nil += 1
+                    st.nil_made += tricks[s] == 0
+            else:
+                contract += b
+                taken += tricks[s]
+        if contract > 0:
+            st.contracts += 1
+            st.contracts_made += bool(entry["contract_made"][engine_side])
+            st.bid_tricks += contract
+            st.taken_tricks += taken
+
+
+def _job(args: tuple[Any, ...]) -> GameResult:
+    return play_game(*args)
+
+
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    if n == 0:
+        return (0.0, 1.0)
+    p = wins / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    k = min(len(ordered) - 1, max(0, math.ceil(q / 100 * len(ordered)) - 1))
+    return ordered[k]
+
+
+def simulate(
+    levels: list[str],
+    rules: Rules,
+    games: int,
+    seed: int,
+    *,
+    duplicate: bool = True,
+    workers: int = 1,
+    strong_iterations: int | None = None,
+    strong_budget_ms: float | None = None,
+    progress: bool = False,
+) -> dict[str, Any]:
+    rot = rotations(rules.mode) if duplicate else 1
+    jobs = []
+    for g in range(games):
+        deal = g // rot if duplicate else g
+        jobs.append(
+            (
+                levels,
+                rules,
+                f"sim:{seed}:{deal}",
+                g % rot,
+                seed * 100_003 + g,
+                strong_iterations,
+                strong_budget_ms,
+            )
+        )
+    results: list[GameResult] = []
+    started = time.perf_counter()
+    for result in _run(jobs, workers, progress):
+        results.append(result)
+    elapsed = time.perf_counter() - started
+    return report(levels, rules, results, elapsed, duplicate)
+
+
+def _run(jobs: list[tuple[Any, ...]], workers: int, progress: bool) -> Iterator[GameResult]:
+    def produce() -> Iterator[GameResult]:
+        if workers > 1:
+            with ProcessPoolExecutor(max_workers=workers) as pool:
+                yield from pool.map(_job, jobs, chunksize=1)
+        else:
+            for job in jobs:
+                yield _job(job)
+
+    if not progress:
+        yield from produce()
+        return
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    with Progress(
+        TextColumn("[bold]games"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=_stderr_console(),
+        transient=True,
+    ) as bar:
+        task = bar.add_task("games", total=len(jobs))
+        for result in produce():
+            bar.advance(task)
+            yield result
+
+
+def _stderr_console() -> Any:
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
+def report(
+    levels: list[str],
+    rules: Rules,
+    results: list[GameResult],
+    elapsed: float,
+    duplicate: bool,
+) -> dict[str, Any]:
+    n_sides = 2 if rules.mode == "partnership" else 4
+    seats_of = [rules.seats_of(s) for s in range(n_sides)]
+    labels = ["+".join(levels[s] for s in seats) for seats in seats_of]
+    wins = [0] * n_sides
+    draws = 0
+    hands = 0
+    totals = [SideStats() for _ in range(n_sides)]
+    times: dict[str, list[float]] = {}
+    cpu: dict[str, list[float]] = {}
+    for r in results:
+        if r.winner is None:
+            draws += 1
+        else:
+            wins[r.winner] += 1
+        hands += r.hands
+        for i, st in enumerate(r.sides):
+            totals[i].add(st)
+        for level, ts in r.times.items():
+            times.setdefault(level, []).extend(ts)
+        for level, ts in r.cpu.items():
+            cpu.setdefault(level, []).extend(ts)
+    n = len(results)
+
+    def pct(a: int, b: int) -> float | None:
+        return round(100 * a / b, 1) if b else None
+
+    return {
+        "mode": rules.mode,
+        "target": rules.target,
+        "seats": levels,
+        "sides": labels,
+        "duplicate": duplicate,
+        "games": n,
+        "hands": hands,
+        "draws": draws,
+        "wins": wins,
+        "win_rate": [round(w / n, 4) if n else 0.0 for w in wins],
+        "ci95": [[round(x, 4) for x in wilson(w, n)] for w in wins],
+        "contracts_made_pct": [pct(t.contracts_made, t.contracts) for t in totals],
+        "nil_attempts": [t.nil for t in totals],
+        "nil_made_pct": [pct(t.nil_made, t.nil) for t in totals],
+        "blind_nil_attempts": [t.blind_nil for t in totals],
+        "blind_nil_made_pct": [pct(t.blind_nil_made, t.blind_nil) for t in totals],
+        "bags_per_hand": [round(t.bags / t.hands, 3) if t.hands else 0.0 for t in totals],
+        "tricks_per_bid": [
+            round(t.taken_tricks / t.bid_tricks, 3) if t.bid_tricks else None for t in totals
+        ],
+        "decision_ms": {
+            level: {
+                "n": len(ts),
+                "p50": round(1000 * percentile(ts, 50), 3),
+                "p99": round(1000 * percentile(ts, 99), 3),
+                "max": round(1000 * max(ts), 3) if ts else 0.0,
+                "cpu_p50": round(1000 * percentile(cpu.get(level, []), 50), 3),
+                "cpu_p99": round(1000 * percentile(cpu.get(level, []), 99), 3),
+            }
+            for level, ts in sorted(times.items())
+        },
+        "seconds": round(elapsed, 1),
+    }
+
+
+def print_report(rep: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    dup = "duplicate deals, sides swapped" if rep["duplicate"] else "independent deals"
+    console.print(
+        f"[bold]{rep['games']} games[/bold], {rep['mode']} to {rep['target']}, {dup}; "
+        f"{rep['hands']} hands, {rep['draws']} undecided, {rep['seconds']} s"
+    )
+    table = Table()
+    for col in (
+        "side",
+        "bots",
+        "wins",
+        "win %",
+        "95% CI",
+        "contracts made",
+        "nil (made)",
+        "blind nil (made)",
+        "bags/hand",
+        "tricks/bid",
+    ):
+        table.add_column(col)
+    for i, label in enumerate(rep["sides"]):
+        lo, hi = rep["ci95"][i]
+        table.add_row(
+            str(i),
+            label,
+            str(rep["wins"][i]),
+            f"{100 * rep['win_rate'][i]:.1f}",
+            f"{100 * lo:.1f}-{100 * hi:.1f}",
+            _fmt_pct(rep["contracts_made_pct"][i]),
+            f"{rep['nil_attempts'][i]} ({_fmt_pct(rep['nil_made_pct'][i])})",
+            f"{rep['blind_nil_attempts'][i]} ({_fmt_pct(rep['blind_nil_made_pct'][i])})",
+            f"{rep['bags_per_hand'][i]:.2f}",
+            "-" if rep["tricks_per_bid"][i] is None else f"{rep['tricks_per_bid'][i]:.2f}",
+        )
+    console.print(table)
+    timing = Table(title="decision time (ms; wall clock, and CPU time of the deciding thread)")
+    for col in ("level", "decisions", "p50", "p99", "max", "cpu p50", "cpu p99"):
+        timing.add_column(col)
+    for level, t in rep["decision_ms"].items():
+        timing.add_row(
+            level,
+            str(t["n"]),
+            f"{t['p50']:.3f}",
+            f"{t['p99']:.3f}",
+            f"{t['max']:.1f}",
+            f"{t['cpu_p50']:.3f}",
+            f"{t['cpu_p99']:.3f}",
+        )
+    console.print(timing)
+
+
+def _fmt_pct(v: float | None) -> str:
+    return "-" if v is None else f"{v:.1f}%"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--mode", choices=("partnership", "individual"), default="partnership")
+    parser.add_argument("--games", type=int, default=100, help="games to play (default 100)")
+    parser.add_argument("--target", type=int, default=500, help="target score (default 500)")
+    parser.add_argument(
+        "--seats",
+        default=None,
+        help="four levels, seat 0..3, e.g. strong,basic,strong,basic "
+        "(default: basic,random,basic,random; individual: basic,random,random,random)",
+    )
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--workers", type=int, default=1, help="processes (default 1)")
+    parser.add_argument(
+        "--no-duplicate", action="store_true", help="independent deals instead of duplicate"
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--strong-iterations",
+        type=int,
+        default=None,
+        help="strong bot: fixed rollouts per decision (default: its own setting)",
+    )
+    parser.add_argument(
+        "--strong-budget-ms",
+        type=float,
+        default=None,
+        help="strong bot: time budget per decision in ms (default: its own setting)",
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--rules", default=None, help="other rule options as JSON, e.g. '{\"blind_nil\": false}'"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    seats = args.seats or (
+        "basic,random,basic,random" if args.mode == "partnership" else "basic,random,random,random"
+    )
+    levels = [s.strip() for s in seats.split(",")]
+    if len(levels) != 4 or any(lv not in LEVELS for lv in levels):
+        print(f"--seats needs four of {', '.join(LEVELS)}, got {seats!r}", file=sys.stderr)
+        return 2
+    if args.games < 1 or args.workers < 1:
+        print("--games and --workers must be at least 1", file=sys.stderr)
+        return 2
+    extra = json.loads(args.rules) if args.rules else {}
+    try:
+        rules = Rules.from_dict({**extra, "mode": args.mode, "target": args.target})
+    except (ValueError, TypeError) as exc:
+        print(f"bad rules: {exc}", file=sys.stderr)
+        return 2
+    rep = simulate(
+        levels,
+        rules,
+        args.games,
+        args.seed,
+        duplicate=not args.no_duplicate,
+        workers=args.workers,
+        strong_iterations=args.strong_iterations,
+        strong_budget_ms=args.strong_budget_ms,
+        progress=not args.no_progress and sys.stderr.isatty(),
+    )
+    if args.json:
+        print(json.dumps(rep))
+    else:
+        print_report(rep)
+    return 0

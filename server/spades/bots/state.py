@@ -1,0 +1,214 @@
+"""What one seat knows, as ints and bit masks: built from a view, or kept up to date in rollouts.
+
+A `PlayState` holds the public facts of the hand in progress (cards played, the trick on the
+table, who has shown out of which suit, bids and tricks taken) plus the hands the holder knows:
+from a view only the seat's own hand is filled in; in a sampled world (the strong bot) all four
+are, and every seat's policy still reads only its own hand and the public facts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from spades.engine.cards import FULL_DECK, SPADES, SUIT_MASKS, parse_card
+
+NIL = 0
+UNKNOWN = -1
+
+
+def bid_value(bid: Any) -> int:
+    """A view's bid (None | int | "nil" | "blind nil") as an int: -1 unknown, 0 nil."""
+    if bid is None:
+        return UNKNOWN
+    if isinstance(bid, str):
+        return NIL
+    return int(bid)
+
+
+class PlayState:
+    """The card-play state of one hand, as one seat (or a simulation of all four) sees it."""
+
+    __slots__ = (
+        "bag_limit",
+        "bags",
+        "bids",
+        "blind",
+        "broken",
+        "hands",
+        "leader",
+        "must_break",
+        "nil_counts",
+        "partnership",
+        "played",
+        "scores",
+        "target",
+        "trick",
+        "tricks_done",
+        "tricks_won",
+        "voids",
+    )
+
+    def __init__(self) -> None:
+        self.hands: list[int] = [0, 0, 0, 0]
+        self.played = 0  # every card played this hand, the current trick's included
+        self.trick: list[int] = []
+        self.leader = 0
+        self.voids: list[int] = [0, 0, 0, 0]  # bit s set: the seat has shown out of suit s
+        self.bids: list[int] = [UNKNOWN] * 4
+        self.blind: list[bool] = [False] * 4
+        self.tricks_won: list[int] = [0, 0, 0, 0]
+        self.tricks_done = 0
+        self.broken = False
+        self.must_break = True
+        self.partnership = True
+        self.nil_counts = False  # rules.nil_tricks_count_for_partner
+        self.scores: list[int] = []
+        self.bags: list[int] = []
+        self.bag_limit = 10
+        self.target = 500
+
+    def copy(self) -> PlayState:
+        other = PlayState.__new__(PlayState)
+        other.hands = self.hands[:]
+        other.played = self.played
+        other.trick = self.trick[:]
+        other.leader = self.leader
+        other.voids = self.voids[:]
+        other.bids = self.bids
+        other.blind = self.blind
+        other.tricks_won = self.tricks_won[:]
+        other.tricks_done = self.tricks_done
+        other.broken = self.broken
+        other.must_break = self.must_break
+        other.partnership = self.partnership
+        other.nil_counts = self.nil_counts
+        other.scores = self.scores
+        other.bags = self.bags
+        other.bag_limit = self.bag_limit
+        other.target = self.target
+        return other
+
+    @property
+    def to_act(self) -> int:
+        return (self.leader + len(self.trick)) & 3
+
+    def legal(self, seat: int) -> int:
+        hand = self.hands[seat]
+        if self.trick:
+            return (hand & SUIT_MASKS[self.trick[0] // 13]) or hand
+        if self.must_break and not self.broken:
+            return (hand & ~SUIT_MASKS[SPADES]) or hand
+        return hand
+
+    def play(self, card: int) -> int:
+        """Play `card` for the seat to act; returns the winner once the trick is full, else -1."""
+        seat = (self.leader + len(self.trick)) & 3
+        self.hands[seat] &= ~(1 << card)
+        self.played |= 1 << card
+        suit = card // 13
+        if suit == SPADES:
+            self.broken = True
+        trick = self.trick
+        if trick and suit != trick[0] // 13:
+            self.voids[seat] |= 1 << (trick[0] // 13)
+        trick.append(card)
+        if len(trick) < 4:
+            return -1
+        winner = (self.leader + winning_index(trick)) & 3
+        self.tricks_won[winner] += 1
+        self.tricks_done += 1
+        self.trick = []
+        self.leader = winner
+        return winner
+
+    # --- scoring helpers -----------------------------------------------------------------
+
+    def side_seats(self, seat: int) -> tuple[int, ...]:
+        return (seat & 1, (seat & 1) + 2) if self.partnership else (seat,)
+
+    def need(self, seat: int) -> int:
+        """Tricks the seat's side still needs for its contract (<= 0: made; 0 if no contract)."""
+        contract = 0
+        counted = 0
+        for s in self.side_seats(seat):
+            b = self.bids[s]
+            if b > 0:
+                contract += b
+                counted += self.tricks_won[s]
+            elif b == NIL and self.nil_counts:
+                counted += self.tricks_won[s]
+        if contract == 0:
+            return 0
+        return contract - counted
+
+
+def winning_index(trick: list[int]) -> int:
+    win = trick[0]
+    at = 0
+    for i in range(1, len(trick)):
+        c = trick[i]
+        if (c // 13 == win // 13 and c > win) or (c // 13 == SPADES and win // 13 != SPADES):
+            win = c
+            at = i
+    return at
+
+
+def from_view(view: dict[str, Any]) -> PlayState:
+    """The seat's knowledge from its own view."""
+    st = PlayState()
+    seat = int(view["seat"])
+    rules = view.get("rules") or {}
+    st.partnership = view.get("mode", rules.get("mode", "partnership")) == "partnership"
+    st.must_break = bool(rules.get("spades_must_be_broken", True))
+    st.nil_counts = bool(rules.get("nil_tricks_count_for_partner", False))
+    st.bag_limit = int(rules.get("bag_limit", 10))
+    st.target = int(rules.get("target", 500))
+    hand = view.get("hand")
+    mask = 0
+    for text in hand or ():
+        mask |= 1 << parse_card(text)
+    st.hands[seat] = mask
+    st.bids = [bid_value(b) for b in view.get("bids") or [None] * 4]
+    st.blind = [bool(b) for b in view.get("blind") or [False] * 4]
+    st.tricks_won = list(view.get("tricks_won") or [0, 0, 0, 0])
+    st.broken = bool(view.get("spades_broken"))
+    st.scores = list(view.get("scores") or [])
+    st.bags = list(view.get("bags") or [])
+    played = 0
+    voids = [0, 0, 0, 0]
+    tricks = view.get("tricks") or []
+    for trick in tricks:
+        played |= _scan(trick.get("cards") or [], voids)
+    st.tricks_done = len(tricks)
+    current = view.get("current_trick")
+    if current:
+        st.leader = int(current["leader"])
+        cards = current.get("cards") or []
+        played |= _scan(cards, voids)
+        st.trick = [parse_card(c["card"]) for c in cards]
+    elif tricks:
+        st.leader = int(tricks[-1]["winner"])
+    else:
+        st.leader = (int(view.get("dealer", 0)) + 1) & 3
+    st.played = played
+    st.voids = voids
+    return st
+
+
+def _scan(cards: list[dict[str, Any]], voids: list[int]) -> int:
+    played = 0
+    led = -1
+    for entry in cards:
+        c = parse_card(entry["card"])
+        played |= 1 << c
+        suit = c // 13
+        if led < 0:
+            led = suit
+        elif suit != led:
+            voids[int(entry["seat"])] |= 1 << led
+    return played
+
+
+def unseen(st: PlayState, seat: int) -> int:
+    """Cards the seat cannot see: neither played nor in its own hand."""
+    return FULL_DECK & ~st.played & ~st.hands[seat]
