@@ -40,7 +40,9 @@ def decide(level: str, view: dict[str, Any], *, seed: int | None = None) -> Acti
         from .basic import decide as basic_decide
 
         return basic_decide(view)
-    return _placeholder(view, legal)
+    from .strong import decide_strong
+
+    return decide_strong(view, seed=seed)
 
 
 def _placeholder(view: dict[str, Any], legal: list[Action]) -> Action:

@@ -211,25 +211,26 @@ def choose_card(st: PlayState, seat: int) -> int:
         return _low(legal)
     hand = st.hands[seat]
     hidden = FULL_DECK & ~st.played & ~hand
-    bids = st.bids
-    won = st.tricks_won
     partner = (seat + 2) & 3 if st.partnership else -1
-    my_nil = bids[seat] == NIL and won[seat] == 0
-    partner_nil = partner >= 0 and bids[partner] == NIL and won[partner] == 0
-    opp_nils = [
-        s for s in range(4) if s != seat and s != partner and bids[s] == NIL and won[s] == 0
-    ]
-    if my_nil:
-        return _nil_play(st, seat, legal, hidden)
+    partner_nil = False
+    opp_nils: list[int] = []
+    if st.nil_seats:
+        won = st.tricks_won
+        if seat in st.nil_seats and won[seat] == 0:
+            return _nil_play(st, seat, legal, hidden)
+        for s in st.nil_seats:
+            if won[s] == 0 and s != seat:
+                if s == partner:
+                    partner_nil = True
+                else:
+                    opp_nils.append(s)
     need = st.need(seat)
-    remaining = 13 - st.tricks_done
     want_win = need > 0
     if not want_win and not partner_nil:
         # Contract safe: take no bags unless setting an opponent is in reach.
+        remaining = 13 - st.tricks_done
         for s in range(4):
-            if s in (seat, partner) or bids[s] <= 0:
-                continue
-            if st.partnership and s > 1 and (s & 1) == (seat & 1):
+            if s in (seat, partner) or (st.partnership and (s & 1) == (seat & 1)):
                 continue
             opp_need = st.need(s)
             if opp_need > 0 and remaining - opp_need <= 1:

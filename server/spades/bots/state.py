@@ -34,10 +34,13 @@ class PlayState:
         "bids",
         "blind",
         "broken",
+        "contract",
+        "count_seats",
         "hands",
         "leader",
         "must_break",
         "nil_counts",
+        "nil_seats",
         "partnership",
         "played",
         "scores",
@@ -66,6 +69,25 @@ class PlayState:
         self.bags: list[int] = []
         self.bag_limit = 10
         self.target = 500
+        self.contract: list[int] = [0, 0, 0, 0]  # per seat: its side's contract
+        self.count_seats: list[tuple[int, ...]] = [(), (), (), ()]  # tricks toward it
+        self.nil_seats: tuple[int, ...] = ()
+
+    def prepare(self) -> None:
+        """Derive the per-seat contract facts once the bids are known."""
+        for seat in range(4):
+            contract = 0
+            counting = []
+            for s in self.side_seats(seat):
+                b = self.bids[s]
+                if b > 0:
+                    contract += b
+                    counting.append(s)
+                elif b == NIL and self.nil_counts:
+                    counting.append(s)
+            self.contract[seat] = contract
+            self.count_seats[seat] = tuple(counting)
+        self.nil_seats = tuple(s for s in range(4) if self.bids[s] == NIL)
 
     def copy(self) -> PlayState:
         other = PlayState.__new__(PlayState)
@@ -86,6 +108,9 @@ class PlayState:
         other.bags = self.bags
         other.bag_limit = self.bag_limit
         other.target = self.target
+        other.contract = self.contract
+        other.count_seats = self.count_seats
+        other.nil_seats = self.nil_seats
         return other
 
     @property
@@ -128,18 +153,13 @@ class PlayState:
 
     def need(self, seat: int) -> int:
         """Tricks the seat's side still needs for its contract (<= 0: made; 0 if no contract)."""
-        contract = 0
-        counted = 0
-        for s in self.side_seats(seat):
-            b = self.bids[s]
-            if b > 0:
-                contract += b
-                counted += self.tricks_won[s]
-            elif b == NIL and self.nil_counts:
-                counted += self.tricks_won[s]
+        contract = self.contract[seat]
         if contract == 0:
             return 0
-        return contract - counted
+        won = self.tricks_won
+        for s in self.count_seats[seat]:
+            contract -= won[s]
+        return contract
 
 
 def winning_index(trick: list[int]) -> int:
@@ -192,6 +212,7 @@ def from_view(view: dict[str, Any]) -> PlayState:
         st.leader = (int(view.get("dealer", 0)) + 1) & 3
     st.played = played
     st.voids = voids
+    st.prepare()
     return st
 
 

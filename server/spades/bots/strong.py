@@ -1,0 +1,270 @@
+"""The `strong` bot: determinized search over the hidden cards.
+
+For a card play: sample where the hidden cards are, consistently with everything the view shows
+(the seat's own hand, the cards played, the suits each player has shown out of, how many cards
+each holds), and weight each sample by how well the hands fit the bids. On every sample, every
+legal card is played and the rest of the hand is rolled out with the `basic` policy for all four
+seats (ints and bit masks only). The card with the best weighted average score difference wins.
+
+The search stops after `iterations` rollouts or when the time budget runs out, whichever
+comes first; with a fixed iteration count (and a budget that does not bind) a seed gives the
+same decision on any machine.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from typing import Any
+
+from spades.engine.cards import FULL_DECK, card_text, parse_card
+
+from .basic import choose_bid, choose_card, estimate_tricks, nil_danger
+from .state import NIL, PlayState, from_view
+
+Action = dict[str, Any]
+
+DEFAULT_ITERATIONS = 600  # rollouts per decision (split over the legal cards)
+DEFAULT_BUDGET_MS = 150.0  # wall-clock cap per decision
+MIN_SAMPLES = 6
+
+
+def decide_strong(
+    view: dict[str, Any],
+    *,
+    seed: int | None = None,
+    iterations: int | None = None,
+    budget_ms: float | None = None,
+) -> Action:
+    legal = view["legal"]
+    if len(legal) == 1:
+        return dict(legal[0])
+    if legal[0]["type"] != "play":
+        return choose_bid(view)
+    if iterations is None:
+        iterations = DEFAULT_ITERATIONS
+    if budget_ms is None:
+        budget_ms = DEFAULT_BUDGET_MS
+    rng = random.Random(seed if seed is not None else _view_key(view))
+    st = from_view(view)
+    seat = int(view["seat"])
+    card = search(st, seat, view, rng, iterations, budget_ms)
+    action = {"type": "play", "card": card_text(card)}
+    if action not in legal:
+        return dict(legal[0])
+    return action
+
+
+def _view_key(view: dict[str, Any]) -> str:
+    played = sum(len(t["cards"]) for t in view.get("tricks") or [])
+    cur = view.get("current_trick") or {}
+    return f"{view.get('seat')}|{view.get('hand_number')}|{played}|{cur}|{view.get('hand')}"
+
+
+# --- scoring a finished rollout --------------------------------------------------------------
+
+
+class Scorer:
+    """Points of a finished hand for the searching seat: its side minus the others."""
+
+    __slots__ = (
+        "bag_limit",
+        "bag_penalty",
+        "bag_value",
+        "bags",
+        "bids",
+        "blind_value",
+        "nil_counts",
+        "nil_value",
+        "partnership",
+        "seat",
+        "weights_of",
+    )
+
+    def __init__(self, view: dict[str, Any], st: PlayState, seat: int) -> None:
+        rules = view.get("rules") or {}
+        self.nil_value = int(rules.get("nil_value", 100))
+        self.blind_value = int(rules.get("blind_nil_value", 200))
+        self.bag_value = int(rules.get("bag_value", 1))
+        self.bag_limit = int(rules.get("bag_limit", 10))
+        self.bag_penalty = int(rules.get("bag_penalty", 100))
+        self.nil_counts = st.nil_counts
+        self.partnership = st.partnership
+        self.bids = st.bids
+        self.seat = seat
+        n = 2 if st.partnership else 4
+        self.bags = list(st.bags) if len(st.bags) == n else [0] * n
+
+    def side_points(self, side: int, tricks: list[int], blind: list[bool]) -> float:
+        seats = (side, side + 2) if self.partnership else (side,)
+        points = 0.0
+        contract = 0
+        counted = 0
+        bags = 0
+        for s in seats:
+            b = self.bids[s]
+            if b == NIL:
+                value = self.blind_value if blind[s] else self.nil_value
+                points += value if tricks[s] == 0 else -value
+                if self.nil_counts:
+                    counted += tricks[s]
+                else:
+                    bags += tricks[s]
+            else:
+                contract += b
+                counted += tricks[s]
+        if contract > 0:
+            if counted >= contract:
+                points += 10 * contract
+                bags += counted - contract
+            else:
+                points -= 10 * contract
+        else:
+            bags += counted
+        points += bags * self.bag_value
+        if self.bag_limit > 0 and bags:
+            before = self.bags[side]
+            crossed = (before + bags) // self.bag_limit - before // self.bag_limit
+            points -= crossed * self.bag_penalty
+            # A bag also brings the next penalty closer: charge its share.
+            points -= bags * 0.5 * self.bag_penalty / self.bag_limit
+        return points
+
+    def value(self, tricks: list[int], blind: list[bool]) -> float:
+        if self.partnership:
+            mine = self.seat & 1
+            return self.side_points(mine, tricks, blind) - self.side_points(1 - mine, tricks, blind)
+        own = self.side_points(self.seat, tricks, blind)
+        others = sum(self.side_points(s, tricks, blind) for s in range(4) if s != self.seat)
+        return own - others / 3.0
+
+
+# --- sampling the hidden cards ---------------------------------------------------------------
+
+
+def _original_played(view: dict[str, Any]) -> list[int]:
+    """Cards each seat has played this hand (to rebuild the hands they bid on)."""
+    out = [0, 0, 0, 0]
+    for trick in view.get("tricks") or []:
+        for e in trick["cards"]:
+            out[int(e["seat"])] |= 1 << parse_card(e["card"])
+    cur = view.get("current_trick")
+    if cur:
+        for e in cur.get("cards") or []:
+            out[int(e["seat"])] |= 1 << parse_card(e["card"])
+    return out
+
+
+def sample_world(
+    st: PlayState, seat: int, sizes: list[int], rng: random.Random
+) -> list[int] | None:
+    """Deal the hidden cards to the other seats: right counts, no card in a shown-out suit."""
+    hidden = FULL_DECK & ~st.played & ~st.hands[seat]
+    cards = []
+    m = hidden
+    while m:
+        low = m & -m
+        cards.append(low.bit_length() - 1)
+        m ^= low
+    others = [s for s in range(4) if s != seat]
+    for _attempt in range(20):
+        rng.shuffle(cards)
+        # Most constrained cards first: those fewer seats can hold.
+        allowed = [[s for s in others if not st.voids[s] >> (c // 13) & 1] for c in cards]
+        order = sorted(range(len(cards)), key=lambda i: len(allowed[i]))
+        room = {s: sizes[s] for s in others}
+        hands = [0, 0, 0, 0]
+        ok = True
+        for i in order:
+            options = [s for s in allowed[i] if room[s] > 0]
+            if not options:
+                ok = False
+                break
+            total = sum(room[s] for s in options)
+            pick = rng.random() * total
+            for s in options:
+                pick -= room[s]
+                if pick < 0:
+                    break
+            hands[s] |= 1 << cards[i]
+            room[s] -= 1
+        if ok:
+            hands[seat] = st.hands[seat]
+            return hands
+    return None
+
+
+def _fit(hand: int, bid: int) -> float:
+    """Log-likelihood-ish weight of a 13-card hand given its bid."""
+    if bid < 0:
+        return 0.0
+    if bid == NIL:
+        danger = nil_danger(hand)
+        return -0.8 * min(danger, 6.0)
+    diff = estimate_tricks(hand) - bid
+    return -(diff * diff) / (2 * 1.4 * 1.4)
+
+
+# --- the search ------------------------------------------------------------------------------
+
+
+def search(
+    st: PlayState,
+    seat: int,
+    view: dict[str, Any],
+    rng: random.Random,
+    iterations: int,
+    budget_ms: float,
+) -> int:
+    legal = st.legal(seat)
+    moves = []
+    m = legal
+    while m:
+        low = m & -m
+        moves.append(low.bit_length() - 1)
+        m ^= low
+    if len(moves) == 1:
+        return moves[0]
+    deadline = time.perf_counter() + budget_ms / 1000.0
+    scorer = Scorer(view, st, seat)
+    blind = st.blind
+    sizes = list(view.get("hand_sizes") or [0, 0, 0, 0])
+    played_by = _original_played(view)
+    totals = [0.0] * len(moves)
+    weight_sum = 0.0
+    rollouts = 0
+    samples = 0
+    use_bids = st.tricks_done < 10
+    while True:
+        hands = sample_world(st, seat, sizes, rng)
+        if hands is None:
+            break
+        weight = 1.0
+        if use_bids:
+            log_w = 0.0
+            for s in range(4):
+                if s != seat:
+                    log_w += _fit(hands[s] | played_by[s], st.bids[s])
+            weight = math.exp(max(log_w, -30.0))
+        samples += 1
+        for i, card in enumerate(moves):
+            world = st.copy()
+            world.hands = hands[:]
+            world.play(card)
+            while world.tricks_done < 13:
+                world.play(choose_card(world, world.to_act))
+            totals[i] += weight * scorer.value(world.tricks_won, blind)
+            rollouts += 1
+        weight_sum += weight
+        if rollouts >= iterations and samples >= MIN_SAMPLES:
+            break
+        if time.perf_counter() >= deadline and samples >= 2:
+            break
+    if weight_sum <= 0:
+        return choose_card(st, seat)
+    best = max(range(len(moves)), key=lambda i: totals[i])
+    return moves[best]
+
+
+__all__ = ["DEFAULT_BUDGET_MS", "DEFAULT_ITERATIONS", "decide_strong", "sample_world", "search"]
