@@ -1,12 +1,15 @@
 """Store append benchmark: appended actions/s and append latency (p50/p99).
 
-    python -m bench.store [--rooms 1,50,200] [--actions 100] [--pg URL] [--no-pg]
+    python -m bench.store [--rooms 1,10,50,200] [--appends 3000] [--think-ms 0]
+                          [--pg URL] [--no-pg]
 
 For each database (a fresh SQLite file in a temporary folder; PostgreSQL in a throwaway
-database when the server answers) and each room count, every room appends `--actions`
-actions in sequence as fast as it can (each awaiting its own append, as a room actor
-does) while all rooms run at once. Throughput is total appends / wall time; latency is
-measured per append call, from the call to its durable return.
+database when the server answers) and each room count, the rooms share `--appends`
+appends: each room appends its share in sequence, awaiting each append as a room actor
+does (stored before broadcast), all rooms at once. With `--think-ms T` a room waits a
+random 0..2T ms between its actions (seeded), so appends arrive unevenly as in play.
+Throughput is total appends / wall time; latency is per append call, from the call to
+its durable return.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import random
 import secrets
 import sys
 import tempfile
@@ -57,7 +61,9 @@ class Result:
         )
 
 
-async def run_rooms(store: SqlStore, label: str, rooms: int, actions: int) -> Result:
+async def run_rooms(
+    store: SqlStore, label: str, rooms: int, actions: int, think_ms: float
+) -> Result:
     prefix = secrets.token_hex(4)
     games = []
     for r in range(rooms):
@@ -70,7 +76,10 @@ async def run_rooms(store: SqlStore, label: str, rooms: int, actions: int) -> Re
     latencies: list[float] = []
 
     async def room(game_id: int) -> None:
+        rng = random.Random(game_id)
         for seq in range(1, actions + 1):
+            if think_ms:
+                await asyncio.sleep(rng.uniform(0, 2 * think_ms) / 1000)
             action = {"type": "play", "card": "QS"} if seq > 4 else {"type": "bid", "bid": 3}
             started = time.perf_counter()
             await store.append_action(ActionRow(game_id, seq, seq % 4, action))
@@ -83,12 +92,15 @@ async def run_rooms(store: SqlStore, label: str, rooms: int, actions: int) -> Re
     return Result(label, rooms, rooms * actions, seconds, latencies, store.commits - commits)
 
 
-async def bench_url(url: str, label: str, room_counts: list[int], actions: int) -> list[Result]:
+async def bench_url(
+    url: str, label: str, room_counts: list[int], appends: int, think_ms: float
+) -> list[Result]:
     store = await open_store(url)
     try:
         results = []
         for rooms in room_counts:
-            result = await run_rooms(store, label, rooms, actions)
+            actions = max(10, -(-appends // rooms))
+            result = await run_rooms(store, label, rooms, actions, think_ms)
             print(result.line(), flush=True)
             results.append(result)
         return results
@@ -110,18 +122,22 @@ async def pg_admin(url: str, sql: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.store", description=__doc__)
     parser.add_argument("--rooms", default="1,10,50,200", help="room counts, comma-separated")
-    parser.add_argument("--actions", type=int, default=100, help="appends per room")
+    parser.add_argument("--appends", type=int, default=3000, help="appends per run (all rooms)")
+    parser.add_argument("--think-ms", type=float, default=0, help="mean pause between actions")
     parser.add_argument("--pg", default=DEFAULT_PG, help="PostgreSQL admin URL")
     parser.add_argument("--no-pg", action="store_true", help="SQLite only")
     parser.add_argument("--sqlite-dir", help="folder for the SQLite file (default: a temp dir)")
     args = parser.parse_args(argv)
     room_counts = [int(n) for n in args.rooms.split(",") if n]
 
-    print(f"store append bench: {args.actions} appends per room, rooms {room_counts}")
+    print(
+        f"store append bench: {args.appends} appends per run, rooms {room_counts}, "
+        f"think {args.think_ms:g} ms"
+    )
     with tempfile.TemporaryDirectory(dir=args.sqlite_dir) as tmp:
         url = f"sqlite+aiosqlite:///{Path(tmp) / 'bench.db'}"
         upgrade(url)
-        asyncio.run(bench_url(url, "sqlite", room_counts, args.actions))
+        asyncio.run(bench_url(url, "sqlite", room_counts, args.appends, args.think_ms))
 
     if args.no_pg:
         return 0
@@ -135,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         url = make_url(args.pg).set(database=name).render_as_string(hide_password=False)
         upgrade(url)
-        asyncio.run(bench_url(url, "postgresql", room_counts, args.actions))
+        asyncio.run(bench_url(url, "postgresql", room_counts, args.appends, args.think_ms))
     finally:
         asyncio.run(pg_admin(args.pg, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
     return 0

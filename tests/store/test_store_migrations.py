@@ -77,13 +77,15 @@ def test_models_and_migrations_agree(empty_db_url: str) -> None:
     assert differences(empty_db_url) == []
 
 
-async def test_upgrade_works_inside_a_running_loop(empty_db_url: str) -> None:
+async def test_upgrade_works_inside_a_running_loop(tmp_path: Path) -> None:
     """The server migrates on start-up, from inside its event loop."""
-    upgrade(empty_db_url)
-    assert current_revision(empty_db_url) == head_revision()
+    url = f"sqlite+aiosqlite:///{tmp_path / 'in-loop.db'}"
+    upgrade(url)
+    assert current_revision(url) == head_revision()
 
 
-def test_spades_db_command(empty_db_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_spades_db_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    empty_db_url = f"sqlite+aiosqlite:///{tmp_path / 'cli.db'}"
     assert spades_main(["db", "--url", empty_db_url, "current"]) == 0
     assert "at base" in capsys.readouterr().out
     assert spades_main(["db", "--url", empty_db_url, "upgrade"]) == 0

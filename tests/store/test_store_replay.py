@@ -28,7 +28,7 @@ from spades.store import (
 )
 
 GAMES = 6
-MAX_ACTIONS = 180  # three hands or so per game keeps the suite quick
+MAX_ACTIONS = 150  # two and a half hands per game keeps the suite quick
 
 
 @dataclass

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import shutil
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from sqlalchemy import text
@@ -340,10 +342,30 @@ async def test_ping_and_close(db_url: str) -> None:
         await opened.append_action(ActionRow(1, 1, 0, bid(1)))
 
 
-async def test_sqlite_is_wal_with_foreign_keys(store: SqlStore, backend: str) -> None:
-    if backend != "sqlite":
-        pytest.skip("SQLite pragmas")
-    async with store.engine.connect() as conn:
-        assert (await conn.exec_driver_sql("PRAGMA journal_mode")).scalar_one() == "wal"
-        assert (await conn.exec_driver_sql("PRAGMA foreign_keys")).scalar_one() == 1
-        assert (await conn.exec_driver_sql("PRAGMA synchronous")).scalar_one() == 2  # FULL
+async def test_sqlite_is_wal_with_foreign_keys(sqlite_template: Path, tmp_path: Path) -> None:
+    path = tmp_path / "pragmas.db"
+    shutil.copyfile(sqlite_template, path)
+    opened = await open_store(f"sqlite+aiosqlite:///{path}")
+    try:
+        async with opened.engine.connect() as conn:
+            assert (await conn.exec_driver_sql("PRAGMA journal_mode")).scalar_one() == "wal"
+            assert (await conn.exec_driver_sql("PRAGMA foreign_keys")).scalar_one() == 1
+            assert (await conn.exec_driver_sql("PRAGMA synchronous")).scalar_one() == 2  # FULL
+    finally:
+        await opened.close()
+
+
+async def test_in_memory_sqlite_needs_no_migration() -> None:
+    memory = await open_store("sqlite+aiosqlite://")
+    try:
+        await new_room(memory)
+        game_id = await memory.start_game("room-1", {}, 0, "seed")
+        await memory.append_action(ActionRow(game_id, 1, 1, bid(4)))
+        assert [a.seq for a in (await memory.get_room("room-1")).actions] == [1]
+    finally:
+        await memory.close()
+
+
+async def test_unreachable_database_is_reported() -> None:
+    with pytest.raises(StoreError):
+        await open_store("sqlite+aiosqlite:////nonexistent-dir/sub/spades.db")

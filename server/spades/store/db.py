@@ -39,6 +39,11 @@ def is_sqlite(url: str | URL) -> bool:
 def create_engine(url: str | URL, **kwargs: Any) -> AsyncEngine:
     """An async engine; on SQLite every connection gets WAL, foreign keys and FULL sync."""
     parsed = normalize_url(url)
+    if parsed.get_backend_name() == "postgresql":
+        # Fail in seconds, not a minute, when the server is down (readiness probes), and
+        # replace pooled connections the server has dropped before using them.
+        kwargs.setdefault("connect_args", {}).setdefault("timeout", 10)
+        kwargs.setdefault("pool_pre_ping", True)
     engine = create_async_engine(parsed, **kwargs)
     if parsed.get_backend_name() == "sqlite":
         _configure_sqlite(engine.sync_engine, "BEGIN")

@@ -26,7 +26,7 @@ from spades.engine import Rules
 from spades.engine.game import RECORD_FORMAT
 
 from .db import create_engine, create_sync_sqlite_engine, is_sqlite
-from .models import ActionModel, ChatModel, GameModel, HandModel, RoomModel, SeatModel
+from .models import ActionModel, ChatModel, GameModel, HandModel, RoomModel, SeatModel, metadata
 from .protocol import (
     ActionRow,
     FinishedGame,
@@ -37,6 +37,7 @@ from .protocol import (
     RoomStatus,
     SeatRow,
     SequenceError,
+    Store,
     StoredRoom,
     StoreError,
 )
@@ -60,9 +61,24 @@ def utc_now() -> datetime:
 
 
 async def open_store(url: str, *, clock: Clock | None = None, **engine_kwargs: Any) -> SqlStore:
-    """Open the SQL store at `url` (the schema must be migrated: see `upgrade`)."""
-    store = SqlStore(create_engine(url, **engine_kwargs), clock=clock)
-    await store.ping()
+    """Open the SQL store at `url` (the schema must be migrated: see `upgrade`).
+
+    An in-memory SQLite database (`sqlite+aiosqlite://`) lives and dies with this store,
+    so it gets its tables here instead of from the migrations.
+    """
+    engine = create_engine(url, **engine_kwargs)
+    if is_sqlite(engine.url) and not _on_disk_sqlite(engine.url):
+        async with engine.begin() as conn:
+            await conn.run_sync(metadata.create_all)
+    store = SqlStore(engine, clock=clock)
+    if not await store.ping():
+        await engine.dispose()
+        raise StoreError(f"database unreachable: {engine.url!r}")
+    return store
+
+
+def as_store(store: SqlStore) -> Store:
+    """SqlStore is a Store (mypy checks this function)."""
     return store
 
 
@@ -242,7 +258,7 @@ class SqlStore:
         loop = asyncio.get_running_loop()
         pending = _Pending(row, loop.create_future())
         self._pending.append(pending)
-        if self._writer is None or self._writer.done():
+        if self._writer is None or self._writer.done() or self._writer.get_loop() is not loop:
             self._wake = asyncio.Event()
             self._writer = loop.create_task(self._write_batches(), name="spades-store-writer")
         assert self._wake is not None
