@@ -9,6 +9,7 @@ prefix of the action log. The games run concurrently so their appends share comm
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 from dataclasses import dataclass, field
 from typing import Any
@@ -123,6 +124,7 @@ async def test_random_games_replay_identically_at_every_prefix(store: SqlStore, 
         # The record export replays to the same final state, and step by step too.
         record = await store.export_game(p.game_id)
         assert record == p.game.to_record()
+        assert json.loads(json.dumps(record)) == record  # plain JSON, as served
         assert Game.from_record(record).state_key() == p.keys[-1]
         replay = Game.from_record({**record, "actions": []})
         for i, entry in enumerate(record["actions"], start=1):

@@ -369,3 +369,36 @@ async def test_in_memory_sqlite_needs_no_migration() -> None:
 async def test_unreachable_database_is_reported() -> None:
     with pytest.raises(StoreError):
         await open_store("sqlite+aiosqlite:////nonexistent-dir/sub/spades.db")
+
+
+async def test_two_writers_racing_for_one_sequence_number(db_url: str) -> None:
+    """Two stores on one database (as two server processes would be): of two appends of the
+    same number exactly one wins; the loser's batch-mates still go in."""
+    first = await open_store(db_url)
+    second = await open_store(db_url)
+    try:
+        await new_room(first, "room-a")
+        await new_room(first, "room-b")
+        game_a = await first.start_game("room-a", {}, 0, "seed")
+        game_b = await first.start_game("room-b", {}, 0, "seed")
+        for _ in range(5):
+            results = await asyncio.gather(
+                first.append_action(ActionRow(game_a, 1, 0, {"by": "first"})),
+                second.append_action(ActionRow(game_a, 1, 0, {"by": "second"})),
+                second.append_action(ActionRow(game_b, 1, 0, {"by": "second"})),
+                return_exceptions=True,
+            )
+            assert sum(r is None for r in results[:2]) == 1
+            assert all(isinstance(r, SequenceError) for r in results[:2] if r is not None)
+            assert results[2] is None
+            a = (await first.get_room("room-a")).actions
+            b = (await first.get_room("room-b")).actions
+            assert [x.seq for x in a] == [1] and [x.seq for x in b] == [1]
+            # Next round on fresh games.
+            await first.finish_game(game_a, None, [0, 0])
+            await first.finish_game(game_b, None, [0, 0])
+            game_a = await first.start_game("room-a", {}, 0, "seed")
+            game_b = await first.start_game("room-b", {}, 0, "seed")
+    finally:
+        await first.close()
+        await second.close()
