@@ -15,6 +15,16 @@ from .state import NIL, UNKNOWN, PlayState, bid_value, from_view, winning_index
 Action = dict[str, Any]
 NON_SPADE = FULL_DECK & ~SPADE_MASK
 
+# Bidding knobs (tuned with `bench/bots.py`): bid = round(estimate * BID_SCALE + BID_SHIFT).
+TUNING: dict[str, float] = {
+    "bid_scale": 1.0,
+    "bid_shift": -0.15,
+    "nil_limit": 1.0,  # partnership: the highest nil danger still bid as nil
+    "nil_limit_individual": 0.75,
+    "blind_deficit": 250.0,  # partnership: trail by this much ...
+    "blind_near": 0.8,  # ... with the opponents at this share of the target
+}
+
 
 def _low(mask: int) -> int:
     return (mask & -mask).bit_length() - 1
@@ -148,7 +158,7 @@ def choose_bid(view: dict[str, Any]) -> Action:
     if nil_ok and partner >= 0 and bids[partner] == NIL:
         nil_ok = False
     if nil_ok:
-        limit = 1.0 if partnership else 0.75
+        limit = TUNING["nil_limit"] if partnership else TUNING["nil_limit_individual"]
         if partnership and bids[partner] >= 4:
             limit += 0.3
         if partnership and bids[partner] in (1, 2):
@@ -173,7 +183,7 @@ def choose_bid(view: dict[str, Any]) -> Action:
         want += 0.3
     if my_bags >= 7:
         want += 0.3  # close to a bag penalty: bid what the hand takes
-    n = int(want + 0.5 - 0.15)
+    n = int(want * TUNING["bid_scale"] + 0.5 + TUNING["bid_shift"])
     n = max(1, min(13, n))
     room_left = 13 - others
     if room_left >= 1 and n > room_left:
@@ -197,8 +207,8 @@ def _wants_blind_nil(
     best_other = max(s for i, s in enumerate(scores) if i != side)
     deficit = best_other - mine
     if partner >= 0:
-        return deficit >= 150 and best_other >= target * 0.7
-    return deficit >= 200 and best_other >= target * 0.75
+        return deficit >= TUNING["blind_deficit"] and best_other >= target * TUNING["blind_near"]
+    return deficit >= 250 and best_other >= target * 0.85
 
 
 # --- play ----------------------------------------------------------------------------------
