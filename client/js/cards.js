@@ -1,0 +1,56 @@
+// Card and seat vocabulary: how a card code like "QS" is named, drawn and sorted.
+
+export const SUITS = {
+  S: { name: "Spades", symbol: "♠", red: false },
+  H: { name: "Hearts", symbol: "♥", red: true },
+  C: { name: "Clubs", symbol: "♣", red: false },
+  D: { name: "Diamonds", symbol: "♦", red: true },
+};
+
+const RANK_NAMES = {
+  2: "Two", 3: "Three", 4: "Four", 5: "Five", 6: "Six", 7: "Seven", 8: "Eight",
+  9: "Nine", T: "Ten", J: "Jack", Q: "Queen", K: "King", A: "Ace",
+};
+const RANK_ORDER = "23456789TJQKA";
+const SUIT_ORDER = "SHCD"; // spades first, then alternating colours
+
+export const SEAT_NAMES = ["South", "West", "North", "East"];
+
+export function parseCard(code) {
+  const rank = code[0];
+  const suit = code[1];
+  return {
+    code,
+    rank,
+    suit,
+    label: rank === "T" ? "10" : rank,
+    symbol: SUITS[suit].symbol,
+    red: SUITS[suit].red,
+    name: `${RANK_NAMES[rank]} of ${SUITS[suit].name}`,
+  };
+}
+
+export function cardName(code) {
+  return parseCard(code).name;
+}
+
+/** Spades, hearts, clubs, diamonds; high to low inside a suit. */
+export function sortHand(codes) {
+  return [...codes].sort((a, b) => {
+    const bySuit = SUIT_ORDER.indexOf(a[1]) - SUIT_ORDER.indexOf(b[1]);
+    return bySuit || RANK_ORDER.indexOf(b[0]) - RANK_ORDER.indexOf(a[0]);
+  });
+}
+
+/** "Nil", "Blind nil" or the number, for a bid as the engine writes it. */
+export function bidText(bid) {
+  if (bid === null || bid === undefined) return "";
+  if (bid === "nil" || bid === 0) return "Nil";
+  if (bid === "blind nil") return "Blind nil";
+  return String(bid);
+}
+
+/** Where a seat sits on screen, seen from `me`: bottom, left, top, right (clockwise). */
+export function placeOf(seat, me) {
+  return ["bottom", "left", "top", "right"][(seat - (me ?? 0) + 4) % 4];
+}

@@ -1,0 +1,167 @@
+// The WebSocket half of the protocol: one socket per room page, "hello" first, automatic
+// reconnection with exponential backoff and jitter, keep-alive pings, request ids.
+
+const PING_EVERY_MS = 15000;
+const SILENCE_LIMIT_MS = 40000;
+const MAX_BACKOFF_MS = 15000;
+// 4001: the seat was opened in another tab; 4002: room abandoned; 4004: no such room.
+const FATAL_CLOSE_CODES = new Set([4001, 4002, 4004]);
+const CLOSE_REASONS = {
+  4001: "This seat was opened in another tab or window.",
+  4002: "This room was closed because nobody was playing.",
+  4004: "This room does not exist.",
+};
+
+export class Connection {
+  /**
+   * @param {object} opts
+   * @param {string} opts.code room code
+   * @param {() => (string|null)} opts.token the seat token to say hello with
+   * @param {(msg: object) => void} opts.onMessage every server message
+   * @param {(status: object) => void} opts.onStatus {state: "connecting"|"open"|"down"|"closed", retryAt, attempt, reason}
+   */
+  constructor({ code, token, onMessage, onStatus }) {
+    this.code = code;
+    this.token = token;
+    this.onMessage = onMessage;
+    this.onStatus = onStatus;
+    this.ws = null;
+    this.attempt = 0;
+    this.nextId = 1;
+    this.retryTimer = null;
+    this.pingTimer = null;
+    this.lastHeard = 0;
+    this.stopped = false;
+    this.queue = [];
+  }
+
+  url() {
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    return `${scheme}://${location.host}/ws/${encodeURIComponent(this.code)}`;
+  }
+
+  start() {
+    this.stopped = false;
+    this.open();
+  }
+
+  open() {
+    clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    this.onStatus({ state: "connecting", attempt: this.attempt });
+    let ws;
+    try {
+      ws = new WebSocket(this.url());
+    } catch (err) {
+      this.scheduleRetry(String(err));
+      return;
+    }
+    this.ws = ws;
+    ws.addEventListener("open", () => {
+      if (this.ws !== ws) return;
+      this.lastHeard = Date.now();
+      this.rawSend({ type: "hello", token: this.token() || null, id: this.nextId++ });
+      this.startPings();
+    });
+    ws.addEventListener("message", (event) => {
+      if (this.ws !== ws) return;
+      this.lastHeard = Date.now();
+      let msg;
+      try {
+        msg = JSON.parse(event.data);
+      } catch {
+        return;
+      }
+      if (msg.type === "state" && this.attempt !== 0) this.attempt = 0;
+      if (msg.type === "state") this.flushQueue();
+      this.onMessage(msg);
+      if (msg.type === "state") this.onStatus({ state: "open" });
+    });
+    ws.addEventListener("close", (event) => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      this.stopPings();
+      if (this.stopped) return;
+      if (FATAL_CLOSE_CODES.has(event.code)) {
+        // Another tab took the seat, the room was closed or never existed: retrying cannot help.
+        this.stopped = true;
+        this.onStatus({ state: "closed", reason: CLOSE_REASONS[event.code] || event.reason, code: event.code });
+        return;
+      }
+      this.scheduleRetry(event.reason);
+    });
+  }
+
+  scheduleRetry(reason) {
+    const base = Math.min(MAX_BACKOFF_MS, 500 * 2 ** this.attempt);
+    const delay = Math.round(base * (0.75 + Math.random() * 0.5));
+    this.attempt += 1;
+    const retryAt = Date.now() + delay;
+    this.onStatus({ state: "down", retryAt, attempt: this.attempt, reason });
+    this.retryTimer = setTimeout(() => this.open(), delay);
+  }
+
+  /** Skip the wait and try again now (the banner's button). */
+  reconnectNow() {
+    if (this.ws && this.ws.readyState <= WebSocket.OPEN) return;
+    this.stopped = false;
+    this.open();
+  }
+
+  /** Drop the socket and say hello again (e.g. with a new token). */
+  restart() {
+    const old = this.ws;
+    this.ws = null;
+    if (old) old.close();
+    this.stopPings();
+    this.attempt = 0;
+    this.open();
+  }
+
+  stop() {
+    this.stopped = true;
+    clearTimeout(this.retryTimer);
+    this.stopPings();
+    if (this.ws) this.ws.close();
+    this.ws = null;
+  }
+
+  startPings() {
+    this.stopPings();
+    this.pingTimer = setInterval(() => {
+      if (Date.now() - this.lastHeard > SILENCE_LIMIT_MS && this.ws) {
+        this.ws.close(); // a dead link: the close handler reconnects
+        return;
+      }
+      this.rawSend({ type: "ping", id: this.nextId++ });
+    }, PING_EVERY_MS);
+  }
+
+  stopPings() {
+    clearInterval(this.pingTimer);
+    this.pingTimer = null;
+  }
+
+  rawSend(msg) {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return false;
+    this.ws.send(JSON.stringify(msg));
+    return true;
+  }
+
+  flushQueue() {
+    const pending = this.queue;
+    this.queue = [];
+    for (const msg of pending) this.rawSend(msg);
+  }
+
+  get isOpen() {
+    return Boolean(this.ws && this.ws.readyState === WebSocket.OPEN);
+  }
+
+  /** Send an intent; returns its id (echoed by the server as "ref"). Chat waits for the link. */
+  send(msg) {
+    const withId = { ...msg, id: this.nextId++ };
+    if (!this.rawSend(withId) && msg.type === "chat") this.queue.push(withId);
+    return withId.id;
+  }
+}

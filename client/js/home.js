@@ -1,0 +1,102 @@
+// The home page controller: keeps the form in localStorage, calls the REST API, and
+// goes to /r/{code} once a room exists (the seat token is stored first).
+
+import * as api from "./api.js";
+import { mount, trackDirty } from "./dom.js";
+import { bindActions } from "./input.js";
+import * as storage from "./storage.js";
+import { renderHome } from "./views/home.js";
+import { readSettings, settingsSummary, wireCustomTarget } from "./views/settings.js";
+
+const ROOMS_REFRESH_MS = 10000;
+
+export function startHome(main) {
+  const model = {
+    name: storage.getName(),
+    settings: storage.getSettings(),
+    rooms: null,
+    roomsLoading: true,
+    busy: false,
+    error: null,
+  };
+
+  const render = () => mount(main, renderHome(model));
+
+  const currentName = () => {
+    const field = main.querySelector("#player-name");
+    const name = (field ? field.value : model.name).trim() || "Player";
+    storage.setName(name);
+    model.name = name;
+    return name;
+  };
+
+  const rememberForm = () => {
+    const form = main.querySelector("form[data-form='create']");
+    if (!form) return;
+    model.settings = readSettings(form, { prefix: "new", includePublic: true });
+    storage.setSettings(model.settings);
+  };
+
+  const loadRooms = async () => {
+    try {
+      const data = await api.listRooms();
+      model.rooms = data.rooms || [];
+    } catch {
+      model.rooms = model.rooms || [];
+    }
+    model.roomsLoading = false;
+    render();
+  };
+
+  const enter = async (call, body) => {
+    model.busy = true;
+    model.error = null;
+    render();
+    try {
+      const made = await call(body);
+      storage.setToken(made.code, made.token);
+      location.assign(`/r/${encodeURIComponent(made.code)}`);
+    } catch (err) {
+      model.busy = false;
+      model.error = err.message || "Something went wrong";
+      render();
+    }
+  };
+
+  bindActions(main, {
+    "refresh-rooms": () => {
+      model.roomsLoading = true;
+      loadRooms();
+    },
+    "submit:solo": () => {
+      rememberForm();
+      const { public: _unused, ...solo } = model.settings;
+      enter(api.createSolo, { name: currentName(), ...solo });
+    },
+    "submit:create": () => {
+      rememberForm();
+      enter(api.createRoom, { name: currentName(), ...model.settings });
+    },
+    "submit:join": (form) => {
+      const code = form.elements.namedItem("join-code").value.trim();
+      if (code) location.assign(`/r/${encodeURIComponent(code)}`);
+    },
+  });
+  trackDirty(main);
+  wireCustomTarget(main);
+  // Every change to the create form becomes the "last used settings" of Play solo.
+  main.addEventListener("change", (event) => {
+    if (event.target.closest("form[data-form='create']")) {
+      rememberForm();
+      // Only the summary line changes: re-rendering here (on blur) could swallow a click.
+      const summary = main.querySelector("#solo-summary");
+      if (summary) summary.textContent = `With your last settings: ${settingsSummary(model.settings)}`;
+    }
+    if (event.target.id === "player-name") currentName();
+  });
+
+  document.title = "Spades";
+  render();
+  loadRooms();
+  setInterval(loadRooms, ROOMS_REFRESH_MS);
+}

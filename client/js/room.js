@@ -1,0 +1,232 @@
+// The room page controller: one connection, one state, input handlers that send intents,
+// and a render after every change. The server decides everything; nothing here is
+// applied before the server confirms it.
+
+import * as api from "./api.js";
+import { announce } from "./announce.js";
+import { Connection } from "./connection.js";
+import { h, mount, trackDirty } from "./dom.js";
+import { bindActions } from "./input.js";
+import { initialState, reduce, remaining } from "./state.js";
+import * as storage from "./storage.js";
+import { banner, countdown, formatClock, topbar } from "./views/common.js";
+import { renderLobby } from "./views/lobby.js";
+import { gameOver, handSheet } from "./views/sheets.js";
+import { readSettings, wireCustomTarget } from "./views/settings.js";
+import { renderTable } from "./views/table.js";
+
+const TOKEN_ERRORS = new Set(["bad_token", "invalid_token", "unknown_token", "forbidden", "unauthorized", "auth"]);
+const RECENT_TRICK_MS = 1600;
+const TOAST_MS = 4500;
+
+export function startRoom({ main, top, bannerEl, toastEl }, code) {
+  let state = { ...initialState(code), seenTrickCards: new Set(), copied: false, playAgainAsked: false };
+  let chatCount = 0;
+  let recentTimer = null;
+  let toastTimer = null;
+
+  const conn = new Connection({
+    code,
+    token: () => storage.getToken(code),
+    onMessage: (msg) => receive(msg),
+    onStatus: (link) => {
+      // The server replays recent chat after every hello: start the log afresh.
+      state = link.state === "connecting" ? { ...state, link, chat: [] } : { ...state, link };
+      render();
+    },
+  });
+
+  function receive(msg) {
+    if (msg.type === "seated" && msg.token) {
+      storage.setToken(code, msg.token);
+    }
+    if (msg.type === "error" && TOKEN_ERRORS.has(msg.code)) {
+      // A stale seat token (seat freed by the host, other server): we are a spectator now.
+      storage.clearToken(code);
+    }
+    if (msg.type === "error" && (msg.code === "not_found" || msg.code === "room_not_found")) {
+      state = { ...state, link: { state: "closed", reason: "This room does not exist." } };
+      conn.stop();
+      render();
+      return;
+    }
+    const before = state;
+    const result = reduce(state, msg);
+    state = result.state;
+    if (result.events.length) announce(result.events.slice(-3).join(". "));
+    if (state.view && state.view.phase !== "over") state.playAgainAsked = false;
+    if (msg.type === "error") showToast(state.toast.text);
+    if (state.recentTrick && state.recentTrick !== before.recentTrick) {
+      clearTimeout(recentTimer);
+      const trick = state.recentTrick;
+      recentTimer = setTimeout(() => {
+        if (state.recentTrick === trick) {
+          state = { ...state, recentTrick: null };
+          render();
+        }
+      }, RECENT_TRICK_MS);
+    }
+    const sheetOpened = state.sheet && state.sheet !== before.sheet;
+    const overOpened = state.view && state.view.phase === "over" && !state.sheet && (!before.view || before.view.phase !== "over");
+    render();
+    if (sheetOpened || overOpened) focusSelector(".sheet [data-action]");
+  }
+
+  function showToast(text) {
+    clearTimeout(toastTimer);
+    toastEl.replaceChildren(h("div", { class: "toast" }, text));
+    toastTimer = setTimeout(() => toastEl.replaceChildren(), TOAST_MS);
+  }
+
+  function focusSelector(selector) {
+    const el = main.querySelector(selector);
+    if (el) el.focus();
+  }
+
+  function send(msg) {
+    if (!conn.isOpen) {
+      showToast("Not connected right now; try again in a moment.");
+      return;
+    }
+    conn.send(msg);
+  }
+
+  function myName() {
+    const field = main.querySelector("#sit-name");
+    const name = ((field && field.value) || storage.getName() || "Player").trim().slice(0, 24) || "Player";
+    storage.setName(name);
+    return name;
+  }
+
+  function render() {
+    const view = state.view;
+    const myTurn = view && state.room && state.room.you !== null && view.to_act === state.room.you && view.phase !== "over";
+    document.title = `${myTurn ? "▶ Your turn · " : ""}Spades · Room ${code}`;
+    const right = [];
+    if (state.clock && state.clock.game_deadline) {
+      right.push(h("span", { class: "game-clock" }, "Game clock ", countdown(state.clock.game_deadline, "Game time left", { kind: "game" })));
+    }
+    right.push(h("span", { class: ["link-dot", state.link.state] , role: "img", "aria-label": state.link.state === "open" ? "Connected" : "Not connected" }));
+    mount(top, topbar({ code, right }));
+    mount(bannerEl, banner(state.link));
+
+    let content;
+    if (!state.room) {
+      content = state.link.state === "closed"
+        ? h("section", { class: "card-panel center-box" }, h("h1", {}, "Room not available"), h("p", {}, state.link.reason || ""), h("a", { class: "btn primary", href: "/" }, "Back to home"))
+        : h("section", { class: "card-panel center-box" }, h("p", { class: "muted" }, "Joining the table…"));
+    } else if (view) {
+      content = [renderTable(state)];
+      if (state.sheet) content.push(handSheet(state));
+      else if (view.phase === "over") content.push(gameOver(state));
+    } else {
+      content = renderLobby(state, { name: storage.getName() });
+    }
+    mount(main, content);
+
+    for (const el of main.querySelectorAll("[data-seen]")) state.seenTrickCards.add(el.dataset.seen);
+    if (state.seenTrickCards.size > 400) state.seenTrickCards = new Set([...state.seenTrickCards].slice(-100));
+    const log = main.querySelector(".chat-log");
+    if (log && state.chat.length !== chatCount) log.scrollTop = log.scrollHeight;
+    chatCount = state.chat.length;
+    tick();
+  }
+
+  function tick() {
+    for (const el of document.querySelectorAll("[data-deadline]")) {
+      const left = el.dataset.kind === "retry"
+        ? Math.max(0, Number(el.dataset.deadline) - Date.now())
+        : remaining(state, Number(el.dataset.deadline));
+      const text = el.dataset.kind === "retry" ? ` in ${Math.ceil(left / 1000)} s` : formatClock(left);
+      if (el.textContent !== text) el.textContent = text;
+      el.classList.toggle("low", el.dataset.kind === "turn" && left !== null && left < 5000);
+    }
+  }
+
+  bindActions(document.body, {
+    play: (data) => send({ type: "play", card: data.card }),
+    bid: (data) => {
+      const bid = /^\d+$/.test(data.bid) ? Number(data.bid) : data.bid;
+      send({ type: "bid", bid });
+    },
+    look: () => send({ type: "look" }),
+    hint: () => send({ type: "hint" }),
+    "toggle-last": () => {
+      state = { ...state, showLastTrick: !state.showLastTrick };
+      render();
+    },
+    "close-sheet": () => {
+      state = { ...state, sheet: null };
+      render();
+      if (state.view && state.view.phase === "over") focusSelector(".sheet [data-action]");
+      else focusSelector(".bid-panel button, .hand [data-key]:not([aria-disabled='true']), .hand");
+    },
+    "play-again": () => {
+      state = { ...state, playAgainAsked: true };
+      send({ type: "play_again" });
+      render();
+    },
+    start: () => send({ type: "start" }),
+    "set-seat": (data) => send({ type: "set_seat", seat: Number(data.seat), to: data.to }),
+    sit: (data) => send({ type: "sit", seat: Number(data.seat), name: myName() }),
+    stand: () => send({ type: "stand" }),
+    reconnect: () => conn.reconnectNow(),
+    "copy-invite": async () => {
+      const link = (state.room && state.room.invite_url) || `${location.origin}/r/${code}`;
+      let copied = false;
+      try {
+        await navigator.clipboard.writeText(link);
+        copied = true;
+      } catch {
+        const field = main.querySelector("#invite-link");
+        if (field) {
+          field.select();
+          copied = document.execCommand && document.execCommand("copy");
+        }
+      }
+      state = { ...state, copied: true };
+      announce(copied ? "Invite link copied" : "Select the link and copy it");
+      render();
+      setTimeout(() => {
+        state = { ...state, copied: false };
+        render();
+      }, 2500);
+    },
+    "submit:chat": (form) => {
+      const input = form.elements.namedItem("chat-input");
+      const text = input.value.trim();
+      if (!text) return;
+      conn.send({ type: "chat", text });
+      input.value = "";
+      delete input.dataset.dirty;
+    },
+    "submit:settings": (form) => {
+      const settings = readSettings(form, { prefix: "room", includePublic: true });
+      send({ type: "settings", settings });
+      for (const el of form.querySelectorAll("[data-dirty]")) delete el.dataset.dirty;
+      showToast("Settings sent");
+    },
+  });
+  trackDirty(main);
+  wireCustomTarget(main);
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && state.sheet) {
+      state = { ...state, sheet: null };
+      render();
+    }
+  });
+  setInterval(tick, 250);
+
+  render();
+  api.getRoom(code).then(
+    () => conn.start(),
+    (err) => {
+      if (err.status === 404) {
+        state = { ...state, link: { state: "closed", reason: `There is no room with the code ${code}.` } };
+        render();
+      } else {
+        conn.start();
+      }
+    },
+  );
+}

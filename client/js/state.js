@@ -1,0 +1,161 @@
+// The room page's state: what the server last said, plus the little the client adds
+// (chat log, hint, the result sheet to show, the trick that just finished).
+// `reduce` takes a server message and returns the next state and the events worth announcing.
+
+import { cardName, bidText, SEAT_NAMES } from "./cards.js";
+import { getSeenHands, setSeenHands } from "./storage.js";
+
+export function initialState(code) {
+  return {
+    code,
+    link: { state: "connecting", attempt: 0 },
+    seq: -1,
+    room: null,
+    view: null,
+    clock: null,
+    clockOffset: 0,
+    chat: [],
+    hint: null,
+    sheet: null,
+    recentTrick: null,
+    showLastTrick: false,
+    toast: null,
+    closed: null,
+  };
+}
+
+export function seatName(room, seat) {
+  if (!room || seat === null || seat === undefined) return "";
+  const info = room.seats[seat];
+  if (info && info.name) return info.name;
+  if (info && info.kind === "bot") return `Bot ${SEAT_NAMES[seat]}`;
+  return SEAT_NAMES[seat];
+}
+
+/** "You" for the viewer's own seat, the seat's name otherwise. */
+export function who(room, seat) {
+  return room && room.you === seat ? "You" : seatName(room, seat);
+}
+
+/** The viewer's seat: their own, or South for a spectator. */
+export function mySeat(state) {
+  return state.room && state.room.you !== null && state.room.you !== undefined ? state.room.you : null;
+}
+
+export function sideOf(view, seat) {
+  return view.mode === "partnership" ? seat % 2 : seat;
+}
+
+export function sideName(room, view, side) {
+  if (view.mode !== "partnership") return who(room, side);
+  return `${who(room, side)} & ${who(room, side + 2)}`;
+}
+
+function turnText(room, view) {
+  if (!view || view.to_act === null || view.to_act === undefined || view.phase === "over") return null;
+  const verb = view.phase === "bidding" ? "bid" : "play";
+  if (room.you === view.to_act) return `Your turn to ${verb}`;
+  return `${seatName(room, view.to_act)} to ${verb}`;
+}
+
+function applyStateMessage(prev, msg) {
+  const events = [];
+  const next = { ...prev, seq: msg.seq, room: msg.room, view: msg.view, clock: msg.clock || null, closed: null };
+  if (msg.clock && typeof msg.clock.now === "number") next.clockOffset = msg.clock.now - Date.now();
+
+  const pv = prev.view;
+  const nv = msg.view;
+  const room = msg.room;
+  if (!nv) {
+    next.recentTrick = null;
+    next.sheet = null;
+    return { state: next, events };
+  }
+  const sameGame = prev.room && prev.room.game_id === room.game_id;
+  const sameHand = sameGame && pv && pv.hand_number === nv.hand_number;
+
+  // A trick that just completed stays on the table until the next card is played.
+  if (sameHand && nv.tricks.length > pv.tricks.length) {
+    const trick = nv.tricks[nv.tricks.length - 1];
+    next.recentTrick = trick;
+    events.push(`${who(room, trick.winner)} ${room.you === trick.winner ? "win" : "wins"} the trick`);
+  } else if (!sameHand || (nv.current_trick && nv.current_trick.cards.length > 0)) {
+    next.recentTrick = null;
+  }
+
+  // Cards played by others, bids made: short announcements.
+  if (sameHand && nv.phase === "bidding") {
+    nv.bids.forEach((bid, seat) => {
+      if (bid !== null && pv.bids[seat] === null && seat !== room.you) {
+        events.push(`${seatName(room, seat)} bids ${bidText(bid)}`);
+      }
+    });
+  }
+  if (sameHand && nv.current_trick && (!pv.current_trick || nv.current_trick.cards.length > pv.current_trick.cards.length)) {
+    const played = nv.current_trick.cards[nv.current_trick.cards.length - 1];
+    if (played && played.seat !== room.you) events.push(`${seatName(room, played.seat)} plays ${cardName(played.card)}`);
+  }
+
+  // A finished hand opens its result sheet, once per hand (and not again after a reload).
+  const seen = getSeenHands(prev.code, room.game_id);
+  const known = sameGame && pv ? pv.history.length : seen ?? nv.history.length;
+  if (nv.history.length > known) {
+    next.sheet = { entry: nv.history[nv.history.length - 1], index: nv.history.length - 1 };
+    const entry = nv.history[nv.history.length - 1];
+    events.push(`Hand ${entry.hand} is over`);
+  } else if (!sameGame) {
+    next.sheet = null;
+  }
+  setSeenHands(prev.code, room.game_id, nv.history.length);
+
+  if (nv.phase === "over" && (!pv || pv.phase !== "over" || !sameGame)) {
+    events.push(`Game over: ${sideName(room, nv, nv.winner)} ${nv.mode === "partnership" || room.you !== nv.winner ? "wins" : "win"}`);
+  }
+
+  const turn = turnText(room, nv);
+  const prevTurn = sameHand ? turnText(prev.room, pv) : null;
+  if (turn && (turn !== prevTurn || nv.phase !== pv.phase)) events.push(turn);
+
+  // A hint belongs to one decision: drop it once the turn moves on.
+  if (prev.hint && (!sameHand || nv.to_act !== pv.to_act || nv.phase !== pv.phase || nv.tricks.length !== pv.tricks.length)) {
+    next.hint = null;
+  }
+  if (!sameGame) next.showLastTrick = false;
+  return { state: next, events };
+}
+
+/** Fold one server message into the state. Returns {state, events: [text to announce]}. */
+export function reduce(state, msg) {
+  switch (msg.type) {
+    case "state":
+      // Sequence numbers count the actions of one game; an older one of the same game is stale.
+      if (typeof msg.seq === "number" && msg.seq < state.seq && state.room && msg.room && state.room.game_id === msg.room.game_id) {
+        return { state, events: [] };
+      }
+      return applyStateMessage(state, msg);
+    case "chat": {
+      const chat = [...state.chat, { seat: msg.seat, name: msg.name, text: msg.text, at: msg.at }].slice(-200);
+      return { state: { ...state, chat }, events: [] };
+    }
+    case "hint":
+      return { state: { ...state, hint: msg.action }, events: [hintText(msg.action)] };
+    case "error":
+      return { state: { ...state, toast: { text: msg.message || msg.code, at: Date.now(), code: msg.code } }, events: [] };
+    default:
+      return { state, events: [] };
+  }
+}
+
+export function hintText(action) {
+  if (!action) return "No hint";
+  if (action.type === "bid") return `Hint: bid ${bidText(action.bid)}`;
+  if (action.type === "play") return `Hint: play the ${cardName(action.card)}`;
+  if (action.type === "look") return "Hint: look at your cards";
+  return "Hint";
+}
+
+/** Milliseconds left until an epoch-ms deadline on the server's clock, or null. */
+export function remaining(state, deadline) {
+  if (!deadline) return null;
+  return Math.max(0, deadline - (Date.now() + state.clockOffset));
+}

@@ -1,0 +1,73 @@
+// Pieces shared by the room screens: cards, the top bar, the connection banner, toasts.
+
+import { h } from "../dom.js";
+import { parseCard } from "../cards.js";
+
+/** A card face (not interactive), e.g. in the trick. */
+export function cardFace(code, attrs = {}) {
+  const card = parseCard(code);
+  return h("span", { ...attrs, class: ["card", card.red ? "red" : "black", attrs.class], "data-card": code },
+    h("span", { class: "corner", "aria-hidden": "true" }, h("span", { class: "rank" }, card.label), h("span", { class: "pip" }, card.symbol)),
+    h("span", { class: "center-pip", "aria-hidden": "true" }, card.symbol),
+    h("span", { class: "sr-only" }, card.name));
+}
+
+/** A card in the player's hand: a button named like "Queen of Spades". */
+export function cardButton(code, { legal, active, hinted, index }) {
+  const card = parseCard(code);
+  const playable = active && legal;
+  return h("button", {
+    type: "button",
+    class: ["card", "in-hand", card.red ? "red" : "black", `suit-${card.suit}`, active ? (legal ? "legal" : "dimmed") : null, hinted ? "hinted" : null],
+    "aria-label": card.name,
+    "aria-disabled": playable ? null : "true",
+    "data-action": "play",
+    "data-card": code,
+    "data-key": `card-${code}`,
+    style: `--i:${index}`,
+  },
+  h("span", { class: "corner", "aria-hidden": "true" }, h("span", { class: "rank" }, card.label), h("span", { class: "pip" }, card.symbol)),
+  h("span", { class: "center-pip", "aria-hidden": "true" }, card.symbol),
+  hinted ? h("span", { class: "hint-badge", "aria-hidden": "true" }, "Hint") : null);
+}
+
+export function cardBack(attrs = {}) {
+  return h("span", { ...attrs, class: ["card", "back", attrs.class], "aria-hidden": "true" });
+}
+
+export function formatClock(ms) {
+  if (ms === null || ms === undefined) return "";
+  const total = Math.ceil(ms / 1000);
+  const m = Math.floor(total / 60);
+  const sec = String(total % 60).padStart(2, "0");
+  return m >= 60 ? `${Math.floor(m / 60)}:${String(m % 60).padStart(2, "0")}:${sec}` : `${m}:${sec}`;
+}
+
+/** A countdown the ticker updates in place every quarter second. */
+export function countdown(deadline, label, { kind = "turn" } = {}) {
+  if (!deadline) return null;
+  return h("span", { class: ["countdown", kind], "data-deadline": String(deadline), "data-kind": kind, role: "timer", "aria-label": label }, "");
+}
+
+export function topbar({ title, code, right }) {
+  return h("div", { class: "topbar-inner" },
+    h("a", { class: "brand", href: "/", "aria-label": "Spades home" }, h("span", { class: "brand-pip", "aria-hidden": "true" }, "♠"), " Spades"),
+    title ? h("span", { class: "topbar-title" }, title) : null,
+    code ? h("span", { class: "room-code" }, "Room ", h("strong", {}, code)) : null,
+    h("div", { class: "topbar-right" }, right));
+}
+
+export function banner(link) {
+  if (!link || link.state === "open") return null;
+  if (link.state === "closed") {
+    return h("div", { class: "banner bad" },
+      h("span", {}, link.reason || "This room is closed."),
+      h("a", { class: "btn small", href: "/" }, "Back to home"));
+  }
+  if (link.state === "connecting" && !link.attempt) return null;
+  const text = link.state === "connecting" ? "Reconnecting…" : "Connection lost. Reconnecting";
+  return h("div", { class: "banner" },
+    h("span", { class: "spinner", "aria-hidden": "true" }),
+    h("span", {}, text, link.state === "down" && link.retryAt ? h("span", { "data-deadline": String(link.retryAt), "data-kind": "retry", class: "retry-in" }) : null),
+    h("button", { type: "button", class: "btn small", "data-action": "reconnect" }, "Reconnect now"));
+}

@@ -1,0 +1,89 @@
+// The room before the first game: four seats, invite link, host controls, chat.
+
+import { h } from "../dom.js";
+import { SEAT_NAMES, placeOf } from "../cards.js";
+import { seatName } from "../state.js";
+import { settingsFields, settingsSummary, BOT_LEVELS } from "./settings.js";
+import { chatPanel } from "./chat.js";
+
+function marks(room, info) {
+  const out = [];
+  if (info.seat === room.host_seat) out.push(h("span", { class: "tag host" }, "Host"));
+  if (info.kind === "bot") {
+    const level = BOT_LEVELS.find(([v]) => v === info.bot_level);
+    out.push(h("span", { class: "tag bot" }, `Bot${level ? ` · ${level[1]}` : ""}`));
+  }
+  if (info.kind === "human") {
+    if (info.away) out.push(h("span", { class: "tag away" }, "Away"));
+    else out.push(h("span", { class: ["tag", info.connected ? "online" : "offline"] }, info.connected ? "Connected" : "Offline"));
+  }
+  return out;
+}
+
+function seatCard(room, info, me) {
+  const isHost = room.you !== null && room.you === room.host_seat;
+  const mine = room.you === info.seat;
+  const where = SEAT_NAMES[info.seat];
+  const controls = [];
+  if (room.you === null && info.kind === "empty") {
+    controls.push(h("button", { type: "button", class: "btn primary small", "data-action": "sit", "data-seat": String(info.seat), "aria-label": `Sit in the ${where} seat`, "data-key": `sit-${info.seat}` }, "Sit here"));
+  }
+  if (isHost && !mine) {
+    if (info.kind !== "bot") {
+      controls.push(h("button", { type: "button", class: "btn small", "data-action": "set-seat", "data-seat": String(info.seat), "data-to": "bot", "aria-label": `Seat a bot in the ${where} seat`, "data-key": `bot-${info.seat}` }, "Seat a bot"));
+    }
+    if (info.kind !== "empty") {
+      controls.push(h("button", { type: "button", class: "btn small ghost", "data-action": "set-seat", "data-seat": String(info.seat), "data-to": "empty", "aria-label": `Free the ${where} seat`, "data-key": `free-${info.seat}` }, "Free seat"));
+    }
+  }
+  if (mine && !isHost) {
+    controls.push(h("button", { type: "button", class: "btn small ghost", "data-action": "stand", "data-key": "stand" }, "Leave seat"));
+  }
+  return h("li", { class: ["lobby-seat", `place-${placeOf(info.seat, me)}`, info.kind, mine ? "mine" : null], "aria-label": `${where} seat` },
+    h("div", { class: "seat-where muted small" }, where),
+    h("div", { class: "seat-name" }, info.kind === "empty" ? h("span", { class: "muted" }, "Empty seat") : seatName(room, info.seat), mine ? h("span", { class: "you" }, " (you)") : null),
+    h("div", { class: "tags" }, marks(room, info)),
+    controls.length ? h("div", { class: "seat-controls" }, controls) : null);
+}
+
+export function renderLobby(state, { name }) {
+  const room = state.room;
+  const me = room.you;
+  const isHost = me !== null && me === room.host_seat;
+  const seated = room.seats.filter((s) => s.kind !== "empty").length;
+  const invite = room.invite_url || `${location.origin}/r/${room.code}`;
+  return h("div", { class: "lobby" },
+    h("section", { class: "card-panel lobby-main", "aria-labelledby": "lobby-title" },
+      h("div", { class: "panel-head" },
+        h("h1", { id: "lobby-title" }, "Room ", h("span", { class: "code" }, room.code)),
+        h("span", { class: "badge" }, room.settings.public ? "Public" : "Private")),
+      h("p", { class: "muted" }, settingsSummary(room.settings)),
+      h("div", { class: "invite inline" },
+        h("label", { class: "sr-only", for: "invite-link" }, "Invite link"),
+        h("input", { id: "invite-link", readonly: true, value: invite, "data-key": "invite-link" }),
+        h("button", { type: "button", class: "btn", "data-action": "copy-invite", "data-key": "copy-invite" }, state.copied ? "Copied!" : "Copy invite link")),
+      me === null
+        ? h("div", { class: "field sit-name" },
+          h("label", { for: "sit-name" }, "Your name"),
+          h("input", { id: "sit-name", maxlength: 24, value: name, placeholder: "Player", "data-key": "sit-name", autocomplete: "nickname" }),
+          h("p", { class: "muted small" }, "Pick an empty seat to join the table."))
+        : null,
+      h("ol", { class: "lobby-table", "aria-label": "Seats" },
+        room.seats.map((info) => seatCard(room, info, me ?? 0)),
+        h("li", { class: "lobby-felt", "aria-hidden": "true" }, h("span", {}, "♠"))),
+      h("div", { class: "lobby-actions" },
+        isHost
+          ? [
+            h("button", { type: "button", class: "btn primary big", "data-action": "start", "data-key": "start" }, "Start game"),
+            h("p", { class: "muted small" }, seated < 4 ? `Bots will take the ${4 - seated} empty ${4 - seated === 1 ? "seat" : "seats"}.` : "Everyone is seated."),
+          ]
+          : h("p", { class: "muted" }, me === null ? "" : "Waiting for the host to start the game…")),
+      isHost
+        ? h("details", { class: "room-settings", "data-key": "room-settings", "data-keep-open": "" },
+          h("summary", {}, "Room settings"),
+          h("form", { "data-form": "settings" },
+            settingsFields(room.settings, { prefix: "room", includePublic: true }),
+            h("button", { type: "submit", class: "btn" }, "Save settings")))
+        : null),
+    chatPanel(state.chat, { canSend: state.link.state === "open" }));
+}

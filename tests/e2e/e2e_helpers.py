@@ -1,0 +1,98 @@
+"""Page helpers shared by the browser tests: start games from the home page, act on a turn."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from conftest import DESKTOP, PHONE
+
+MY_MOVE = ".bid-panel button.bid, .hand .card.legal, .bid-panel [data-action='look']"
+TURN_SELECTOR = (
+    ".hand-sheet, .game-over, .bid-panel [data-action='look'], "
+    ".bid-panel button.bid, .hand .card.legal"
+)
+SHEET_BUTTON = re.compile(r"^(Continue|See final results)$")
+
+
+def fill_create_form(
+    page: Any,
+    *,
+    mode: str = "individual",
+    target: int | None = None,
+    bots: str = "basic",
+    deficit: int | None = None,
+) -> None:
+    label = "Every player for themself" if mode == "individual" else "Partners (2 vs 2)"
+    page.get_by_label(label).check()
+    if target is not None:
+        page.get_by_label("Custom target score").fill(str(target))
+    page.get_by_label("Bot level").select_option(bots)
+    if deficit is not None:
+        page.locator("summary", has_text="More rules").click()
+        page.get_by_label("Blind nil when behind by").fill(str(deficit))
+
+
+def start_solo(page: Any, *, name: str = "Tester", **settings: Any) -> str:
+    """From the home page, set the form and click "Play solo". Returns the room code."""
+    page.goto("/")
+    page.get_by_label("Your name").fill(name)
+    fill_create_form(page, **settings)
+    page.get_by_role("button", name="Play solo").click()
+    page.wait_for_url(re.compile(r"/r/[^/]+$"))
+    page.locator(".table-screen").wait_for()
+    return str(page.url.rsplit("/", 1)[1])
+
+
+CARD_CODES = "els => els.map(e => e.dataset.card)"
+
+
+def hand_cards(page: Any) -> list[str]:
+    return list(page.locator(".hand .card.in-hand").evaluate_all(CARD_CODES))
+
+
+def trick_cards(page: Any) -> list[str]:
+    return list(page.locator(".trick .played .card").evaluate_all(CARD_CODES))
+
+
+def act(page: Any, *, bid: str | None = None) -> str:
+    """Do what the page asks for now. Returns "sheet", "over", "look", "bid", "play" or ""."""
+    if page.locator(".hand-sheet").count():
+        page.locator(".hand-sheet").get_by_role("button", name=SHEET_BUTTON).click()
+        return "sheet"
+    if page.locator(".game-over").count():
+        return "over"
+    if page.locator(".bid-panel [data-action='look']").count():
+        page.get_by_role("button", name="Show my cards").click()
+        return "look"
+    bids = page.locator(".bid-panel button.bid:not([data-bid='blind nil'])")
+    if bids.count():
+        wanted = page.get_by_role("button", name=bid, exact=True) if bid else None
+        if wanted is None or not wanted.count():
+            wanted = bids.nth(min(2, bids.count() - 1))
+        wanted.click()
+        return "bid"
+    cards = page.locator(".hand .card.legal")
+    if cards.count():
+        card = cards.first
+        code = card.get_attribute("data-card")
+        card.click()
+        # Once the server has accepted it, that card is no longer a legal play (it left the
+        # hand; a new deal may hold the same card, but not as a legal play during bidding).
+        page.locator(f".hand .card.legal[data-card='{code}']").wait_for(state="detached")
+        return "play"
+    return ""
+
+
+def wait_turn(page: Any, timeout: float = 15_000) -> None:
+    page.locator(TURN_SELECTOR).first.wait_for(state="visible", timeout=timeout)
+
+
+def shoot(page: Any, folder: Path, name: str) -> None:
+    """Screenshots of the current screen at desktop and phone size."""
+    for label, size in (("desktop", DESKTOP), ("phone", PHONE)):
+        page.set_viewport_size(size)
+        page.wait_for_timeout(150)
+        page.screenshot(path=str(folder / f"{name}-{label}.png"))
+    page.set_viewport_size(DESKTOP)

@@ -1,0 +1,130 @@
+"""The table: reload mid-trick, keyboard-only play, blind nil only when allowed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from e2e_helpers import act, hand_cards, shoot, start_solo, wait_turn
+
+pytestmark = pytest.mark.e2e
+
+CURRENT_TRICK = ".trick-area:not(.done) .trick .played .card"
+
+
+def _current_trick(page: Any) -> list[str]:
+    return list(page.locator(CURRENT_TRICK).evaluate_all("els => els.map(e => e.dataset.card)"))
+
+
+def test_reload_mid_trick_returns_to_same_seat(new_page: Any) -> None:
+    page = new_page()
+    code = start_solo(page, name="Reloader", mode="partnership", target=500, bots="basic")
+    token = page.evaluate(f"localStorage.getItem('spades.token.{code}')")
+    assert token
+    # Play until it is our turn in the middle of a trick (others have already played).
+    for _ in range(80):
+        wait_turn(page)
+        if page.locator(".hand .card.legal").count() and _current_trick(page):
+            break
+        act(page)
+    else:
+        pytest.fail("never our turn in the middle of a trick")
+    before_hand = hand_cards(page)
+    before_trick = _current_trick(page)
+    before_score = page.locator(".scoreboard tbody").inner_text()
+    before_legal = page.locator(".hand .card.legal").evaluate_all(
+        "els => els.map(e => e.dataset.card)"
+    )
+
+    page.reload()
+    page.locator(".hand .card.legal").first.wait_for()
+    assert page.locator(".seat-plate.mine").get_by_text("Reloader").count() == 1
+    assert hand_cards(page) == before_hand
+    assert _current_trick(page) == before_trick
+    assert page.locator(".scoreboard tbody").inner_text() == before_score
+    assert (
+        page.locator(".hand .card.legal").evaluate_all("els => els.map(e => e.dataset.card)")
+        == before_legal
+    )
+    assert page.evaluate(f"localStorage.getItem('spades.token.{code}')") == token
+    # And the game goes on from there.
+    assert act(page) == "play"
+    assert len(hand_cards(page)) == len(before_hand) - 1 or page.locator(".hand-sheet").count()
+
+
+def _tab_to(page: Any, predicate: str, limit: int = 90) -> str:
+    """Press Tab until the focused element satisfies the JS predicate; returns its name."""
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        name = page.evaluate(
+            f"() => {{ const el = document.activeElement; "
+            f"return ({predicate}) ? (el.getAttribute('aria-label') || el.textContent) : null; }}"
+        )
+        if name:
+            return str(name)
+    raise AssertionError(f"Tab never reached an element where {predicate}")
+
+
+def test_keyboard_only_bidding_and_playing(new_page: Any) -> None:
+    page = new_page()
+    page.goto("/")
+    # Keyboard from the start: type a name, Enter submits "Play solo".
+    page.get_by_label("Your name").focus()
+    page.keyboard.type("Keys")
+    page.keyboard.press("Enter")
+    page.locator(".table-screen").wait_for()
+
+    page.locator(".bid-panel button.bid").first.wait_for()
+    # The default rules need a 100-point deficit for blind nil: not offered now.
+    assert page.get_by_role("button", name="Blind nil").count() == 0
+    name = _tab_to(page, "el.dataset.action === 'bid' && el.dataset.bid === '3'")
+    assert name == "Bid 3"
+    page.keyboard.press("Enter")
+    page.locator(".seat-plate.mine", has_text="Bid 3").wait_for()
+
+    for key in ("Enter", "Space", "Enter"):
+        page.locator(".hand .card.legal").first.wait_for()
+        card_name = _tab_to(
+            page, "el.classList.contains('legal') && el.getAttribute('aria-disabled') !== 'true'"
+        )
+        assert " of " in card_name  # e.g. "Queen of Spades"
+        code = page.evaluate("document.activeElement.dataset.card")
+        count = len(hand_cards(page))
+        page.keyboard.press(key)
+        page.locator(f".hand .card.legal[data-card='{code}']").wait_for(state="detached")
+        assert len(hand_cards(page)) == count - 1
+        # Focus stays in the hand, ready for the next card.
+        assert page.evaluate("!!document.activeElement.closest('.hand')")
+
+
+def test_blind_nil_only_when_allowed_and_before_cards(new_page: Any, screenshots: Path) -> None:
+    page = new_page()
+    # Default deficit (100): nobody trails at the start, so no blind nil, cards shown.
+    start_solo(page, mode="individual", target=500, bots="basic", deficit=100)
+    page.locator(".bid-panel button.bid").first.wait_for()
+    assert page.get_by_role("button", name="Blind nil").count() == 0
+    assert page.get_by_role("button", name="Show my cards").count() == 0
+    assert len(hand_cards(page)) == 13
+
+    # Deficit 0: blind nil is open from the first hand, and the cards stay face down.
+    start_solo(page, mode="individual", target=500, bots="basic", deficit=0)
+    page.get_by_role("button", name="Show my cards").wait_for()
+    assert hand_cards(page) == []
+    assert page.locator(".hidden-hand .card.back").count() == 13
+    page.get_by_role("button", name="Blind nil").wait_for()
+    assert page.locator(".bid-panel button.bid:not([data-bid='blind nil'])").count() == 0
+    shoot(page, screenshots, "table-blind-nil")
+    page.get_by_role("button", name="Blind nil").click()
+    page.locator(".seat-plate.mine", has_text="Blind nil").wait_for()
+    page.locator(".hand .card.in-hand").first.wait_for()
+    assert len(hand_cards(page)) == 13  # shown once the bid is made
+
+    # Looking first: blind nil is gone, ordinary bids remain.
+    start_solo(page, mode="individual", target=500, bots="basic", deficit=0)
+    page.get_by_role("button", name="Show my cards").click()
+    page.locator(".hand .card.in-hand").first.wait_for()
+    assert len(hand_cards(page)) == 13
+    wait_turn(page)
+    assert page.get_by_role("button", name="Blind nil").count() == 0
+    assert page.get_by_role("button", name="Bid 4").count() == 1
