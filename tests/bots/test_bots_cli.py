@@ -1,0 +1,130 @@
+"""`spades bot` through a real subprocess, and `spades simulate --json`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from spades.bots import decide
+from spades.cli import main
+from spades.engine import Game, Rules
+
+
+def test_spades_bot_answers_each_line_as_it_comes() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "spades.cli", "bot", "--level", "basic"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        game = Game.new(Rules(mode="individual", target=500), seed="proto")
+        for _ in range(60):  # one line at a time: the answer must arrive before the next view
+            seat = game.to_act
+            assert seat is not None
+            view = game.view(seat)
+            proc.stdin.write(json.dumps(view) + "\n")
+            proc.stdin.flush()
+            action = json.loads(proc.stdout.readline())
+            assert action in view["legal"]
+            game.apply(seat, action)
+        proc.stdin.write("not json\n")
+        proc.stdin.flush()
+        assert "error" in json.loads(proc.stdout.readline())
+    finally:
+        proc.stdin.close()
+        assert proc.wait(timeout=30) == 0
+
+
+def test_spades_bot_strong_with_fixed_iterations_is_reproducible() -> None:
+    game = Game.new(Rules(), seed="proto-strong")
+    while game.phase == "bidding":
+        seat = game.to_act
+        assert seat is not None
+        game.apply(seat, decide("basic", game.view(seat)))
+    seat = game.to_act
+    assert seat is not None
+    line = json.dumps(game.view(seat)) + "\n"
+    outs = []
+    for _ in range(2):
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "spades.cli",
+                "bot",
+                "--level",
+                "strong",
+                "--seed",
+                "7",
+                "--iterations",
+                "30",
+                "--budget-ms",
+                "100000",
+            ],
+            input=line,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
+        outs.append(json.loads(done.stdout))
+    assert outs[0] == outs[1]
+    assert outs[0] in game.view(seat)["legal"]
+
+
+def test_simulate_json_partnership(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(
+        [
+            "simulate",
+            "--games",
+            "2",
+            "--target",
+            "150",
+            "--seats",
+            "basic,random,basic,random",
+            "--json",
+            "--no-progress",
+        ]
+    )
+    assert code == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["games"] == 2
+    assert len(rep["wins"]) == len(rep["win_rate"]) == len(rep["ci95"]) == 2
+    assert sum(rep["wins"]) + rep["draws"] == 2
+    assert rep["decision_ms"]["basic"]["n"] > 0
+
+
+def test_simulate_json_individual_two_workers(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(
+        [
+            "simulate",
+            "--mode",
+            "individual",
+            "--games",
+            "4",
+            "--target",
+            "100",
+            "--seats",
+            "strong,basic,basic,basic",
+            "--strong-iterations",
+            "8",
+            "--workers",
+            "2",
+            "--json",
+            "--no-progress",
+        ]
+    )
+    assert code == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["games"] == 4
+    assert len(rep["wins"]) == len(rep["ci95"]) == 4
+    assert rep["sides"] == ["strong", "basic", "basic", "basic"]
+
+
+def test_simulate_rejects_bad_seats(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", "--seats", "basic,genius,basic,basic", "--no-progress"]) == 2

@@ -1,0 +1,41 @@
+"""A seed gives the same action; without a seed, a view still gives the same action."""
+
+from __future__ import annotations
+
+from bot_helpers import random_state
+
+from spades.bots import decide
+from spades.bots.strong import decide_strong
+
+
+def _play_view(seed: int) -> dict:
+    game = random_state(seed, 0)
+    while game.phase == "bidding":
+        seat = game.to_act
+        assert seat is not None
+        game.apply(seat, decide("basic", game.view(seat)))
+    for _ in range(seed % 9):
+        seat = game.to_act
+        assert seat is not None
+        game.apply(seat, decide("basic", game.view(seat)))
+    seat = game.to_act
+    assert seat is not None
+    return game.view(seat)
+
+
+def test_same_seed_same_action() -> None:
+    for seed in range(6):
+        view = _play_view(seed)
+        for level in ("random", "basic"):
+            assert decide(level, view, seed=seed) == decide(level, view, seed=seed)
+            assert decide(level, view) == decide(level, view)
+        a = decide_strong(view, seed=seed, iterations=40, budget_ms=1e9)
+        b = decide_strong(view, seed=seed, iterations=40, budget_ms=1e9)
+        assert a == b
+
+
+def test_random_level_varies_with_the_seed() -> None:
+    view = _play_view(1)
+    if len(view["legal"]) > 1:
+        picks = {decide("random", view, seed=s)["card"] for s in range(40)}
+        assert len(picks) > 1
