@@ -10,7 +10,6 @@ and then submit a command like anyone else; a command that finds the game moved 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -80,6 +79,10 @@ class Seat:
 BOT_NAMES = ("South Bot", "West Bot", "North Bot", "East Bot")
 
 
+async def _STOP() -> None:  # the queue marker that ends a room's worker
+    return None
+
+
 class Room:
     def __init__(
         self,
@@ -131,6 +134,9 @@ class Room:
     async def _run(self) -> None:
         while True:
             job, future = await self._queue.get()
+            if job is _STOP:
+                future.set_result(None)
+                return
             if future.done():
                 continue
             try:
@@ -151,15 +157,20 @@ class Room:
         return await future
 
     async def stop(self) -> None:
+        """Stop taking commands, let the ones queued finish (so nothing is half stored)."""
         self.closed = True
-        tasks = [self._worker, self._turn_task, self._clock_task, *self._side_tasks]
-        for task in tasks:
+        for task in (self._turn_task, self._clock_task, *self._side_tasks):
             if task is not None and task is not asyncio.current_task():
                 task.cancel()
-        for task in tasks:
-            if task is not None and task is not asyncio.current_task():
-                with contextlib.suppress(BaseException):
-                    await task
+        worker = self._worker
+        if worker is None or worker is asyncio.current_task() or worker.done():
+            return
+        done: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait((_STOP, done))
+        try:
+            await asyncio.wait_for(asyncio.shield(worker), 10)
+        except (TimeoutError, asyncio.CancelledError):
+            worker.cancel()
 
     def _spawn(self, coro: Awaitable[Any]) -> asyncio.Task[Any]:
         task: asyncio.Task[Any] = asyncio.ensure_future(coro)
@@ -583,7 +594,10 @@ class Room:
     async def _game_clock(self, game: Game, deadline: float) -> None:
         await self.clock.sleep_until(deadline)
         self._clock_task = None
-        await self.call(self._time_up, game)
+        try:
+            await self.call(self._time_up, game)
+        except RoomError as exc:
+            log.warning("room %s: the game clock could not end the game: %s", self.code, exc)
 
     async def _time_up(self, game: Game) -> None:
         if self.game is not game or game.phase == "over" or game.time_is_up:
@@ -619,10 +633,13 @@ class Room:
         self, game: Game, seat: int, seq: int, level: str, when: float, *, timeout: bool
     ) -> None:
         await self.clock.sleep_until(when)
-        if self.game is not game or self.seq != seq:
+        if self.game is not game or self.seq != seq or self.closed:
             return
         action = await self.bots.decide(level, game.view(seat), self._bot_seed(seq))
-        await self.call(self._bot_move, game, seat, seq, level, action, timeout)
+        try:
+            await self.call(self._bot_move, game, seat, seq, level, action, timeout)
+        except RoomError as exc:
+            log.warning("room %s: bot move for seat %s failed: %s", self.code, seat, exc)
 
     def _bot_seed(self, seq: int) -> int:
         return (self.game_id or 0) * 10_007 + seq

@@ -1,0 +1,1 @@
+"""The web layer: FastAPI routes, the WebSocket endpoint and the wire models."""

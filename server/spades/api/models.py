@@ -1,0 +1,320 @@
+"""Wire models: every REST body and every WebSocket message, as pydantic models.
+
+docs/protocol.md embeds the JSON Schema generated from these (`python -m spades.api.schema`).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+Mode = Literal["individual", "partnership"]
+BotLevel = Literal["random", "basic", "strong"]
+MessageId = Annotated[str, Field(max_length=64)] | int | None
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RuleOptions(_Strict):
+    """Rule options of RULES.md (everything of `spades.engine.Rules` but mode and target)."""
+
+    nil: bool | None = None
+    blind_nil: bool | None = None
+    blind_nil_deficit: int | None = Field(None, ge=0, le=10_000)
+    nil_value: int | None = Field(None, ge=0, le=1_000)
+    blind_nil_value: int | None = Field(None, ge=0, le=1_000)
+    bag_value: int | None = Field(None, ge=-10, le=10)
+    bag_limit: int | None = Field(None, ge=0, le=100, description="0 = no bag penalty")
+    bag_penalty: int | None = Field(None, ge=0, le=1_000)
+    spades_must_be_broken: bool | None = None
+    nil_tricks_count_for_partner: bool | None = None
+
+
+class RoomSettingsIn(_Strict):
+    """Settings a host may change before the start; missing fields keep their value."""
+
+    mode: Mode | None = None
+    target: int | None = Field(None, ge=1, le=10_000)
+    turn_seconds: int | None = Field(None, ge=0, le=600, description="0 = untimed")
+    game_minutes: int | None = Field(None, ge=0, le=600, description="0 = no game clock")
+    rules: RuleOptions | None = None
+    bot_level: BotLevel | None = None
+    public: bool | None = None
+
+
+def settings_dict(model: BaseModel) -> dict[str, Any]:
+    """The fields that were given, with rule options flattened to a plain dict."""
+    data = model.model_dump(exclude_none=True, exclude={"name"})
+    if "rules" in data:
+        data["rules"] = {k: v for k, v in data["rules"].items() if v is not None}
+    return data
+
+
+# --- REST -------------------------------------------------------------------------------
+
+
+class CreateRoom(_Strict):
+    name: str = Field(min_length=1, max_length=64, description="the host's display name")
+    mode: Mode = "partnership"
+    target: int = Field(500, ge=1, le=10_000)
+    turn_seconds: int = Field(0, ge=0, le=600, description="0 = untimed")
+    game_minutes: int = Field(0, ge=0, le=600, description="0 = no game clock")
+    rules: RuleOptions = Field(default_factory=RuleOptions)
+    bot_level: BotLevel = "basic"
+    public: bool = True
+
+
+class CreateSolo(CreateRoom):
+    """Same as CreateRoom; `public` is ignored (a solo room is private)."""
+
+    public: bool = False
+
+
+class RoomCreated(BaseModel):
+    room_id: str
+    code: str
+    invite_url: str
+    seat: int
+    token: str
+
+
+class JoinRoom(_Strict):
+    name: str = Field("", max_length=64)
+    seat: int | None = Field(None, ge=0, le=3)
+    spectator: bool = False
+
+
+class Joined(BaseModel):
+    seat: int | None
+    token: str | None
+
+
+class RoomSettings(BaseModel):
+    mode: Mode
+    target: int
+    turn_seconds: int
+    game_minutes: int
+    rules: dict[str, Any]
+    bot_level: BotLevel
+    public: bool
+
+
+class SeatOut(BaseModel):
+    seat: int
+    name: str | None
+    kind: Literal["human", "bot", "empty"]
+    bot_level: str | None
+    connected: bool
+    away: bool
+    timed_out: bool
+
+
+class RoomOut(BaseModel):
+    id: str
+    code: str
+    status: Literal["open", "playing", "finished", "abandoned"]
+    host_seat: int | None
+    you: int | None
+    settings: RoomSettings
+    seats: list[SeatOut]
+    game_id: int | None
+    invite_url: str
+
+
+class SeatSummary(BaseModel):
+    seat: int
+    name: str | None
+    kind: Literal["human", "bot", "empty"]
+
+
+class RoomSummary(BaseModel):
+    id: str
+    code: str
+    status: str
+    settings: RoomSettings
+    host: str | None
+    seats: list[SeatSummary]
+    open_seats: list[int]
+    invite_url: str
+
+
+class RoomList(BaseModel):
+    rooms: list[RoomSummary]
+
+
+class GameSummary(BaseModel):
+    game_id: int
+    winner: int | None
+    scores: list[int] | None
+    hands: list[dict[str, Any]] = Field(description="engine history entries, seeds revealed")
+
+
+class RoomHistory(BaseModel):
+    games: list[GameSummary]
+
+
+# --- WebSocket: client -> server ----------------------------------------------------------
+
+
+class _ClientMessage(_Strict):
+    id: MessageId = Field(None, description="echoed as `ref` in the reply")
+
+
+class Hello(_ClientMessage):
+    type: Literal["hello"]
+    token: str | None = Field(None, max_length=64, description="seat token; null = spectator")
+
+
+class Sit(_ClientMessage):
+    type: Literal["sit"]
+    seat: int | None = Field(None, ge=0, le=3, description="null = the first free seat")
+    name: str = Field(max_length=64)
+
+
+class Stand(_ClientMessage):
+    type: Literal["stand"]
+
+
+class Start(_ClientMessage):
+    type: Literal["start"]
+
+
+class SetSeat(_ClientMessage):
+    type: Literal["set_seat"]
+    seat: int = Field(ge=0, le=3)
+    to: Literal["bot", "empty"]
+
+
+class ChangeSettings(_ClientMessage):
+    type: Literal["settings"]
+    settings: RoomSettingsIn
+
+
+class Look(_ClientMessage):
+    type: Literal["look"]
+
+
+class Bid(_ClientMessage):
+    type: Literal["bid"]
+    bid: Annotated[int, Field(ge=0, le=13)] | Literal["nil", "blind nil"]
+
+
+class Play(_ClientMessage):
+    type: Literal["play"]
+    card: str = Field(max_length=4, description="rank then suit: AS, TH, 10H, 2C")
+
+
+class Hint(_ClientMessage):
+    type: Literal["hint"]
+
+
+class Chat(_ClientMessage):
+    type: Literal["chat"]
+    text: str = Field(max_length=4096, description="plain text; the room's limit applies")
+
+
+class PlayAgain(_ClientMessage):
+    type: Literal["play_again"]
+
+
+class Ping(_ClientMessage):
+    type: Literal["ping"]
+
+
+ClientMessage = Annotated[
+    Hello
+    | Sit
+    | Stand
+    | Start
+    | SetSeat
+    | ChangeSettings
+    | Look
+    | Bid
+    | Play
+    | Hint
+    | Chat
+    | PlayAgain
+    | Ping,
+    Field(discriminator="type"),
+]
+CLIENT_MESSAGE = TypeAdapter(ClientMessage)
+CLIENT_TYPES = frozenset(
+    m.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]
+    for m in (
+        Hello,
+        Sit,
+        Stand,
+        Start,
+        SetSeat,
+        ChangeSettings,
+        Look,
+        Bid,
+        Play,
+        Hint,
+        Chat,
+        PlayAgain,
+        Ping,
+    )
+)
+
+
+# --- WebSocket: server -> client ----------------------------------------------------------
+
+
+class ClockOut(BaseModel):
+    turn_deadline: int | None = Field(description="epoch ms when the bot takes this turn")
+    game_deadline: int | None = Field(description="epoch ms when the game clock runs out")
+    now: int = Field(description="the server's epoch ms, to correct for clock skew")
+
+
+class State(BaseModel):
+    type: Literal["state"]
+    seq: int = Field(description="number of stored actions of the current game")
+    room: RoomOut
+    view: dict[str, Any] | None = Field(
+        description="spades.engine Game.view(seat): own hand only, with `legal`"
+    )
+    clock: ClockOut
+    ref: MessageId = Field(None, description="the id of the message that caused it, if yours")
+
+
+class Error(BaseModel):
+    type: Literal["error"]
+    code: str
+    message: str
+    ref: MessageId = None
+
+
+class HintOut(BaseModel):
+    type: Literal["hint"]
+    action: dict[str, Any]
+    ref: MessageId = None
+
+
+class ChatOut(BaseModel):
+    type: Literal["chat"]
+    seat: int | None
+    name: str
+    text: str
+    at: int | None
+
+
+class Pong(BaseModel):
+    type: Literal["pong"]
+    ref: MessageId = None
+
+
+class Seated(BaseModel):
+    type: Literal["seated"]
+    seat: int
+    token: str
+    ref: MessageId = None
+
+
+ServerMessage = Annotated[
+    State | Error | HintOut | ChatOut | Pong | Seated, Field(discriminator="type")
+]
+SERVER_MESSAGE = TypeAdapter(ServerMessage)

@@ -1,0 +1,41 @@
+"""`spades serve --host H --port P`: migrate the database, then run the room server."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+
+from spades.config import Settings, get_settings
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument("--port", type=int, default=8000, help="port to listen on")
+    parser.add_argument("--database-url", default=None, help="overrides SPADES_DATABASE_URL")
+    parser.add_argument("--log-level", default="info", help="debug, info, warning, error")
+
+
+def ws_max_size(settings: Settings) -> int:
+    # Frames up to this size reach the endpoint, which answers "too_large" for anything over
+    # max_message_bytes; bigger ones are cut by the protocol layer itself (close 1009).
+    return max(65_536, 4 * settings.max_message_bytes)
+
+
+def run(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from .app import create_app
+
+    settings = get_settings()
+    if args.database_url:
+        settings = settings.model_copy(update={"database_url": args.database_url})
+    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    uvicorn.run(
+        create_app(settings),
+        host=args.host,
+        port=args.port,
+        log_level=args.log_level.lower(),
+        ws_max_size=ws_max_size(settings),
+        proxy_headers=True,
+    )
+    return 0

@@ -1,0 +1,202 @@
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from conftest import Conn, first_legal, make_settings, settle
+
+from spades.engine import Game
+from spades.rooms import BotRunner, ManualClock, Room, RoomManager
+
+
+def manager_for(store: Any, clock: ManualClock, tmp_path: Path, **overrides: Any) -> RoomManager:
+    return RoomManager(
+        store,
+        make_settings(tmp_path, **overrides),
+        clock=clock,
+        bots=BotRunner(first_legal, workers="thread"),
+    )
+
+
+async def hello(room: Room, conn: Conn, token: str | None) -> None:
+    await room.call(room.attach, conn, token)
+
+
+async def act(room: Room, conn: Conn, **message: Any) -> None:
+    await room.call(room.handle, conn, message)
+
+
+async def play_out(room: Room, conn: Conn) -> None:
+    """Play seat `conn.seat` from the states it is sent until one shows the game over."""
+    acted = -1
+    while True:
+        await settle(lambda a=acted: _shown(conn, a))
+        state = conn.last_state()
+        view = state["view"]
+        if view["phase"] == "over":
+            return
+        acted = state["seq"]
+        await act(room, conn, **first_legal("basic", view))
+
+
+def _shown(conn: Conn, acted: int) -> bool:
+    states = conn.states()
+    if not states or states[-1]["view"] is None:
+        return False
+    view = states[-1]["view"]
+    return view["phase"] == "over" or (bool(view["legal"]) and states[-1]["seq"] > acted)
+
+
+def shown_to_act(conn: Conn) -> int | None:
+    states = conn.states()
+    if not states or states[-1]["view"] is None:
+        return None
+    to_act: int | None = states[-1]["view"]["to_act"]
+    return to_act
+
+
+async def test_solo_room_plays_to_the_end_and_everything_is_stored(
+    store: Any, clock: ManualClock, tmp_path: Path
+) -> None:
+    manager = manager_for(store, clock, tmp_path)
+    await manager.start()
+    room, seat, token = await manager.create_solo("Ann", {"mode": "individual", "target": 60})
+    conn = Conn()
+    await hello(room, conn, token)
+    assert conn.seat == seat == 0
+    await play_out(room, conn)
+    game = room.game
+    assert game is not None and game.winner is not None
+    assert room.status == "finished"
+    record = await store.export_game(room.game_id)
+    assert Game.from_record(record).state_key() == game.state_key()
+    finished = await store.finished_games(room.room_id)
+    assert [h.summary for h in finished[0].hands] == game.history
+    states = conn.states()
+    assert [s["seq"] for s in states] == sorted(s["seq"] for s in states)
+    await manager.stop()
+
+
+async def test_turn_timer_lets_the_bot_move_then_the_seat_goes_away(
+    store: Any, clock: ManualClock, tmp_path: Path
+) -> None:
+    manager = manager_for(store, clock, tmp_path)
+    await manager.start()
+    room, _, token = await manager.create_solo("Ann", {"turn_seconds": 30, "target": 200})
+    conn = Conn()
+    await hello(room, conn, token)
+    game = room.game
+    assert game is not None
+    await settle(lambda: shown_to_act(conn) == 0)
+    seq = room.seq
+    assert conn.last_state()["clock"]["turn_deadline"] == round((room.turn_started + 30) * 1000)
+    clock.advance(29)
+    await asyncio.sleep(0.05)
+    assert room.seq == seq  # not yet
+    clock.advance(2)
+    await settle(lambda: conn.last_state()["room"]["seats"][0]["timed_out"])
+    assert conn.last_state()["seq"] > seq
+    assert not room.seats[0].away
+    await settle(lambda: shown_to_act(conn) == 0 and conn.last_state()["seq"] > seq + 1)
+    clock.advance(31)
+    await settle(lambda: conn.last_state()["room"]["seats"][0]["away"])
+    # Away: the bot keeps playing the seat without waiting for the clock.
+    await settle(lambda: game.phase == "over" or game.hand_number > 1)
+    # The owner comes back: the seat is theirs again.
+    again = Conn()
+    await hello(room, again, token)
+    assert not room.seats[0].away and not room.seats[0].timed_out
+    assert conn.closed is not None  # the older connection was replaced
+    await manager.stop()
+
+
+async def test_game_clock_ends_the_game(store: Any, clock: ManualClock, tmp_path: Path) -> None:
+    manager = manager_for(store, clock, tmp_path)
+    await manager.start()
+    room, _, token = await manager.create_solo("Ann", {"game_minutes": 5, "target": 10_000})
+    conn = Conn()
+    await hello(room, conn, token)
+    game = room.game
+    assert game is not None
+    assert room.game_deadline == clock.now() + 300
+    clock.advance(301)
+    await settle(lambda: conn.last_state()["view"]["time_up"])
+    await play_out(room, conn)
+    assert game.phase == "over"
+    assert room.status == "finished"
+    await manager.stop()
+
+
+async def test_refusals_change_nothing(store: Any, clock: ManualClock, tmp_path: Path) -> None:
+    manager = manager_for(store, clock, tmp_path)
+    await manager.start()
+    room, _, token = await manager.create("Ann", {})
+    host, guest = Conn(), Conn()
+    await hello(room, host, token)
+    await hello(room, guest, None)
+    before = room.room_dict()
+    await act(room, guest, type="start", id=1)
+    await act(room, guest, type="set_seat", seat=1, to="bot", id=2)
+    await act(room, host, type="play", card="AS", id=3)
+    await act(room, host, type="bogus", id=4)
+    await act(room, guest, type="stand", id=5)
+    await act(room, host, type="settings", settings={"target": 0}, id=6)
+    codes = [(e["code"], e["ref"]) for e in host.errors() + guest.errors()]
+    assert ("host_only", 1) in codes and ("host_only", 2) in codes
+    assert ("no_game", 3) in codes and ("unknown_type", 4) in codes
+    assert ("not_seated", 5) in codes and ("bad_request", 6) in codes
+    assert room.room_dict() == before
+    await manager.stop()
+
+
+async def test_restart_reloads_rooms_by_replaying_actions(
+    store: Any, clock: ManualClock, tmp_path: Path
+) -> None:
+    manager = manager_for(store, clock, tmp_path)
+    await manager.start()
+    room, _, token = await manager.create_solo("Ann", {"target": 300})
+    conn = Conn()
+    await hello(room, conn, token)
+    game = room.game
+    assert game is not None
+    acted = -1
+    for _ in range(6):
+        await settle(lambda a=acted: _shown(conn, a))
+        acted = conn.last_state()["seq"]
+        await act(room, conn, **first_legal("basic", conn.last_state()["view"]))
+    await manager.stop()
+    key, code = game.state_key(), room.code
+
+    second = manager_for(store, clock, tmp_path)
+    assert await second.start() == 1
+    again = await second.get(code)
+    assert again.game is not None and again.game.state_key() == key
+    conn2 = Conn()
+    await hello(again, conn2, token)
+    assert conn2.seat == 0
+    await play_out(again, conn2)
+    assert again.status == "finished"
+    await second.stop()
+
+
+async def test_rooms_without_humans_are_abandoned(
+    store: Any, clock: ManualClock, tmp_path: Path
+) -> None:
+    manager = manager_for(store, clock, tmp_path, abandon_after=100, sweep_seconds=10)
+    await manager.start()
+    room, _, token = await manager.create("Ann", {})
+    conn = Conn()
+    await hello(room, conn, token)
+    clock.advance(500)
+    await settle(lambda: True)
+    assert await manager.sweep() == []  # someone is connected
+    await room.call(room.detach, conn)
+    clock.advance(60)
+    assert await manager.sweep() == []
+    clock.advance(50)
+    await settle(lambda: room.closed)
+    assert room.status == "abandoned"
+    assert room.code not in manager.rooms
+    assert [r.room.code for r in await store.load_unfinished()] == []
+    await manager.stop()
