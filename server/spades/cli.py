@@ -21,12 +21,15 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:  # the parent package itself is missing
+        return False
+
+
 def _available() -> dict[str, tuple[str, str]]:
-    return {
-        name: spec
-        for name, spec in COMMANDS.items()
-        if importlib.util.find_spec(spec[0]) is not None
-    }
+    return {name: spec for name, spec in COMMANDS.items() if _installed(spec[0])}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
