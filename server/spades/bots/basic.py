@@ -148,23 +148,35 @@ def choose_bid(view: dict[str, Any]) -> Action:
         return {"type": "look"}
 
     st = from_view(view)
-    hand = st.hands[seat]
-    est = estimate_tricks(hand)
-    danger = nil_danger(hand)
     bags = list(view.get("bags") or [])
     my_bags = bags[side] if side < len(bags) else 0
+    n = bid_number(st.hands[seat], seat, bids, partnership, my_bags, "nil" in kinds)
+    if n == NIL:
+        return {"type": "bid", "bid": "nil"}
+    if n not in kinds:
+        numeric = [a["bid"] for a in legal if isinstance(a.get("bid"), int)]
+        if not numeric:
+            return dict(legal[0])
+        n = min(numeric, key=lambda b: abs(b - n))
+    return {"type": "bid", "bid": n}
 
-    nil_ok = "nil" in kinds
-    if nil_ok and partner >= 0 and bids[partner] == NIL:
-        nil_ok = False
+
+def bid_number(
+    hand: int, seat: int, bids: list[int], partnership: bool, my_bags: int, nil_allowed: bool
+) -> int:
+    """The basic bid for a 13-card hand: 0 for nil, else 1..13 tricks."""
+    partner = (seat + 2) % 4 if partnership else -1
+    side = seat % 2 if partnership else seat
+    est = estimate_tricks(hand)
+    nil_ok = nil_allowed and not (partner >= 0 and bids[partner] == NIL)
     if nil_ok:
         limit = TUNING["nil_limit"] if partnership else TUNING["nil_limit_individual"]
         if partnership and bids[partner] >= 4:
             limit += 0.3
         if partnership and bids[partner] in (1, 2):
             limit -= 0.3
-        if est <= 2.2 and danger <= limit:
-            return {"type": "bid", "bid": "nil"}
+        if est <= 2.2 and nil_danger(hand) <= limit:
+            return NIL
 
     want = est
     others = sum(b for b in bids if b > 0)
@@ -188,12 +200,7 @@ def choose_bid(view: dict[str, Any]) -> Action:
     room_left = 13 - others
     if room_left >= 1 and n > room_left:
         n = room_left
-    if n not in kinds:
-        numeric = [a["bid"] for a in legal if isinstance(a.get("bid"), int)]
-        if not numeric:
-            return dict(legal[0])
-        n = min(numeric, key=lambda b: abs(b - n))
-    return {"type": "bid", "bid": n}
+    return n
 
 
 def _wants_blind_nil(

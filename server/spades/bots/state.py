@@ -75,6 +75,8 @@ class PlayState:
 
     def prepare(self) -> None:
         """Derive the per-seat contract facts once the bids are known."""
+        contracts = [0, 0, 0, 0]
+        count_seats: list[tuple[int, ...]] = [(), (), (), ()]
         for seat in range(4):
             contract = 0
             counting = []
@@ -85,8 +87,10 @@ class PlayState:
                     counting.append(s)
                 elif b == NIL and self.nil_counts:
                     counting.append(s)
-            self.contract[seat] = contract
-            self.count_seats[seat] = tuple(counting)
+            contracts[seat] = contract
+            count_seats[seat] = tuple(counting)
+        self.contract = contracts  # fresh lists: copies share the old ones
+        self.count_seats = count_seats
         self.nil_seats = tuple(s for s in range(4) if self.bids[s] == NIL)
 
     def copy(self) -> PlayState:
