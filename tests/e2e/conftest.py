@@ -47,7 +47,7 @@ def _require_chromium() -> None:
     pytest.skip(reason)
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
@@ -68,15 +68,13 @@ def _wait_healthy(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
     raise RuntimeError(f"server did not become healthy:\n{log.read_text()[-4000:]}")
 
 
-@pytest.fixture(scope="session")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Base URL of a real server process on a free port."""
-    _require_chromium()
-    tmp = tmp_path_factory.mktemp("e2e-server")
-    port = _free_port()
+@contextlib.contextmanager
+def run_server(workdir: Path, port: int | None = None) -> Iterator[str]:
+    """A real server process (uvicorn) on 127.0.0.1, its SQLite file in `workdir`."""
+    port = port or free_port()
     env = {
         **os.environ,
-        "SPADES_DATABASE_URL": f"sqlite+aiosqlite:///{tmp / 'e2e.db'}",
+        "SPADES_DATABASE_URL": f"sqlite+aiosqlite:///{workdir / 'e2e.db'}",
         "SPADES_BOT_DELAY": "0",
         "SPADES_BOT_WORKERS": "thread",
         "SPADES_ROOMS_PER_MINUTE": "10000",
@@ -85,8 +83,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         "SPADES_MESSAGE_BURST": "1000",
         "SPADES_CLIENT_DIR": str(REPO / "client"),
     }
-    log = tmp / "server.log"
-    with log.open("wb") as out:
+    log = workdir / f"server-{port}.log"
+    with log.open("ab") as out:
         proc = subprocess.Popen(
             [
                 sys.executable,
@@ -102,7 +100,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 "warning",
             ],
             env=env,
-            cwd=tmp,
+            cwd=workdir,
             stdout=out,
             stderr=subprocess.STDOUT,
         )
@@ -117,6 +115,14 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(5)
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Base URL of the real server process shared by the browser tests."""
+    _require_chromium()
+    with run_server(tmp_path_factory.mktemp("e2e-server")) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
@@ -140,10 +146,10 @@ def new_page(browser: Any, server: str) -> Iterator[Any]:
     contexts: list[Any] = []
     errors: list[str] = []
 
-    def make(viewport: dict[str, int] | None = None) -> Any:
+    def make(viewport: dict[str, int] | None = None, base_url: str | None = None) -> Any:
         context = browser.new_context(
             viewport=viewport or DESKTOP,
-            base_url=server,
+            base_url=base_url or server,
             reduced_motion="reduce",
         )
         context.set_default_timeout(15_000)

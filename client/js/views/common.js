@@ -51,7 +51,7 @@ export function countdown(deadline, label, { kind = "turn" } = {}) {
 
 export function topbar({ title, code, right }) {
   return h("div", { class: "topbar-inner" },
-    h("a", { class: "brand", href: "/", "aria-label": "Spades home" }, h("span", { class: "brand-pip", "aria-hidden": "true" }, "♠"), " Spades"),
+    h("a", { class: "brand", href: "/", "aria-label": "Spades home" }, h("span", { class: "brand-pip", "aria-hidden": "true" }, "♠"), h("span", { class: "brand-word" }, " Spades")),
     title ? h("span", { class: "topbar-title" }, title) : null,
     code ? h("span", { class: "room-code" }, "Room ", h("strong", {}, code)) : null,
     h("div", { class: "topbar-right" }, right));

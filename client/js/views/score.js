@@ -2,7 +2,7 @@
 
 import { h } from "../dom.js";
 import { bidText } from "../cards.js";
-import { sideName } from "../state.js";
+import { who } from "../state.js";
 
 export function sideSeats(view, side) {
   return view.mode === "partnership" ? [side, side + 2] : [side];
@@ -33,7 +33,8 @@ export function scoreboard(room, view) {
         const seats = sideSeats(view, side);
         const won = seats.reduce((n, s) => n + view.tricks_won[s], 0);
         return h("tr", { class: [side === mySide ? "mine" : null, view.scores[side] === leader ? "leading" : null] },
-          h("th", { scope: "row" }, sideName(room, view, side)),
+          h("th", { scope: "row", class: "side-names" },
+            seats.map((seat, i) => h("span", {}, who(room, seat), i < seats.length - 1 ? " &" : ""))),
           h("td", {}, sideBid(view, seats)),
           h("td", {}, String(won)),
           h("td", { class: "num" }, String(view.scores[side])),

@@ -72,7 +72,7 @@ function trickArea(state, me) {
           cardFace(card),
           h("span", { class: "sr-only" }, ` played by ${who(room, seat)}`));
       })),
-    done ? h("p", { class: "trick-winner" }, `${who(room, shown.winner)} ${room.you === shown.winner ? "win" : "wins"} the trick`) : null);
+  );
 }
 
 function biddingPanel(state, legal) {
@@ -86,7 +86,7 @@ function biddingPanel(state, legal) {
     return h("section", { class: "bid-panel blind", "aria-labelledby": "bid-title" },
       h("h2", { id: "bid-title" }, myTurn ? "Blind nil?" : "Your cards are face down"),
       h("p", {}, myTurn
-        ? `You trail by enough to bid blind nil: win no trick without seeing your cards (worth ${view.rules.blind_nil_value}).`
+        ? `Bid blind nil before you look: win no trick at all for ${view.rules.blind_nil_value} points (or lose as much).`
         : "You may bid blind nil when your turn comes, or look at your cards now."),
       h("div", { class: "bid-buttons", "data-group": "bids" },
         blind ? h("button", { type: "button", class: ["btn", "bid", "danger", hinted === "blind nil" ? "hinted" : null], "data-action": "bid", "data-bid": "blind nil", "data-key": "bid-blind", "aria-label": "Blind nil" }, "Blind nil") : null,
@@ -122,6 +122,9 @@ function statusLine(state, legal) {
     h("span", { class: "status-text" }, text),
     myTurn && state.clock && state.clock.turn_deadline ? countdown(state.clock.turn_deadline, "Time left for your turn") : null,
     state.hint ? h("span", { class: "hint-text" }, hintText(state.hint)) : null,
+    state.recentTrick && !(view.current_trick && view.current_trick.cards.length)
+      ? h("span", { class: "trick-winner" }, `${who(room, state.recentTrick.winner)} ${room.you === state.recentTrick.winner ? "win" : "wins"} the trick`)
+      : null,
     view.spades_broken ? h("span", { class: "tag spades-broken" }, "♠ broken") : null);
 }
 
@@ -183,9 +186,9 @@ export function renderTable(state) {
         trickArea(state, ref)),
       statusLine(state, legal),
       biddingPanel(state, legal),
-      handRow(state, legal)),
+      handRow(state, legal),
+      sideTools(state, legal)),
     h("aside", { class: "side", "aria-label": "Scores and chat" },
       scoreboard(room, view),
-      sideTools(state, legal),
       chatPanel(state.chat, { canSend: state.link.state === "open" })));
 }
