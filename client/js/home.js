@@ -78,7 +78,7 @@ export function startHome(main) {
       enter(api.createRoom, { name: currentName(), ...model.settings });
     },
     "submit:join": (form) => {
-      const code = form.elements.namedItem("join-code").value.trim();
+      const code = form.elements.namedItem("join-code").value.trim().toUpperCase();
       if (code) location.assign(`/r/${encodeURIComponent(code)}`);
     },
   });

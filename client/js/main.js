@@ -8,12 +8,17 @@ import { topbar } from "./views/common.js";
 const main = document.getElementById("main");
 const match = location.pathname.match(/^\/r\/([^/]+)\/?$/);
 if (match) {
+  // Join codes are case-insensitive; tokens are kept under the canonical (upper-case) code.
+  const code = decodeURIComponent(match[1]).trim().toUpperCase();
+  if (location.pathname !== `/r/${encodeURIComponent(code)}`) {
+    history.replaceState(null, "", `/r/${encodeURIComponent(code)}${location.search}`);
+  }
   startRoom({
     main,
     top: document.getElementById("topbar"),
     bannerEl: document.getElementById("banner"),
     toastEl: document.getElementById("toasts"),
-  }, decodeURIComponent(match[1]));
+  }, code);
 } else {
   mount(document.getElementById("topbar"), topbar({}));
   startHome(main);

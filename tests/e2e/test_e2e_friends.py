@@ -49,6 +49,12 @@ def test_friends_private_room(new_page: Any, screenshots: Path) -> None:
     host.locator(".chat-log li", has_text="hi <i>all</i>").wait_for()
     assert host.locator(".chat-log i").count() == 0
 
+    # The host changes a setting before the start; everyone sees it.
+    host.locator("summary", has_text="Room settings").click()
+    host.get_by_label("Custom target score").fill("250")
+    host.get_by_role("button", name="Save settings").click()
+    friend.get_by_text("Partners · to 250").wait_for()
+
     # Host seats a bot in the West seat; East stays empty until the start.
     host.get_by_role("button", name="Seat a bot in the West seat").click()
     host.locator(".lobby-seat", has_text="West Bot").wait_for()

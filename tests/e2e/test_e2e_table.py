@@ -82,6 +82,10 @@ def test_keyboard_only_bidding_and_playing(new_page: Any) -> None:
     assert name == "Bid 3"
     page.keyboard.press("Enter")
     page.locator(".seat-plate.mine", has_text="Bid 3").wait_for()
+    # Turns are announced in the polite live region.
+    live = page.locator("#live")
+    assert live.get_attribute("aria-live") == "polite"
+    page.wait_for_function("document.getElementById('live').textContent.length > 0")
 
     for key in ("Enter", "Space", "Enter"):
         page.locator(".hand .card.legal").first.wait_for()

@@ -7,7 +7,7 @@ export function chatPanel(chat, { canSend }) {
     h("h2", { id: "chat-title", class: "panel-title" }, "Chat"),
     h("ol", { class: "chat-log", "data-key": "chat-log", "data-keep-scroll": "1", "aria-label": "Chat messages", tabindex: "0" },
       chat.length === 0 ? h("li", { class: "muted small" }, "No messages yet.") : null,
-      chat.map((m) => h("li", { class: m.seat === null || m.seat === undefined ? "system" : null },
+      chat.map((m) => h("li", { class: m.seat === null || m.seat === undefined ? "spectator" : null },
         m.name ? h("strong", {}, m.name, ": ") : null,
         h("span", {}, m.text)))),
     h("form", { class: "chat-form inline", "data-form": "chat" },

@@ -46,7 +46,7 @@ export function handSheet(state) {
           h("td", { class: "num strong" }, String(entry.scores[side])));
       }))),
     h("div", { class: "sheet-actions" },
-      h("button", { type: "button", class: "btn primary", "data-action": "close-sheet", "data-key": "close-sheet", autofocus: true }, last ? "See final results" : "Continue")));
+      h("button", { type: "button", class: "btn primary", "data-action": "close-sheet", "data-key": "close-sheet" }, last ? "See final results" : "Continue")));
 }
 
 const SERIES = [
@@ -136,6 +136,6 @@ export function gameOver(state) {
           h("th", { scope: "row" }, String(entry.hand)),
           entry.scores.map((score, side) => h("td", { class: "num" }, `${score} (${entry.points[side] > 0 ? "+" : ""}${entry.points[side]})`))))))),
     h("div", { class: "sheet-actions" },
-      me !== null ? h("button", { type: "button", class: "btn primary big", "data-action": "play-again", "data-key": "play-again", autofocus: true }, state.playAgainAsked ? "Waiting for the others…" : "Play again") : null,
+      me !== null ? h("button", { type: "button", class: "btn primary big", "data-action": "play-again", "data-key": "play-again" }, state.playAgainAsked ? "Waiting for the others…" : "Play again") : null,
       h("a", { class: "btn", href: "/" }, "Home")));
 }
