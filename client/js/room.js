@@ -55,7 +55,8 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
     state = result.state;
     if (result.events.length) announce(result.events.slice(-3).join(". "));
     if (state.view && state.view.phase !== "over") state.playAgainAsked = false;
-    if (msg.type === "error") showToast(state.toast.text);
+    // "replaced" comes with a close (4001) that the banner explains.
+    if (msg.type === "error" && msg.code !== "replaced") showToast(state.toast.text);
     if (state.recentTrick && state.recentTrick !== before.recentTrick) {
       clearTimeout(recentTimer);
       const trick = state.recentTrick;

@@ -48,7 +48,19 @@ def test_reload_mid_trick_returns_to_same_seat(new_page: Any) -> None:
         == before_legal
     )
     assert page.evaluate(f"localStorage.getItem('spades.token.{code}')") == token
+
+    # The same seat opened in a second tab takes over; the first tab can take it back.
+    other = page.context.new_page()
+    other.goto(f"/r/{code}")
+    other.locator(".hand .card.legal").first.wait_for()
+    page.locator(".banner", has_text="opened in another tab").wait_for()
+    page.get_by_role("button", name="Play in this tab").click()
+    other.locator(".banner", has_text="opened in another tab").wait_for()
+    page.locator(".banner").wait_for(state="detached")
+    other.close()
+
     # And the game goes on from there.
+    page.locator(".hand .card.legal").first.wait_for()
     assert act(page) == "play"
     assert len(hand_cards(page)) == len(before_hand) - 1 or page.locator(".hand-sheet").count()
 

@@ -62,6 +62,7 @@ export function banner(link) {
   if (link.state === "closed") {
     return h("div", { class: "banner bad" },
       h("span", {}, link.reason || "This room is closed."),
+      link.code === 4001 ? h("button", { type: "button", class: "btn small", "data-action": "reconnect" }, "Play in this tab") : null,
       h("a", { class: "btn small", href: "/" }, "Back to home"));
   }
   if (link.state === "connecting" && !link.attempt) return null;
