@@ -1,0 +1,91 @@
+"""REST routes: status codes, validation, limits, lobby, history, the static client."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import running_server
+
+
+async def test_rest_routes_and_errors(tmp_path: Path) -> None:
+    async with running_server(tmp_path, rooms_per_minute=3, joins_per_minute=50) as server:
+        assert (await server.get("/healthz")).json() == {"status": "ok"}
+        assert (await server.get("/readyz")).status_code == 200
+        created = await server.create(
+            mode="individual", target=250, turn_seconds=30, rules={"bag_limit": 5}
+        )
+        code = created["code"]
+        assert created["invite_url"] == f"{server.url}/r/{code}"
+        room = (await server.get(f"/api/rooms/{code.lower()}")).json()
+        assert room["settings"]["rules"] == {"bag_limit": 5}
+        assert room["settings"]["turn_seconds"] == 30
+        assert [s["kind"] for s in room["seats"]] == ["human", "empty", "empty", "empty"]
+        assert room["host_seat"] == 0 and room["status"] == "open"
+        lobby = (await server.get("/api/rooms")).json()["rooms"]
+        assert [r["code"] for r in lobby] == [code] and lobby[0]["open_seats"] == [1, 2, 3]
+
+        bad = [
+            {"name": "x", "mode": "triples"},
+            {"name": "x", "target": 0},
+            {"name": ""},
+            {"name": "x", "rules": {"bag_limit": -1}},
+            {"name": "x", "rules": {"no_such_rule": True}},
+            {"name": "x", "turn_seconds": -5},
+            {"name": "x", "bot_level": "genius"},
+            {"name": "x" * 100},
+        ]
+        for body in bad:
+            response = await server.post("/api/rooms", body)
+            assert response.status_code == 422, body
+            assert "detail" in response.json()
+        assert (await server.post("/api/rooms", {"name": "\x00\x01"})).status_code == 422
+
+        assert (await server.get("/api/rooms/ZZZZZZ")).status_code == 404
+        assert (await server.post("/api/rooms/ZZZZZZ/join", {"name": "a"})).status_code == 404
+        assert (await server.post(f"/api/rooms/{code}/join", {"name": ""})).status_code == 422
+        assert (
+            await server.post(f"/api/rooms/{code}/join", {"name": "a", "seat": 9})
+        ).status_code == 422
+        taken = await server.post(f"/api/rooms/{code}/join", {"name": "a", "seat": 0})
+        assert taken.status_code == 409
+        for name in ("B", "C", "D"):
+            await server.join(code, name)
+        full = await server.post(f"/api/rooms/{code}/join", {"name": "E"})
+        assert full.status_code == 409
+        watch = await server.post(f"/api/rooms/{code}/join", {"spectator": True})
+        assert watch.json() == {"seat": None, "token": None}
+
+        # The third creation from this address in a minute is the last one allowed.
+        await server.create()
+        limited = await server.post("/api/rooms", {"name": "x"})
+        assert limited.status_code == 429
+
+        assert (await server.get(f"/api/rooms/{code}/history")).json() == {"games": []}
+        assert (await server.get("/api/games/999/record")).status_code == 404
+        assert (await server.get("/openapi.json")).status_code == 200
+
+
+async def test_record_of_a_game_in_progress_is_withheld(tmp_path: Path) -> None:
+    async with running_server(tmp_path) as server:
+        created = await server.create("/api/solo", target=100)
+        room = (await server.get(f"/api/rooms/{created['code']}")).json()
+        assert room["status"] == "playing"
+        response = await server.get(f"/api/games/{room['game_id']}/record")
+        assert response.status_code == 409
+        assert "seed" not in response.text
+
+
+async def test_static_client_is_served(tmp_path: Path) -> None:
+    client_dir = tmp_path / "client"
+    client_dir.mkdir()
+    (client_dir / "index.html").write_text("<!doctype html><title>Spades client</title>")
+    (client_dir / "app.js").write_text("export {};")
+    async with running_server(tmp_path, client_dir=str(client_dir)) as server:
+        home = await server.get("/")
+        assert home.status_code == 200 and "Spades client" in home.text
+        page = await server.get("/r/ABC234")
+        assert page.status_code == 200 and "Spades client" in page.text
+        assert (await server.get("/app.js")).text == "export {};"
+    async with running_server(tmp_path, client_dir=str(tmp_path / "missing")) as server:
+        assert (await server.get("/")).status_code == 200
+        assert (await server.get("/r/ABC234")).status_code == 200
