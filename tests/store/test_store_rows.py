@@ -368,7 +368,7 @@ async def test_in_memory_sqlite_needs_no_migration() -> None:
 
 async def test_unreachable_database_is_reported() -> None:
     with pytest.raises(StoreError):
-        await open_store("sqlite+aiosqlite:////nonexistent-dir/sub/spades.db")
+        await open_store("postgresql+asyncpg://postgres@127.0.0.1:1/nothing-listens-here")
 
 
 async def test_two_writers_racing_for_one_sequence_number(db_url: str) -> None:
