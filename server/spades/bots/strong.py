@@ -28,7 +28,7 @@ Action = dict[str, Any]
 DEFAULT_ITERATIONS = 600  # rollouts per decision (split over the legal cards)
 DEFAULT_BUDGET_MS = 150.0  # wall-clock cap per decision
 MIN_SAMPLES = 6
-MC_BIDDING = True  # bids by sampling deals and rolling out whole hands (else: basic's bid)
+MC_BIDDING = False  # experimental: bid by sampling deals and rolling out whole hands
 
 
 def decide_strong(
