@@ -65,6 +65,7 @@ def act(page: Any, *, bid: str | None = None) -> str:
         return "over"
     if page.locator(".bid-panel [data-action='look']").count():
         page.get_by_role("button", name="Show my cards").click()
+        page.locator(".bid-panel [data-action='look']").wait_for(state="detached")
         return "look"
     bids = page.locator(".bid-panel button.bid:not([data-bid='blind nil'])")
     if bids.count():
@@ -72,6 +73,8 @@ def act(page: Any, *, bid: str | None = None) -> str:
         if wanted is None or not wanted.count():
             wanted = bids.nth(min(2, bids.count() - 1))
         wanted.click()
+        # Accepted: the bid buttons go away until the next hand.
+        page.locator(".bid-panel button.bid").first.wait_for(state="detached")
         return "bid"
     cards = page.locator(".hand .card.legal")
     if cards.count():

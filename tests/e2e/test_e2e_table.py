@@ -19,7 +19,11 @@ def _current_trick(page: Any) -> list[str]:
 
 def test_reload_mid_trick_returns_to_same_seat(new_page: Any) -> None:
     page = new_page()
-    code = start_solo(page, name="Reloader", mode="partnership", target=500, bots="basic")
+    # A first visit: one click on "Play solo", no name typed, default settings.
+    page.goto("/")
+    page.get_by_role("button", name="Play solo").click()
+    page.locator(".table-screen").wait_for()
+    code = page.url.rsplit("/", 1)[1]
     token = page.evaluate(f"localStorage.getItem('spades.token.{code}')")
     assert token
     # Play until it is our turn in the middle of a trick (others have already played).
@@ -39,7 +43,7 @@ def test_reload_mid_trick_returns_to_same_seat(new_page: Any) -> None:
 
     page.reload()
     page.locator(".hand .card.legal").first.wait_for()
-    assert page.locator(".seat-plate.mine").get_by_text("Reloader").count() == 1
+    assert page.locator(".seat-plate.mine").get_by_text("Player").count() == 1
     assert hand_cards(page) == before_hand
     assert _current_trick(page) == before_trick
     assert page.locator(".scoreboard tbody").inner_text() == before_score

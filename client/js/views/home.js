@@ -34,7 +34,7 @@ export function renderHome(model) {
           h("label", { for: "player-name" }, "Your name"),
           h("input", {
             id: "player-name", name: "player-name", maxlength: 24, autocomplete: "nickname",
-            placeholder: "Player", value: name, "data-key": "player-name", required: true,
+            placeholder: "Player", value: name, "data-key": "player-name",
           })),
         h("button", { type: "submit", class: "btn primary big", disabled: busy }, "Play solo"),
         h("p", { class: "muted small", id: "solo-summary" }, "With your last settings: ", settingsSummary(settings))),

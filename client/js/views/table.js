@@ -154,7 +154,7 @@ function sideTools(state, legal) {
   const canHint = me !== null && view.to_act === me && view.phase !== "over" && (legal.plays.size > 0 || legal.bids.length > 0);
   const last = view.tricks.length ? view.tricks[view.tricks.length - 1] : null;
   return h("div", { class: "tools" },
-    h("button", { type: "button", class: "btn", "data-action": "hint", "data-key": "hint", "aria-disabled": canHint ? null : "true", "aria-label": "Hint" }, "Hint"),
+    me === null ? null : h("button", { type: "button", class: "btn", "data-action": "hint", "data-key": "hint", "aria-disabled": canHint ? null : "true", "aria-label": "Hint" }, "Hint"),
     h("button", { type: "button", class: "btn", "data-action": "toggle-last", "data-key": "last-trick", "aria-expanded": state.showLastTrick ? "true" : "false", "aria-disabled": last ? null : "true" }, state.showLastTrick ? "Hide last trick" : "Last trick"),
     state.showLastTrick && last
       ? h("div", { class: "last-trick card-panel", role: "region", "aria-label": "Last trick" },
