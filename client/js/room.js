@@ -109,7 +109,8 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
     }
     right.push(h("span", { class: ["link-dot", state.link.state] , role: "img", "aria-label": state.link.state === "open" ? "Connected" : "Not connected" }));
     mount(top, topbar({ code, right }));
-    mount(bannerEl, banner(state.link));
+    // Without a room the page itself explains a closed link; the banner would repeat it.
+    mount(bannerEl, !state.room && state.link.state === "closed" ? null : banner(state.link));
 
     let content;
     if (!state.room) {

@@ -148,3 +148,13 @@ def test_blind_nil_only_when_allowed_and_before_cards(new_page: Any, screenshots
     wait_turn(page)
     assert page.get_by_role("button", name="Blind nil").count() == 0
     assert page.get_by_role("button", name="Bid 4").count() == 1
+
+
+def test_join_by_code_of_a_missing_room(new_page: Any) -> None:
+    page = new_page()
+    page.goto("/")
+    page.get_by_label("Room code").fill("zzzz99")
+    page.get_by_role("button", name="Join", exact=True).click()
+    page.wait_for_url("**/r/ZZZZ99")
+    page.get_by_text("There is no room with the code ZZZZ99").wait_for()
+    assert page.get_by_role("link", name="Back to home").count() >= 1
