@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import play_until_over, running_server
+from api_helpers import play_until_over, running_server
 
 from spades.rooms import ManualClock
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Client, card_strings, play_until_over, running_server
+from api_helpers import Client, card_strings, play_until_over, running_server
 
 from spades.api.models import SERVER_MESSAGE
 from spades.engine import Game, card_text, deal_commitment, deal_from_seed

@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import ThreadServer, choose, running_server
+from api_helpers import ThreadServer, choose, running_server
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from websockets.exceptions import ConnectionClosed

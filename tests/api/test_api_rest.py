@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import running_server
+from api_helpers import running_server
 
 
 async def test_rest_routes_and_errors(tmp_path: Path) -> None:

@@ -4,7 +4,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from conftest import Conn, first_legal, make_settings, settle
+from room_helpers import Conn, first_legal, make_settings, settle
 
 from spades.engine import Game
 from spades.rooms import BotRunner, ManualClock, Room, RoomManager
@@ -155,7 +155,7 @@ async def test_restart_reloads_rooms_by_replaying_actions(
 ) -> None:
     manager = manager_for(store, clock, tmp_path)
     await manager.start()
-    room, _, token = await manager.create_solo("Ann", {"target": 300})
+    room, _, token = await manager.create_solo("Ann", {"target": 100})
     conn = Conn()
     await hello(room, conn, token)
     game = room.game

@@ -1,0 +1,244 @@
+"""A real uvicorn on a free port, real WebSocket clients, and helpers to play through them."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import re
+import socket
+import threading
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+from websockets.asyncio.client import ClientConnection, connect
+
+from spades.api.app import create_app
+from spades.api.serve import ws_max_size
+from spades.config import Settings
+from spades.rooms import ManualClock
+
+RECV_LIMIT = 30.0  # a guard against hangs, not a timing assertion
+CARD = re.compile(r"^(?:[2-9TJQKA]|10)[CDHS]$")
+
+
+def make_settings(tmp_path: Path, **overrides: Any) -> Settings:
+    base: dict[str, Any] = {
+        "database_url": f"sqlite+aiosqlite:///{tmp_path / 'spades.db'}",
+        "bot_delay": 0.0,
+        "bot_workers": "thread",
+        "rooms_per_minute": 1000,
+        "joins_per_minute": 1000,
+        "messages_per_second": 1000.0,
+        "message_burst": 1000,
+    }
+    base.update(overrides)
+    return Settings(**base)
+
+
+def free_socket() -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    return sock
+
+
+@dataclass
+class Server:
+    url: str
+    ws_url: str
+    settings: Settings
+    clock: ManualClock | None
+    app: Any
+    http: httpx.AsyncClient = field(init=False)
+
+    @property
+    def manager(self) -> Any:
+        return self.app.state.manager
+
+    async def post(self, path: str, body: dict[str, Any]) -> httpx.Response:
+        return await self.http.post(path, json=body)
+
+    async def get(self, path: str) -> httpx.Response:
+        return await self.http.get(path)
+
+    async def create(self, path: str = "/api/rooms", **body: Any) -> dict[str, Any]:
+        response = await self.post(path, {"name": "Host", **body})
+        assert response.status_code == 200, response.text
+        data: dict[str, Any] = response.json()
+        return data
+
+    async def join(self, code: str, name: str, seat: int | None = None) -> dict[str, Any]:
+        response = await self.post(f"/api/rooms/{code}/join", {"name": name, "seat": seat})
+        assert response.status_code == 200, response.text
+        data: dict[str, Any] = response.json()
+        return data
+
+    async def client(self, code: str, token: str | None) -> Client:
+        ws = await connect(f"{self.ws_url}/ws/{code}", max_size=None)
+        client = Client(ws)
+        await client.send(type="hello", token=token, id="hello")
+        await client.until(lambda m: m["type"] == "state")
+        return client
+
+
+@contextlib.asynccontextmanager
+async def running_server(
+    tmp_path: Path, *, clock: ManualClock | None = None, **overrides: Any
+) -> AsyncIterator[Server]:
+    settings = make_settings(tmp_path, **overrides)
+    app = create_app(settings, clock=clock)
+    sock = free_socket()
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        ws_max_size=ws_max_size(settings),
+        lifespan="on",
+        timeout_graceful_shutdown=2,
+    )
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    while not server.started:
+        if task.done():
+            task.result()
+        await asyncio.sleep(0.01)
+    s = Server(f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}", settings, clock, app)
+    s.http = httpx.AsyncClient(base_url=s.url)
+    try:
+        yield s
+    finally:
+        await s.http.aclose()
+        server.should_exit = True
+        await task
+        sock.close()
+
+
+class Client:
+    """A WebSocket client that keeps every message it was sent."""
+
+    def __init__(self, ws: ClientConnection) -> None:
+        self.ws = ws
+        self.messages: list[dict[str, Any]] = []
+        self.seat: int | None = None
+
+    async def send(self, **message: Any) -> None:
+        await self.ws.send(json.dumps(message))
+
+    async def send_raw(self, data: str | bytes) -> None:
+        await self.ws.send(data)
+
+    async def recv(self) -> dict[str, Any]:
+        message: dict[str, Any] = json.loads(await asyncio.wait_for(self.ws.recv(), RECV_LIMIT))
+        self.messages.append(message)
+        if message["type"] == "state":
+            self.seat = message["room"]["you"]
+        return message
+
+    async def until(self, predicate: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        while True:
+            message = await self.recv()
+            if predicate(message):
+                return message
+
+    def states(self) -> list[dict[str, Any]]:
+        return [m for m in self.messages if m["type"] == "state"]
+
+    @property
+    def state(self) -> dict[str, Any]:
+        return self.states()[-1]
+
+    async def close(self) -> None:
+        await self.ws.close()
+
+
+def choose(view: dict[str, Any]) -> dict[str, Any]:
+    """A quick player: looks when it may, bids 3 (2 in partnership), plays the first card."""
+    legal = view["legal"]
+    if legal[0]["type"] == "look":
+        return {"type": "look"}
+    want = 2 if view["mode"] == "partnership" else 3
+    if {"type": "bid", "bid": want} in legal:
+        return {"type": "bid", "bid": want}
+    return dict(legal[0])
+
+
+async def play_until_over(
+    client: Client, chooser: Callable[[dict[str, Any]], dict[str, Any]] = choose
+) -> dict[str, Any]:
+    """Act whenever this seat may, one action at a time, until a state shows the game over."""
+    pending: int | None = None  # the id of our action not answered yet
+    message = client.state
+    while True:
+        if message["type"] == "error":
+            raise AssertionError(f"refused: {message}")
+        if message.get("ref") is not None and message["ref"] == pending:
+            pending = None
+        view = message["view"]
+        if view is not None and view["phase"] == "over":
+            return message
+        if pending is None and view is not None and view["legal"]:
+            pending = message["seq"]
+            await client.send(**chooser(view), id=pending)
+        message = await client.until(lambda m: m["type"] in ("state", "error"))
+
+
+def card_strings(message: Any) -> set[str]:
+    """Every string in a message that reads as a card."""
+    found: set[str] = set()
+    stack = [message]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str) and CARD.match(item):
+            found.add(item)
+    return found
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock()
+
+
+class ThreadServer:
+    """The server in a thread of its own, for synchronous clients (hypothesis tests)."""
+
+    def __init__(self, tmp_path: Path, **overrides: Any) -> None:
+        self.settings = make_settings(tmp_path, **overrides)
+        self.app = create_app(self.settings)
+        self.sock = free_socket()
+        port = self.sock.getsockname()[1]
+        self.url = f"http://127.0.0.1:{port}"
+        self.ws_url = f"ws://127.0.0.1:{port}"
+        config = uvicorn.Config(
+            self.app,
+            log_level="warning",
+            ws_max_size=ws_max_size(self.settings),
+            lifespan="on",
+            timeout_graceful_shutdown=2,
+        )
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(
+            target=lambda: asyncio.run(self.server.serve(sockets=[self.sock])), daemon=True
+        )
+
+    def __enter__(self) -> ThreadServer:
+        self.thread.start()
+        while not self.server.started:
+            if not self.thread.is_alive():
+                raise RuntimeError("the server thread died")
+            threading.Event().wait(0.01)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(30)
+        self.sock.close()

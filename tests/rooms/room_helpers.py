@@ -1,0 +1,90 @@
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from spades.config import Settings
+from spades.rooms import ManualClock
+from spades.store import open_store, upgrade
+
+_ids = itertools.count(1)
+
+
+class Conn:
+    """A connection as the room sees it, collecting what it is sent."""
+
+    def __init__(self, seat: int | None = None) -> None:
+        self.conn_id = next(_ids)
+        self.seat = seat
+        self.address = "127.0.0.1"
+        self.messages: list[dict[str, Any]] = []
+        self.closed: tuple[int, str] | None = None
+        self.event = asyncio.Event()
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.messages.append(message)
+        self.event.set()
+
+    def close(self, code: int, reason: str) -> None:
+        self.closed = (code, reason)
+
+    def states(self) -> list[dict[str, Any]]:
+        return [m for m in self.messages if m["type"] == "state"]
+
+    def last_state(self) -> dict[str, Any]:
+        return self.states()[-1]
+
+    def errors(self) -> list[dict[str, Any]]:
+        return [m for m in self.messages if m["type"] == "error"]
+
+
+def first_legal(level: str, view: dict[str, Any], *, seed: int | None = None) -> dict[str, Any]:
+    """Bid 3 (games end in a few hands), otherwise the first legal action."""
+    legal = view["legal"]
+    if {"type": "bid", "bid": 3} in legal:
+        return {"type": "bid", "bid": 3}
+    return dict(legal[0])
+
+
+def make_settings(tmp_path: Path, **overrides: Any) -> Settings:
+    base: dict[str, Any] = {
+        "database_url": f"sqlite+aiosqlite:///{tmp_path / 'spades.db'}",
+        "bot_delay": 0.0,
+        "bot_workers": "thread",
+    }
+    base.update(overrides)
+    return Settings(**base)
+
+
+async def settle(until: Callable[[], bool], rounds: int = 5_000) -> None:
+    """Let the event loop (and the store's threads) run until `until()` holds."""
+    for _ in range(rounds):
+        if until():
+            return
+        await asyncio.sleep(0.001)
+    raise AssertionError("the condition never came true")
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock()
+
+
+@pytest.fixture
+def db_url(tmp_path: Path) -> str:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'spades.db'}"
+    upgrade(url)
+    return url
+
+
+@pytest.fixture
+async def store(db_url: str, clock: ManualClock) -> AsyncIterator[Any]:
+    s = await open_store(db_url, clock=lambda: datetime.fromtimestamp(clock.now(), UTC))
+    yield s
+    await s.close()
