@@ -6,7 +6,8 @@
 For each database (a fresh SQLite file in a temporary folder; PostgreSQL in a throwaway
 database when the server answers) and each room count, the rooms share `--appends`
 appends: each room appends its share in sequence, awaiting each append as a room actor
-does (stored before broadcast), all rooms at once. With `--think-ms T` a room waits a
+does (stored before broadcast), all rooms at once. `--no-group` commits every append on
+its own, for comparison (rows labelled `sqlite/1`). With `--think-ms T` a room waits a
 random 0..2T ms between its actions (seeded), so appends arrive unevenly as in play.
 Throughput is total appends / wall time; latency is per append call, from the call to
 its durable return.
@@ -93,9 +94,12 @@ async def run_rooms(
 
 
 async def bench_url(
-    url: str, label: str, room_counts: list[int], appends: int, think_ms: float
+    url: str, label: str, room_counts: list[int], appends: int, think_ms: float, group: bool
 ) -> list[Result]:
     store = await open_store(url)
+    if not group:
+        store.max_batch = 1
+        label += "/1"
     try:
         results = []
         for rooms in room_counts:
@@ -126,18 +130,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--think-ms", type=float, default=0, help="mean pause between actions")
     parser.add_argument("--pg", default=DEFAULT_PG, help="PostgreSQL admin URL")
     parser.add_argument("--no-pg", action="store_true", help="SQLite only")
+    parser.add_argument(
+        "--no-group",
+        action="store_true",
+        help="one commit per append (group commit off), for comparison",
+    )
     parser.add_argument("--sqlite-dir", help="folder for the SQLite file (default: a temp dir)")
     args = parser.parse_args(argv)
     room_counts = [int(n) for n in args.rooms.split(",") if n]
+    group = not args.no_group
 
     print(
         f"store append bench: {args.appends} appends per run, rooms {room_counts}, "
-        f"think {args.think_ms:g} ms"
+        f"think {args.think_ms:g} ms, group commit {'on' if group else 'off'}"
     )
     with tempfile.TemporaryDirectory(dir=args.sqlite_dir) as tmp:
         url = f"sqlite+aiosqlite:///{Path(tmp) / 'bench.db'}"
         upgrade(url)
-        asyncio.run(bench_url(url, "sqlite", room_counts, args.appends, args.think_ms))
+        asyncio.run(bench_url(url, "sqlite", room_counts, args.appends, args.think_ms, group))
 
     if args.no_pg:
         return 0
@@ -151,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         url = make_url(args.pg).set(database=name).render_as_string(hide_password=False)
         upgrade(url)
-        asyncio.run(bench_url(url, "postgresql", room_counts, args.appends, args.think_ms))
+        asyncio.run(bench_url(url, "postgresql", room_counts, args.appends, args.think_ms, group))
     finally:
         asyncio.run(pg_admin(args.pg, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
     return 0

@@ -99,6 +99,7 @@ class SqlStore:
         # lock-upgrade failures between this process's own connections.
         self._write_lock = asyncio.Lock() if self.sqlite else None
         self._pending: list[_Pending] = []
+        self.max_batch = MAX_BATCH  # 1 turns group commit off (one commit per append)
         self._appender = _SqliteAppender(engine.url) if _on_disk_sqlite(engine.url) else None
         self._inflight: list[_Pending] = []
         self._wake: asyncio.Event | None = None
@@ -271,8 +272,8 @@ class SqlStore:
             await self._wake.wait()
             self._wake.clear()
             while self._pending:
-                batch = self._pending[:MAX_BATCH]
-                del self._pending[:MAX_BATCH]
+                batch = self._pending[: self.max_batch]
+                del self._pending[: self.max_batch]
                 self._inflight = batch
                 try:
                     await self._commit_batch(batch)
