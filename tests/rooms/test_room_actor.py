@@ -200,3 +200,50 @@ async def test_rooms_without_humans_are_abandoned(
     assert room.code not in manager.rooms
     assert [r.room.code for r in await store.load_unfinished()] == []
     await manager.stop()
+
+
+async def test_a_disconnected_players_turn_goes_to_the_bot_after_the_grace_period(
+    store: Any, clock: ManualClock, tmp_path: Path
+) -> None:
+    manager = manager_for(store, clock, tmp_path, grace_seconds=45)
+    await manager.start()
+    room, _, token = await manager.create_solo("Ann", {"target": 100})
+    conn, watcher = Conn(), Conn()
+    await hello(room, conn, token)
+    await hello(room, watcher, None)
+    await settle(lambda: shown_to_act(conn) == 0)
+    seq = room.seq
+    await room.call(room.detach, conn)
+    state = watcher.last_state()
+    assert state["room"]["seats"][0]["connected"] is False
+    assert state["clock"]["turn_deadline"] == round((clock.now() + 45) * 1000)
+    clock.advance(46)
+    await settle(lambda: watcher.last_state()["room"]["seats"][0]["away"])
+    assert watcher.last_state()["seq"] > seq
+    # Away: the bot plays the seat on; the owner's return takes it back.
+    await settle(lambda: watcher.last_state()["seq"] > seq + 8)
+    back = Conn()
+    await hello(room, back, token)
+    assert back.last_state()["room"]["seats"][0]["away"] is False
+    await manager.stop()
+
+
+async def test_the_game_clock_resumes_with_the_time_that_was_left(
+    store: Any, clock: ManualClock, tmp_path: Path
+) -> None:
+    manager = manager_for(store, clock, tmp_path)
+    await manager.start()
+    room, _, token = await manager.create_solo("Ann", {"target": 100, "game_minutes": 10})
+    conn = Conn()
+    await hello(room, conn, token)
+    await settle(lambda: shown_to_act(conn) == 0)
+    clock.advance(100)
+    await act(room, conn, **first_legal("basic", conn.last_state()["view"]))
+    await settle(lambda: shown_to_act(conn) == 0 and bool(conn.last_state()["view"]["legal"]))
+    await manager.stop()
+    clock.advance(1000)  # the server was down for a while
+    second = manager_for(store, clock, tmp_path)
+    await second.start()
+    again = await second.get(room.code)
+    assert again.game_deadline == clock.now() + 500
+    await second.stop()

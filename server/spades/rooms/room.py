@@ -718,6 +718,10 @@ class Room:
     async def resume(self) -> None:
         """After a reload: finish what the crash interrupted, restart bots and clocks."""
         game = self.game
+        if game is None and self.status == "playing":
+            # The crash came after the game was finished but before the room was told.
+            self.status = "finished"
+            await self.store.update_room(self.room_id, status="finished")
         if game is not None and self.game_id is not None:
             if game.phase == "over" and self.status == "playing":
                 await self._finish_game()
