@@ -247,3 +247,23 @@ async def test_the_game_clock_resumes_with_the_time_that_was_left(
     again = await second.get(room.code)
     assert again.game_deadline == clock.now() + 500
     await second.stop()
+
+
+async def test_an_action_that_cannot_be_stored_never_happened(
+    store: Any, clock: ManualClock, tmp_path: Path
+) -> None:
+    manager = manager_for(store, clock, tmp_path)
+    await manager.start()
+    room, _, token = await manager.create_solo("Ann", {"target": 100})
+    conn = Conn()
+    await hello(room, conn, token)
+    await settle(lambda: shown_to_act(conn) == 0)
+    game = room.game
+    assert game is not None
+    key, seq, sent = game.state_key(), room.seq, len(conn.states())
+    await store.close()  # the database goes away
+    await act(room, conn, id="x", **first_legal("basic", conn.last_state()["view"]))
+    assert conn.errors()[-1]["code"] == "storage_error" and conn.errors()[-1]["ref"] == "x"
+    assert room.game is not None and room.game.state_key() == key and room.seq == seq
+    assert len(conn.states()) == sent  # nothing unstored was shown
+    await manager.stop()

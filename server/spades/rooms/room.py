@@ -36,6 +36,7 @@ GAME_ACTIONS = ("look", "bid", "play")
 CLOSE_REPLACED = 4001
 CLOSE_ABANDONED = 4002
 CLOSE_SLOW = 4003
+STORE_RETRY_SECONDS = 1.0
 
 
 @dataclass
@@ -124,6 +125,7 @@ class Room:
         self._turn_task: asyncio.Task[None] | None = None
         self._clock_task: asyncio.Task[None] | None = None
         self._side_tasks: set[asyncio.Task[Any]] = set()
+        self._hinting: set[int] = set()  # connections waiting for a hint
 
     # --- the actor ----------------------------------------------------------------------
 
@@ -520,10 +522,16 @@ class Room:
         view = self.game.view(seat)
         if not view["legal"]:
             raise RoomError("there is nothing for you to do now", code="nothing_to_hint")
+        if conn.conn_id in self._hinting:
+            raise RoomError("a hint is already being worked out", code="hint_pending")
+        self._hinting.add(conn.conn_id)
         self._spawn(self._hint(conn, view, ref))
 
     async def _hint(self, conn: Connection, view: dict[str, Any], ref: Any) -> None:
-        action = await self.bots.decide(self.settings["bot_level"], view, None)
+        try:
+            action = await self.bots.decide(self.settings["bot_level"], view, None)
+        finally:
+            self._hinting.discard(conn.conn_id)
         if conn.conn_id in self.connections:
             self._send(conn, {"type": "hint", "action": action, "ref": ref})
 
@@ -566,6 +574,7 @@ class Room:
             record["actions"] = record["actions"][:-1]
             self.game = Game.from_record(record)
             log.exception("storing action %s of game %s failed", seq, self.game_id)
+            self._spawn(self._retry_turn(STORE_RETRY_SECONDS))
             raise RoomError("the action could not be saved", code="storage_error") from exc
         if recorded["type"] in ("bid", "play"):
             self.turn_started = self.clock.now()
@@ -604,6 +613,15 @@ class Room:
             return
         await self._act(None, {"type": "time_up"})
         self._changed()
+
+    async def _retry_turn(self, seconds: float) -> None:
+        """After a failed write, give the seat to act its bot or timer again, a little later."""
+        await self.clock.sleep_until(self.clock.now() + seconds)
+        if not self.closed:
+            await self.call(self._reschedule_now)
+
+    async def _reschedule_now(self) -> None:
+        self._reschedule()
 
     def _reschedule(self) -> None:
         """Start the next bot move or turn timer for the seat to act, replacing any pending."""
