@@ -137,11 +137,22 @@ def browser(server: str) -> Iterator[Any]:
             launched.close()
 
 
+# Console errors a test may cause on purpose: API answers like 404 (checked by the test
+# itself) and a socket failing while the server is down.
+EXPECTED_CONSOLE = ("Failed to load resource", "WebSocket connection to")
+
+
+def _console(msg: Any, errors: list[str]) -> None:
+    if msg.type == "error" and not msg.text.startswith(EXPECTED_CONSOLE):
+        errors.append(f"console: {msg.text}")
+
+
 @pytest.fixture
 def new_page(browser: Any, server: str) -> Iterator[Any]:
     """Factory: a page in a fresh browser context (own localStorage), desktop size.
 
-    Browser errors fail the test: an uncaught exception in the page is a bug.
+    Browser errors fail the test: an uncaught exception, a console error, or a static file
+    that does not load is a bug.
     """
     contexts: list[Any] = []
     errors: list[str] = []
@@ -156,6 +167,15 @@ def new_page(browser: Any, server: str) -> Iterator[Any]:
         contexts.append(context)
         page = context.new_page()
         page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.on("console", lambda msg: _console(msg, errors))
+        page.on(
+            "response",
+            lambda r: (
+                errors.append(f"{r.status} {r.url}")
+                if r.status >= 400 and "/api/" not in r.url
+                else None
+            ),
+        )
         return page
 
     yield make
