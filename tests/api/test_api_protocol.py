@@ -11,6 +11,7 @@ import pytest
 from api_helpers import ThreadServer, choose, running_server
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect as sync_connect
 
@@ -176,9 +177,10 @@ async def test_abuse_closes_the_connection(tmp_path: Path) -> None:
 
 async def test_unknown_room_is_refused(tmp_path: Path) -> None:
     async with running_server(tmp_path) as server:
-        with pytest.raises(Exception):  # noqa: B017 - the handshake or first read fails
-            client = await server.client("NOROOM", None)
-            await client.until(lambda m: False)
+        ws = await connect(f"{server.ws_url}/ws/NOROOM")
+        with pytest.raises(ConnectionClosed) as closed:
+            await ws.recv()
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 4004
 
 
 # --- hypothesis: garbage from a seated guest of a room waiting to start -------------------

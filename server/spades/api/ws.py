@@ -115,12 +115,16 @@ async def websocket_endpoint(
     connects: AddressLimiter,
 ) -> None:
     address = websocket.client.host if websocket.client else "?"
+    # Refusals accept first, so the browser sees the close code and reason (a refused
+    # handshake would only show 1006).
     if not connects.allow(address):
+        await websocket.accept()
         await websocket.close(code=CLOSE_TOO_MANY, reason="too many connections; wait a minute")
         return
     try:
         room = await manager.get(code)
     except RoomNotFound:
+        await websocket.accept()
         await websocket.close(code=CLOSE_NO_ROOM, reason="no such room")
         return
     await websocket.accept()
