@@ -118,9 +118,12 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
         ? h("section", { class: "card-panel center-box" }, h("h1", {}, "Room not available"), h("p", {}, state.link.reason || ""), h("a", { class: "btn primary", href: "/" }, "Back to home"))
         : h("section", { class: "card-panel center-box" }, h("p", { class: "muted" }, "Joining the table…"));
     } else if (view) {
-      content = [renderTable(state)];
+      const table = renderTable(state);
+      content = [table];
       if (state.sheet) content.push(handSheet(state));
       else if (view.phase === "over") content.push(gameOver(state));
+      // Under a dialog the table is inert: Tab stays in the dialog, screen readers too.
+      if (content.length > 1) table.inert = true;
     } else {
       content = renderLobby(state, { name: storage.getName() });
     }
