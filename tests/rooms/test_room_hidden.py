@@ -1,0 +1,136 @@
+"""Hidden information across many games: every message every connection got, checked."""
+
+from __future__ import annotations
+
+import random
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from room_helpers import Conn, first_legal, make_settings, settle
+
+from spades.engine import Game, card_text
+from spades.engine.cards import cards_of
+from spades.rooms import BotRunner, ManualClock, Room, RoomManager
+from spades.store import open_store
+
+CARD = re.compile(r"^(?:[2-9TJQKA]|10)[CDHS]$")
+
+
+def card_strings(message: Any) -> set[str]:
+    found: set[str] = set()
+    stack = [message]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str) and CARD.match(item):
+            found.add(item)
+    return found
+
+
+def deals_of(record: dict[str, Any]) -> dict[int, list[set[str]]]:
+    replay = Game(
+        Game.from_record({**record, "actions": []}).rules,
+        seed=record["seed"],
+        first_dealer=record["first_dealer"],
+    )
+    deals: dict[int, list[set[str]]] = {}
+    for entry in [*record["actions"], None]:
+        deals.setdefault(
+            replay.hand_number, [{card_text(c) for c in cards_of(m)} for m in replay.dealt]
+        )
+        if entry is not None:
+            replay.apply(entry["seat"], entry["action"])
+    return deals
+
+
+def played(view: dict[str, Any]) -> set[str]:
+    cards = {c["card"] for t in view["tricks"] for c in t["cards"]}
+    if view["current_trick"]:
+        cards |= {c["card"] for c in view["current_trick"]["cards"]}
+    return cards
+
+
+def check(conn: Conn, seat: int | None, deals: dict[int, list[set[str]]]) -> None:
+    hand, seen = 1, set[str]()
+    for message in conn.messages:
+        if message["type"] == "state" and message["view"] is not None:
+            view = message["view"]
+            if view["phase"] == "over":
+                continue
+            hand, seen = view["hand_number"], played(view)
+            if seat is None:
+                assert view["hand"] is None and view["legal"] == []
+            elif view["blind_nil_open"]:
+                assert view["hand"] is None
+                assert not card_strings(message), "a blind-nil seat saw cards before looking"
+        others = set().union(*(deals[hand][s] for s in range(4) if s != seat))
+        assert not (card_strings(message) & others) - seen, (seat, message["type"])
+
+
+@pytest.mark.parametrize("game_number", range(6))
+async def test_no_seat_ever_sees_another_seats_cards(tmp_path: Path, game_number: int) -> None:
+    clock = ManualClock()
+    # In-memory SQLite: a real store without the disk's fsync, so many games stay quick.
+    store = await open_store(
+        "sqlite+aiosqlite:///:memory:", clock=lambda: datetime.fromtimestamp(clock.now(), UTC)
+    )
+    manager = RoomManager(
+        store,
+        make_settings(tmp_path),
+        clock=clock,
+        bots=BotRunner(first_legal, workers="thread"),
+    )
+    await manager.start()
+    rng = random.Random(game_number)
+    mode = ("individual", "partnership")[game_number % 2]
+    rules = {"blind_nil_deficit": 0} if game_number % 3 == 0 else {}
+    room, _, token = await manager.create("P0", {"mode": mode, "target": 60, "rules": rules})
+    tokens = [token]
+    for seat in (1, 2, 3):
+        _, t = await room.call(room.join, f"P{seat}", seat, False)
+        tokens.append(t)
+    conns = [Conn() for _ in range(4)]
+    for conn, t in zip(conns, tokens, strict=True):
+        await room.call(room.attach, conn, t)
+    spectator = Conn()
+    await room.call(room.attach, spectator, None)
+    await room.call(room.handle, conns[0], {"type": "start"})
+    await drive(room, conns, rng)
+    assert room.game is not None and room.game.phase == "over"
+    deals = deals_of(await store.export_game(room.game_id))
+    for seat, conn in enumerate(conns):
+        check(conn, seat, deals)
+    check(spectator, None, deals)
+    await manager.stop()
+    await store.close()
+
+
+async def drive(room: Room, conns: list[Conn], rng: random.Random) -> None:
+    """Each seat acts on its latest state: sometimes blind nil, mostly a quick bid and play."""
+    while True:
+        await settle(lambda: any(_can_act(c) for c in conns) or _over(conns[0]))
+        if _over(conns[0]):
+            return
+        conn = rng.choice([c for c in conns if _can_act(c)])
+        legal = conn.last_state()["view"]["legal"]
+        blind = {"type": "bid", "bid": "blind nil"}
+        action = (
+            blind if blind in legal and rng.random() < 0.3 else first_legal("x", {"legal": legal})
+        )
+        await room.call(room.handle, conn, {**action})
+
+
+def _can_act(conn: Conn) -> bool:
+    state = conn.last_state()
+    return state["view"] is not None and bool(state["view"]["legal"])
+
+
+def _over(conn: Conn) -> bool:
+    view = conn.last_state()["view"]
+    return view is not None and view["phase"] == "over"
