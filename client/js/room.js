@@ -221,6 +221,14 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
     }
   });
   setInterval(tick, 250);
+  // Phones freeze background tabs and drop sockets: try again as soon as we are back.
+  const retrySoon = () => {
+    if (!conn.isOpen && state.link.state !== "closed") conn.reconnectNow();
+  };
+  window.addEventListener("online", retrySoon);
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible") retrySoon();
+  });
 
   render();
   api.getRoom(code).then(
