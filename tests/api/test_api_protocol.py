@@ -247,3 +247,24 @@ def test_garbage_never_crashes_or_changes_anything(garbage_room: Any, batch: lis
             replies.append(reply)
         assert all(r["type"] in ("error", "pong", "hint") for r in replies), replies
         assert (room.room_dict(), room.settings, room.seq, room.status) == before
+
+
+async def test_chat_is_plain_text_shared_and_replayed(tmp_path: Path) -> None:
+    async with running_server(tmp_path, chat_length=40) as server:
+        created = await server.create(mode="individual")
+        code = created["code"]
+        host = await server.client(code, created["token"])
+        watcher = await server.client(code, None)
+        await host.send(type="chat", text="  hello <b>all</b>\x07 ", id="c")
+        said = await watcher.until(lambda m: m["type"] == "chat")
+        assert said["text"] == "hello <b>all</b>" and said["name"] == "Host" and said["seat"] == 0
+        await host.until(lambda m: m["type"] == "chat")
+        await watcher.send(type="chat", text="hi from the rail")
+        await host.until(lambda m: m["type"] == "chat" and m["seat"] is None)
+        late = await server.client(code, None)
+        first_state = next(i for i, m in enumerate(late.messages) if m["type"] == "state")
+        chats = [await late.until(lambda m: m["type"] == "chat") for _ in range(2)]
+        assert first_state == 0
+        assert [c["text"] for c in chats] == ["hello <b>all</b>", "hi from the rail"]
+        for c in (host, watcher, late):
+            await c.close()

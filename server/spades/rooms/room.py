@@ -304,6 +304,8 @@ class Room:
             seat = self._seat_for_token(token)
             if seat is None:
                 self._error(conn, BadToken.code, "that seat token is not valid here", ref)
+        if conn.conn_id in self.connections and conn.seat not in (None, seat):
+            self.seats[conn.seat].disconnected_at = self.clock.now()  # a second hello moved it
         conn.seat = seat
         if seat is not None:
             for other in list(self.connections.values()):
@@ -315,10 +317,11 @@ class Room:
             s = self.seats[seat]
             s.reset_flags()
             s.disconnected_at = None
+        chats = await self.store.recent_chat(self.room_id)
         self.connections[conn.conn_id] = conn
-        for chat in await self.store.recent_chat(self.room_id):
-            self._send(conn, {"type": "chat", **chat})
         self._changed(conn, ref)
+        for chat in chats:
+            self._send(conn, {"type": "chat", **chat})
 
     async def detach(self, conn: Connection) -> None:
         if self.connections.pop(conn.conn_id, None) is None:
