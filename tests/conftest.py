@@ -1,0 +1,15 @@
+"""Suite-wide set-up."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # Browser tests last: Playwright's sync API keeps an event loop running in the main
+    # thread for the whole session, and asyncio tests cannot start their own loop after it.
+    items.sort(
+        key=lambda item: (
+            item.get_closest_marker("e2e") is not None or item.nodeid.startswith("tests/e2e/")
+        )
+    )
