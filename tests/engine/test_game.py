@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import BY_SUIT, bid_all, make, play_first_legal
+from engine_helpers import BY_SUIT, bid_all, make, play_first_legal
 
 from spades.engine import (
     ActionError,

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import BY_SUIT
+from engine_helpers import BY_SUIT
 
 from spades.engine import Game, RecordError, Rules, card_text
 from spades.engine.cards import cards_of
