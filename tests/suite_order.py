@@ -1,4 +1,7 @@
-"""Suite-wide set-up."""
+"""A pytest plugin (loaded by `-p suite_order` in pyproject.toml) that orders the suite.
+
+Not a conftest.py: test folders import helpers from their own conftest modules by name.
+"""
 
 from __future__ import annotations
 
