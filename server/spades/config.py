@@ -19,6 +19,9 @@ class Settings(BaseSettings):
     database_url: str = "sqlite+aiosqlite:///./spades.db"
     auto_upgrade: bool = Field(True, description="run the Alembic upgrade when the server starts")
 
+    # reserved for the multi-process hub (rooms relayed through Redis); one process ignores it
+    redis_url: str = ""
+
     # where invite links point; empty = derived from the request's Host header
     public_url: str = ""
     client_dir: str = Field("", description="static client directory; empty = ./client")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import multiprocessing
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any
@@ -40,7 +41,10 @@ class BotRunner:
     def _executor(self) -> Executor:
         if self._pool is None:
             if self._workers == "process" and self._decide is _default_decide:
-                self._pool = ProcessPoolExecutor(max_workers=1)
+                # spawn, not fork: the server process has threads (the store's, uvicorn's).
+                self._pool = ProcessPoolExecutor(
+                    max_workers=1, mp_context=multiprocessing.get_context("spawn")
+                )
             else:
                 self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="bot")
         return self._pool
