@@ -6,32 +6,13 @@ Without /usr/bin/chromium the tests skip, except under CI=true, where they fail.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-REPO = Path(__file__).resolve().parents[2]
-SCREENSHOTS = REPO / "test-results" / "screenshots"
-DESKTOP = {"width": 1280, "height": 800}
-PHONE = {"width": 390, "height": 844}
+from e2e_server import CHROMIUM, CHROMIUM_ARGS, DESKTOP, SCREENSHOTS, run_server
 
 
 def _in_ci() -> bool:
@@ -45,76 +26,6 @@ def _require_chromium() -> None:
     if _in_ci():
         pytest.fail(f"CI=true and {reason}", pytrace=False)
     pytest.skip(reason)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _wait_healthy(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"server exited early:\n{log.read_text()[-4000:]}")
-        with (
-            contextlib.suppress(OSError),
-            urllib.request.urlopen(f"{url}/healthz", timeout=1) as response,
-        ):
-            if response.status == 200:
-                return
-        time.sleep(0.1)
-    raise RuntimeError(f"server did not become healthy:\n{log.read_text()[-4000:]}")
-
-
-@contextlib.contextmanager
-def run_server(workdir: Path, port: int | None = None) -> Iterator[str]:
-    """A real server process (uvicorn) on 127.0.0.1, its SQLite file in `workdir`."""
-    port = port or free_port()
-    env = {
-        **os.environ,
-        "SPADES_DATABASE_URL": f"sqlite+aiosqlite:///{workdir / 'e2e.db'}",
-        "SPADES_BOT_DELAY": "0",
-        "SPADES_BOT_WORKERS": "thread",
-        "SPADES_ROOMS_PER_MINUTE": "10000",
-        "SPADES_JOINS_PER_MINUTE": "10000",
-        "SPADES_MESSAGES_PER_SECOND": "1000",
-        "SPADES_MESSAGE_BURST": "1000",
-        "SPADES_CLIENT_DIR": str(REPO / "client"),
-    }
-    log = workdir / f"server-{port}.log"
-    with log.open("ab") as out:
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "uvicorn",
-                "--factory",
-                "spades.api.app:create_app",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                "--log-level",
-                "warning",
-            ],
-            env=env,
-            cwd=workdir,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(url, proc, log)
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
 
 
 @pytest.fixture(scope="session")

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from conftest import DESKTOP, PHONE
+from e2e_server import DESKTOP, PHONE
 
 MY_MOVE = ".bid-panel button.bid, .hand .card.legal, .bid-panel [data-action='look']"
 TURN_SELECTOR = (

@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import free_port, run_server
 from e2e_helpers import act, hand_cards, start_solo, wait_turn
+from e2e_server import free_port, run_server
 
 pytestmark = pytest.mark.e2e
 
