@@ -268,3 +268,42 @@ async def test_chat_is_plain_text_shared_and_replayed(tmp_path: Path) -> None:
         assert [c["text"] for c in chats] == ["hello <b>all</b>", "hi from the rail"]
         for c in (host, watcher, late):
             await c.close()
+
+
+async def test_lobby_sit_stand_settings_bots_and_start(tmp_path: Path) -> None:
+    async with running_server(tmp_path) as server:
+        created = await server.create(mode="partnership", target=300)
+        code = created["code"]
+        host = await server.client(code, created["token"])
+        friend = await server.client(code, None)
+        await friend.send(type="sit", seat=None, name="Friend", id="sit")
+        seated = await friend.until(lambda m: m["type"] == "seated")
+        assert seated["seat"] == 1 and seated["ref"] == "sit" and len(seated["token"]) >= 22
+        state = await friend.until(lambda m: m["type"] == "state" and m["room"]["you"] == 1)
+        assert state["room"]["seats"][1]["name"] == "Friend"
+        assert "token" not in json.dumps(host.state)  # nobody else saw the new token
+        await host.send(type="settings", settings={"target": 150, "rules": {"nil": False}}, id="s")
+        state = await host.until(lambda m: m["type"] == "state" and m["ref"] == "s")
+        assert state["room"]["settings"]["target"] == 150
+        assert state["room"]["settings"]["rules"] == {"nil": False}
+        await friend.send(type="settings", settings={"target": 200}, id="no")
+        assert (await friend.until(lambda m: m["type"] == "error"))["code"] == "host_only"
+        await host.send(type="set_seat", seat=2, to="bot", id="b")
+        state = await host.until(lambda m: m["type"] == "state" and m["ref"] == "b")
+        assert state["room"]["seats"][2]["kind"] == "bot"
+        await friend.send(type="stand", id="up")
+        state = await friend.until(lambda m: m["type"] == "state" and m["ref"] == "up")
+        assert state["room"]["you"] is None and state["room"]["seats"][1]["kind"] == "empty"
+        await friend.send(type="sit", seat=3, name="Friend", id="sit3")
+        token3 = (await friend.until(lambda m: m["type"] == "seated"))["token"]
+        assert token3 != seated["token"]
+        await host.send(type="start", id="go")
+        state = await host.until(lambda m: m["type"] == "state" and m["ref"] == "go")
+        assert state["room"]["status"] == "playing"
+        assert [s["kind"] for s in state["room"]["seats"]] == ["human", "bot", "bot", "human"]
+        assert state["view"]["rules"]["target"] == 150 and state["view"]["rules"]["nil"] is False
+        assert state["view"]["commitment"]
+        late = await server.post(f"/api/rooms/{code}/join", {"name": "Late"})
+        assert late.status_code == 409
+        for c in (host, friend):
+            await c.close()
