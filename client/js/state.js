@@ -78,6 +78,8 @@ function applyStateMessage(prev, msg) {
   if (sameHand && nv.tricks.length > pv.tricks.length) {
     const trick = nv.tricks[nv.tricks.length - 1];
     next.recentTrick = trick;
+    const last = trick.cards[trick.cards.length - 1];
+    if (last && last.seat !== room.you) events.push(`${seatName(room, last.seat)} plays ${cardName(last.card)}`);
     events.push(`${who(room, trick.winner)} ${room.you === trick.winner ? "win" : "wins"} the trick`);
   } else if (!sameHand || (nv.current_trick && nv.current_trick.cards.length > 0)) {
     next.recentTrick = null;
