@@ -204,6 +204,7 @@ class Room:
         return None if self.humans_connected() else self.last_human_at
 
     def room_dict(self, you: int | None = None) -> dict[str, Any]:
+        online = {c.seat for c in self.connections.values()}
         return {
             "id": self.room_id,
             "code": self.code,
@@ -217,7 +218,7 @@ class Room:
                     "name": s.name,
                     "kind": s.kind,
                     "bot_level": s.bot_level,
-                    "connected": s.kind == "bot" or self.connected(s.index),
+                    "connected": s.kind == "bot" or s.index in online,
                     "away": s.away,
                     "timed_out": s.timed_out,
                 }
@@ -263,17 +264,21 @@ class Room:
             "now": epoch_ms(self.clock.now()),
         }
 
-    def state_for(self, seat: int | None, views: dict[int | None, Any]) -> Message:
-        if self.game is not None and seat not in views:
-            views[seat] = self.game.view(seat)
-        return {
-            "type": "state",
-            "seq": self.seq,
-            "room": self.room_dict(seat),
-            "view": views.get(seat),
-            "clock": self.clock_dict(),
-            "ref": None,
-        }
+    def state_for(
+        self, seat: int | None, cache: dict[int | None, Message], clock: dict[str, Any]
+    ) -> Message:
+        """The state message for `seat`; one per seat per broadcast, shared by its sockets."""
+        message = cache.get(seat)
+        if message is None:
+            message = cache[seat] = {
+                "type": "state",
+                "seq": self.seq,
+                "room": self.room_dict(seat),
+                "view": None if self.game is None else self.game.view(seat),
+                "clock": clock,
+                "ref": None,
+            }
+        return message
 
     # --- sending -------------------------------------------------------------------------
 
@@ -284,11 +289,12 @@ class Room:
         self._send(conn, {"type": "error", "code": code, "message": message, "ref": ref})
 
     def _broadcast(self, origin: Connection | None = None, ref: Any = None) -> None:
-        views: dict[int | None, Any] = {}
+        cache: dict[int | None, Message] = {}
+        clock = self.clock_dict()
         for conn in list(self.connections.values()):
-            message = self.state_for(conn.seat, views)
+            message = self.state_for(conn.seat, cache, clock)
             if conn is origin:
-                message["ref"] = ref
+                message = {**message, "ref": ref}
             self._send(conn, message)
 
     def _changed(self, origin: Connection | None = None, ref: Any = None) -> None:
