@@ -90,7 +90,8 @@ function biddingPanel(state, legal) {
         : "You may bid blind nil when your turn comes, or look at your cards now."),
       h("div", { class: "bid-buttons", "data-group": "bids" },
         blind ? h("button", { type: "button", class: ["btn", "bid", "danger", hinted === "blind nil" ? "hinted" : null], "data-action": "bid", "data-bid": "blind nil", "data-key": "bid-blind", "aria-label": "Blind nil" }, "Blind nil") : null,
-        h("button", { type: "button", class: "btn primary", "data-action": "look", "data-key": "look" }, "Show my cards")));
+        h("button", { type: "button", class: "btn primary", "data-action": "look", "data-key": "look" }, "Show my cards"),
+        myTurn ? h("button", { type: "button", class: "btn ghost hint-bid", "data-action": "hint", "data-key": "hint", "aria-label": "Hint" }, "Hint") : null));
   }
   if (!myTurn) return null;
   return h("section", { class: "bid-panel", "aria-labelledby": "bid-title" },
@@ -105,7 +106,8 @@ function biddingPanel(state, legal) {
           class: ["btn", "bid", nil ? "nil" : null, hinted === bid ? "hinted" : null],
           "data-action": "bid", "data-bid": String(bid), "data-key": `bid-${bid}`, "aria-label": label,
         }, nil ? "Nil" : String(bid));
-      })));
+      }),
+      h("button", { type: "button", class: "btn ghost hint-bid", "data-action": "hint", "data-key": "hint", "aria-label": "Hint" }, "Hint")));
 }
 
 function statusLine(state, legal) {
@@ -151,10 +153,13 @@ function handRow(state, legal) {
 function sideTools(state, legal) {
   const { room, view } = state;
   const me = room.you;
-  const canHint = me !== null && view.to_act === me && view.phase !== "over" && (legal.plays.size > 0 || legal.bids.length > 0);
+  const canHint = me !== null && view.to_act === me && view.phase === "playing" && legal.plays.size > 0;
+  // While bidding, the hint button sits in the bidding panel instead.
+  const bidding = me !== null && view.phase === "bidding";
   const last = view.tricks.length ? view.tricks[view.tricks.length - 1] : null;
+  if (view.phase === "bidding") return null; // no trick yet this hand; the hint is in the panel
   return h("div", { class: "tools" },
-    me === null ? null : h("button", { type: "button", class: "btn", "data-action": "hint", "data-key": "hint", "aria-disabled": canHint ? null : "true", "aria-label": "Hint" }, "Hint"),
+    me === null || bidding ? null : h("button", { type: "button", class: "btn", "data-action": "hint", "data-key": "hint", "aria-disabled": canHint ? null : "true", "aria-label": "Hint" }, "Hint"),
     h("button", { type: "button", class: "btn", "data-action": "toggle-last", "data-key": "last-trick", "aria-expanded": state.showLastTrick ? "true" : "false", "aria-disabled": last ? null : "true" }, state.showLastTrick ? "Hide last trick" : "Last trick"),
     state.showLastTrick && last
       ? h("div", { class: "last-trick card-panel", role: "region", "aria-label": "Last trick" },
