@@ -266,3 +266,26 @@ async def test_an_action_that_cannot_be_stored_never_happened(
     assert room.game is not None and room.game.state_key() == key and room.seq == seq
     assert len(conn.states()) == sent  # nothing unstored was shown
     await manager.stop()
+
+
+async def test_a_present_player_takes_over_from_a_host_gone_past_the_grace_period(
+    store: Any, clock: ManualClock, tmp_path: Path
+) -> None:
+    manager = manager_for(store, clock, tmp_path, grace_seconds=30)
+    await manager.start()
+    room, _, host_token = await manager.create("Ann", {"target": 100})
+    _, guest_token = await room.call(room.join, "Bob", None, False)
+    host, guest = Conn(), Conn()
+    await hello(room, host, host_token)
+    await hello(room, guest, guest_token)
+    await act(room, guest, type="start", id=1)
+    assert guest.errors()[-1]["code"] == "host_only"
+    await room.call(room.detach, host)
+    clock.advance(29)
+    await act(room, guest, type="start", id=2)
+    assert guest.errors()[-1]["ref"] == 2 and room.host_seat == 0
+    clock.advance(2)
+    await act(room, guest, type="start", id=3)
+    assert room.host_seat == 1 and room.status == "playing"
+    assert (await store.get_room(room.room_id)).room.host_seat == 1
+    await manager.stop()

@@ -68,10 +68,6 @@ class Seat:
             return cls(row.seat, "human", row.name, None, row.token_hash)
         return cls(row.seat)
 
-    def clear(self) -> None:
-        self.kind, self.name, self.bot_level, self.token_hash = "empty", None, None, None
-        self.reset_flags()
-
     def reset_flags(self) -> None:
         self.away = self.timed_out = False
         self.timeouts_in_row = 0
@@ -364,34 +360,37 @@ class Room:
             seat = free[0]
         if seat not in range(4):
             raise BadRequest("a seat is 0..3")
-        target = self.seats[seat]
-        if target.kind == "human":
+        if self.seats[seat].kind == "human":
             raise RoomFull(f"seat {seat} is taken")
         token = new_token()
-        target.kind, target.name, target.bot_level = "human", name, None
-        target.token_hash = hash_token(token)
-        target.reset_flags()
-        target.disconnected_at = self.clock.now()
-        await self.store.set_seat(target.row(self.room_id))
+        taken = Seat(seat, "human", name, None, hash_token(token))
+        taken.disconnected_at = self.clock.now()
+        await self._store_seat(taken)
         if self.host_seat is None or self.seats[self.host_seat].kind != "human":
-            self.host_seat = seat
-            await self.store.update_room(self.room_id, host_seat=seat)
+            await self._set_host(seat)
         self._changed()
         return seat, token
+
+    async def _store_seat(self, seat: Seat) -> None:
+        """Store first, then take it in memory: a failed write leaves the room as it was."""
+        await self.store.set_seat(seat.row(self.room_id))
+        self.seats[seat.index] = seat
+
+    async def _set_host(self, seat: int | None) -> None:
+        await self.store.update_room(self.room_id, host_seat=seat)
+        self.host_seat = seat
 
     def game_in_progress(self) -> bool:
         return self.game is not None and self.game.phase != "over"
 
     async def _vacate(self, seat: int) -> None:
-        self.seats[seat].clear()
-        await self.store.set_seat(self.seats[seat].row(self.room_id))
+        await self._store_seat(Seat(seat))
         for conn in self.connections.values():
             if conn.seat == seat:
                 conn.seat = None
         if self.host_seat == seat:
             humans = [s.index for s in self.seats if s.kind == "human"]
-            self.host_seat = humans[0] if humans else None
-            await self.store.update_room(self.room_id, host_seat=self.host_seat)
+            await self._set_host(humans[0] if humans else None)
 
     # --- commands from a connection ----------------------------------------------------
 
@@ -416,9 +415,24 @@ class Room:
             raise NotSeated("take a seat first")
         return conn.seat
 
-    def _host(self, conn: Connection) -> None:
-        if conn.seat is None or conn.seat != self.host_seat:
+    async def _host(self, conn: Connection) -> None:
+        if conn.seat is None:
             raise HostOnly("only the host may do that")
+        if conn.seat != self.host_seat and self._host_gone():
+            # The host left for good (gone past the grace period): a present player takes over.
+            await self._set_host(conn.seat)
+        if conn.seat != self.host_seat:
+            raise HostOnly("only the host may do that")
+
+    def _host_gone(self) -> bool:
+        if self.host_seat is None:
+            return True
+        host = self.seats[self.host_seat]
+        if host.kind != "human":
+            return True
+        if self.connected(host.index) or host.disconnected_at is None:
+            return False
+        return self.clock.now() - host.disconnected_at >= self.config.grace_seconds
 
     def _not_playing(self) -> None:
         if self.game_in_progress():
@@ -439,7 +453,7 @@ class Room:
         self._changed(conn, ref)
 
     async def _on_set_seat(self, conn: Connection, msg: dict[str, Any], ref: Any) -> None:
-        self._host(conn)
+        await self._host(conn)
         seat, to = msg.get("seat"), msg.get("to")
         if not isinstance(seat, int) or seat not in range(4) or to not in ("bot", "empty"):
             raise BadRequest("set_seat needs a seat 0..3 and to = 'bot' or 'empty'")
@@ -449,31 +463,27 @@ class Room:
             self._not_playing()
             await self._vacate(seat)
         else:
-            kicked = self.seats[seat].kind == "human"
-            if kicked:
+            if self.seats[seat].kind == "human":
                 await self._vacate(seat)
-            self._make_bot(seat)
-            await self.store.set_seat(self.seats[seat].row(self.room_id))
+            await self._make_bot(seat)
         self._changed(conn, ref)
 
-    def _make_bot(self, seat: int) -> None:
-        s = self.seats[seat]
-        s.kind, s.name, s.token_hash = "bot", BOT_NAMES[seat], None
-        s.bot_level = self.settings["bot_level"]
-        s.reset_flags()
+    async def _make_bot(self, seat: int) -> None:
+        await self._store_seat(Seat(seat, "bot", BOT_NAMES[seat], self.settings["bot_level"]))
 
     async def _on_settings(self, conn: Connection, msg: dict[str, Any], ref: Any) -> None:
-        self._host(conn)
+        await self._host(conn)
         self._not_playing()
         raw = msg.get("settings")
         if not isinstance(raw, dict):
             raise BadRequest("settings must be an object")
-        self.settings = normalize_settings(raw, self.settings)
-        await self.store.update_room(self.room_id, settings=self.settings)
+        settings = normalize_settings(raw, self.settings)
+        await self.store.update_room(self.room_id, settings=settings)
+        self.settings = settings
         self._changed(conn, ref)
 
     async def _on_start(self, conn: Connection, msg: dict[str, Any], ref: Any) -> None:
-        self._host(conn)
+        await self._host(conn)
         if self.status != "open":
             raise WrongStatus("the game has already started; use play_again after it ends")
         await self.start_game()
@@ -488,10 +498,9 @@ class Room:
 
     async def start_game(self) -> None:
         """Fill empty seats with bots and deal. Stored before anything is shown."""
-        for seat in self.seats:
+        for seat in list(self.seats):
             if seat.kind == "empty":
-                self._make_bot(seat.index)
-                await self.store.set_seat(seat.row(self.room_id))
+                await self._make_bot(seat.index)
         rules: Rules = rules_of(self.settings)
         game = Game.new(rules)
         game_id = await self.store.start_game(
