@@ -53,12 +53,12 @@ def test_solo_game_to_game_over(new_page: Any, screenshots: Path) -> None:
     sheet.wait_for()
     assert "Hand 1 result" in sheet.inner_text()
     assert sheet.locator("tbody tr").count() == 4
+    shoot(page, screenshots, "hand-result")
     # The dialog has the focus, and Tab never lands on the table behind it.
     assert page.evaluate("document.activeElement.dataset.action") == "close-sheet"
     for _ in range(6):
         page.keyboard.press("Tab")
         assert not page.evaluate("!!document.activeElement.closest('.table-screen')")
-    shoot(page, screenshots, "hand-result")
 
     # Keep playing until someone reaches the low target.
     hands = 1
