@@ -317,41 +317,47 @@ def print_report(rep: dict[str, Any]) -> None:
     from rich.table import Table
 
     console = Console()
-    dup = "duplicate deals, sides swapped" if rep["duplicate"] else "independent deals"
+    dup = "independent deals"
+    if rep["duplicate"]:
+        dup = "duplicate deals, " + (
+            "sides swapped" if rep["mode"] == "partnership" else "seats rotated four ways"
+        )
     console.print(
         f"[bold]{rep['games']} games[/bold], {rep['mode']} to {rep['target']}, {dup}; "
         f"{rep['hands']} hands, {rep['draws']} undecided, {rep['seconds']} s"
     )
     table = Table()
-    for col in (
-        "side",
-        "bots",
-        "wins",
-        "win %",
-        "95% CI",
-        "contracts made",
-        "nil (made)",
-        "blind nil (made)",
-        "bags/hand",
-        "tricks/bid",
-    ):
-        table.add_column(col)
-    for i, label in enumerate(rep["sides"]):
-        lo, hi = rep["ci95"][i]
-        table.add_row(
-            str(i),
-            label,
-            str(rep["wins"][i]),
-            f"{100 * rep['win_rate'][i]:.1f}",
-            f"{100 * lo:.1f}-{100 * hi:.1f}",
-            _fmt_pct(rep["contracts_made_pct"][i]),
-            f"{rep['nil_attempts'][i]} ({_fmt_pct(rep['nil_made_pct'][i])})",
-            f"{rep['blind_nil_attempts'][i]} ({_fmt_pct(rep['blind_nil_made_pct'][i])})",
-            f"{rep['bags_per_hand'][i]:.2f}",
-            "-" if rep["tricks_per_bid"][i] is None else f"{rep['tricks_per_bid'][i]:.2f}",
-        )
+    table.add_column("")
+    n_sides = len(rep["sides"])
+    for i in range(n_sides):
+        table.add_column(f"side {i}", justify="right")
+
+    def row(name: str, cells: list[str]) -> None:
+        table.add_row(name, *cells)
+
+    row("bots", list(rep["sides"]))
+    row("wins", [str(w) for w in rep["wins"]])
+    row("win %", [f"{100 * w:.1f}" for w in rep["win_rate"]])
+    row("95% CI", [f"{100 * lo:.1f}-{100 * hi:.1f}" for lo, hi in rep["ci95"]])
+    row("contracts made", [_fmt_pct(v) for v in rep["contracts_made_pct"]])
+    row(
+        "nil tries (made)",
+        [
+            f"{n} ({_fmt_pct(m)})"
+            for n, m in zip(rep["nil_attempts"], rep["nil_made_pct"], strict=True)
+        ],
+    )
+    row(
+        "blind nil tries (made)",
+        [
+            f"{n} ({_fmt_pct(m)})"
+            for n, m in zip(rep["blind_nil_attempts"], rep["blind_nil_made_pct"], strict=True)
+        ],
+    )
+    row("bags per hand", [f"{v:.2f}" for v in rep["bags_per_hand"]])
+    row("tricks per trick bid", ["-" if v is None else f"{v:.2f}" for v in rep["tricks_per_bid"]])
     console.print(table)
-    timing = Table(title="decision time (ms; wall clock, and CPU time of the deciding thread)")
+    timing = Table(title="decision time, ms (wall clock; CPU of the deciding thread)")
     for col in ("level", "decisions", "p50", "p99", "max", "cpu p50", "cpu p99"):
         timing.add_column(col)
     for level, t in rep["decision_ms"].items():
