@@ -87,7 +87,7 @@ export function scoreChart(room, view) {
         s("line", { x1: pad.l, x2: W - pad.r, y1: y(t), y2: y(t), class: t === 0 ? "axis zero" : "grid" }),
         s("text", { x: pad.l - 6, y: y(t) + 4, "text-anchor": "end", class: "tick" }, String(t)))),
       s("line", { x1: pad.l, x2: W - pad.r, y1: y(view.rules.target), y2: y(view.rules.target), class: "target-line" }),
-      s("text", { x: W - pad.r, y: y(view.rules.target) - 4, "text-anchor": "end", class: "tick target" }, `target ${view.rules.target}`),
+      s("text", { x: pad.l + 4, y: y(view.rules.target) - 4, "text-anchor": "start", class: "tick target" }, `target ${view.rules.target}`),
       Array.from({ length: n + 1 }, (_, i) => s("text", { x: x(i), y: H - 10, "text-anchor": "middle", class: "tick" }, String(i))),
       sides.map((side) => {
         const style = SERIES[side];
