@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_helpers import act, hand_cards, shoot, start_solo, wait_turn
+from e2e_helpers import act, fill_create_form, hand_cards, shoot, start_solo, wait_turn
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.e2e
 
@@ -158,3 +160,20 @@ def test_join_by_code_of_a_missing_room(new_page: Any) -> None:
     page.wait_for_url("**/r/ZZZZ99")
     page.get_by_text("There is no room with the code ZZZZ99").wait_for()
     assert page.get_by_role("link", name="Back to home").count() >= 1
+
+
+def test_turn_timer_and_game_clock_are_shown(new_page: Any) -> None:
+    page = new_page()
+    page.goto("/")
+    fill_create_form(page, mode="partnership", target=300, bots="basic")
+    page.get_by_label("Turn timer").select_option("60")
+    page.get_by_label("Game clock").select_option("30")
+    page.get_by_role("button", name="Play solo").click()
+    page.locator(".bid-panel button.bid").first.wait_for()
+    # Countdowns, not timestamps: m:ss of what is left.
+    game_clock = page.locator(".game-clock .countdown")
+    expect(game_clock).to_have_text(re.compile(r"^(30:00|2\d:\d\d)$"))
+    turn = page.locator(".status-line .countdown")
+    expect(turn).to_have_text(re.compile(r"^(1:00|0:[0-5]\d)$"))
+    assert turn.get_attribute("role") == "timer"
+    assert page.locator(".seat-plate.mine .countdown").count() == 1
