@@ -119,6 +119,7 @@ class Room:
         self._queue = asyncio.Queue()
         self._worker: asyncio.Task[None] | None = None
         self._turn_task: asyncio.Task[None] | None = None
+        self._turn_plan: tuple[Any, ...] | None = None
         self._clock_task: asyncio.Task[None] | None = None
         self._side_tasks: set[asyncio.Task[Any]] = set()
         self._hinting: set[int] = set()  # connections waiting for a hint
@@ -642,27 +643,49 @@ class Room:
         self._reschedule()
 
     def _reschedule(self) -> None:
-        """Start the next bot move or turn timer for the seat to act, replacing any pending."""
-        if self._turn_task is not None and self._turn_task is not asyncio.current_task():
-            self._turn_task.cancel()
-        self._turn_task = None
+        """Start the next bot move or turn timer for the seat to act, replacing any pending.
+
+        A pending move for the same turn is kept, so people coming and going do not keep
+        restarting a bot's delay.
+        """
         game = self.game
-        if self.closed or game is None or game.phase == "over" or game.to_act is None:
+        plan: tuple[Any, ...] | None = None
+        if (
+            not self.closed
+            and game is not None
+            and game.phase != "over"
+            and game.to_act is not None
+        ):
+            seat = self.seats[game.to_act]
+            if seat.kind != "human" or seat.away:
+                plan = (
+                    game,
+                    self.seq,
+                    seat.index,
+                    "bot",
+                    seat.bot_level or self.settings["bot_level"],
+                )
+            else:
+                deadline = self.turn_deadline()
+                if deadline is not None:
+                    plan = (game, self.seq, seat.index, "timer", deadline)
+        task = self._turn_task
+        if plan is not None and plan == self._turn_plan and task is not None and not task.done():
             return
-        seat = self.seats[game.to_act]
-        if seat.kind != "human" or seat.away:
-            level = seat.bot_level or self.settings["bot_level"]
+        if task is not None and task is not asyncio.current_task():
+            task.cancel()
+        self._turn_task, self._turn_plan = None, plan
+        if plan is None:
+            return
+        game, seq, index, kind, extra = plan
+        if kind == "bot":
             when = self.clock.now() + self.config.bot_delay
             self._turn_task = asyncio.create_task(
-                self._bot_turn(game, seat.index, self.seq, level, when, timeout=False)
+                self._bot_turn(game, index, seq, extra, when, timeout=False)
             )
-            return
-        deadline = self.turn_deadline()
-        if deadline is not None:
+        else:
             self._turn_task = asyncio.create_task(
-                self._bot_turn(
-                    game, seat.index, self.seq, self.settings["bot_level"], deadline, timeout=True
-                )
+                self._bot_turn(game, index, seq, self.settings["bot_level"], extra, timeout=True)
             )
 
     async def _bot_turn(
