@@ -15,8 +15,9 @@ from .bots import BotRunner
 from .broadcast import Hub, LocalHub
 from .clock import Clock, SystemClock
 from .errors import RoomNotFound
-from .room import Room
+from .room import BOT_NAMES, Room, Seat
 from .settings import clean_text, normalize_settings
+from .tokens import hash_token, new_token
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +53,7 @@ class RoomManager:
         self.rooms: dict[str, Room] = {}
         self._sweeper: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
+        self._reserved: set[str] = set()  # codes being created
 
     def _room_kwargs(self) -> dict[str, Any]:
         return {
@@ -88,27 +90,48 @@ class RoomManager:
         self.rooms.clear()
         self.bots.close()
 
-    async def create(self, host_name: str, settings: dict[str, Any]) -> tuple[Room, int, str]:
-        """A new room with its creator in seat 0 as host. Returns room, seat and token."""
-        settings = normalize_settings(settings)
+    async def create(
+        self, host_name: str, settings: dict[str, Any], *, solo: bool = False
+    ) -> tuple[Room, int, str]:
+        """A new room with its creator in seat 0 as host. Returns room, seat and token.
+
+        Solo: the other three seats get bots and the game starts at once.
+        """
+        settings = normalize_settings({**settings, "public": False} if solo else settings)
         name = clean_text(host_name, self.config.name_length, "name")
-        async with self._lock:
-            code = await self._free_code()
-            room = Room(room_id=code, code=code, settings=settings, **self._room_kwargs())
+        token = new_token()
+        host = Seat(0, "human", name, None, hash_token(token))
+        host.disconnected_at = self.clock.now()
+        others = [
+            Seat(i, "bot", BOT_NAMES[i], settings["bot_level"]) if solo else Seat(i)
+            for i in (1, 2, 3)
+        ]
+        code = await self._free_code()
+        try:
+            seats = [host, *others]
+            room = Room(
+                room_id=code,
+                code=code,
+                settings=settings,
+                host_seat=0,
+                seats=seats,
+                **self._room_kwargs(),
+            )
+            # One write for the room and its four seats.
             await self.store.create_room(
-                RoomRow(id=code, code=code, settings=settings, host_seat=None, status="open"),
-                [seat.row(code) for seat in room.seats],
+                RoomRow(id=code, code=code, settings=settings, host_seat=0, status="open"),
+                [seat.row(code) for seat in seats],
             )
             self.rooms[code] = room
+        finally:
+            self._reserved.discard(code)
         room.start()
-        seat, token = await room.call(room.join, name, 0, False)
-        assert seat is not None and token is not None
-        return room, seat, token
+        if solo:
+            await room.call(self._start_now, room)
+        return room, 0, token
 
     async def create_solo(self, name: str, settings: dict[str, Any]) -> tuple[Room, int, str]:
-        room, seat, token = await self.create(name, {**settings, "public": False})
-        await room.call(self._start_now, room)
-        return room, seat, token
+        return await self.create(name, settings, solo=True)
 
     @staticmethod
     async def _start_now(room: Room) -> None:
@@ -116,14 +139,17 @@ class RoomManager:
         room._changed()
 
     async def _free_code(self) -> str:
+        """A code no room has, reserved until the caller drops it from `_reserved`."""
         while True:
             code = new_code()
-            if code in self.rooms:
+            if code in self.rooms or code in self._reserved:
                 continue
+            self._reserved.add(code)
             try:
                 await self.store.get_room(code)
             except NotFound:
                 return code
+            self._reserved.discard(code)
 
     async def get(self, code: str) -> Room:
         """A live room by join code; a finished room not in memory is loaded from the store."""
@@ -131,20 +157,20 @@ class RoomManager:
         room = self.rooms.get(code)
         if room is not None and not room.closed:
             return room
-        async with self._lock:
+        try:
+            stored = await self.store.get_room(code)
+        except NotFound as exc:
+            raise RoomNotFound(f"no room {code}") from exc
+        if stored.room.status == "abandoned":
+            raise RoomNotFound(f"room {code} was closed")
+        async with self._lock:  # two requests may have loaded it at once: keep the first
             room = self.rooms.get(code)
             if room is not None and not room.closed:
                 return room
-            try:
-                stored = await self.store.get_room(code)
-            except NotFound as exc:
-                raise RoomNotFound(f"no room {code}") from exc
-            if stored.room.status == "abandoned":
-                raise RoomNotFound(f"room {code} was closed")
             room = Room.from_stored(stored, **self._room_kwargs())
             self.rooms[code] = room
-        room.start()
-        await room.call(room.resume)
+            room.start()
+            await room.call(room.resume)
         return room
 
     def find_game(self, game_id: int) -> Room | None:
