@@ -173,6 +173,12 @@ def test_full_hand_scores_rotates_dealer_and_deals_again() -> None:
     assert game.phase == "bidding"
     hand = game.history[0]
     assert hand["tricks"] == [0, 0, 0, 13]
+    # The 13th trick of the finished hand stays visible after the next deal.
+    last = game.view(1)["last_trick"]
+    assert last["hand"] == 1
+    assert last["winner"] == 3
+    assert [c["card"] for c in last["cards"]] == ["AS", "AC", "AD", "AH"]
+    assert game.view(1)["tricks"] == []
     assert hand["bag_penalty"] == [0, -100]
 
 

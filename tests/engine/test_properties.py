@@ -29,13 +29,22 @@ rules_strategy = st.builds(
 
 
 def played_cards(game: Game) -> set[str]:
+    """Cards played so far in the current hand."""
     cards = {card_text(c) for _, trick, _ in game.trick_log for c in trick}
-    cards |= {card_text(c) for c in game.play.trick}
+    return cards | {card_text(c) for c in game.play.trick}
+
+
+def public_cards(game: Game) -> set[str]:
+    """Cards any seat may see: this hand's played cards and the previous hand's last trick."""
+    cards = played_cards(game)
+    last = game.last_trick
+    if last is not None and last["hand"] < game.hand_number:
+        cards |= {c["card"] for c in last["cards"]}
     return cards
 
 
 def check_views(game: Game) -> None:
-    played = played_cards(game)
+    played = public_cards(game)
     for seat in (None, 0, 1, 2, 3):
         view = game.view(seat)
         text = json.dumps(view)

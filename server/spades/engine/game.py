@@ -103,6 +103,8 @@ class Game:
         self.winner: int | None = None
         self.hand_number = 0
         self.dealer = (first_dealer - 1) % 4
+        # The latest finished trick, kept across the deal so the 13th trick stays visible.
+        self.last_trick: dict[str, Any] | None = None
         self._start_hand()
 
     # --- construction ---------------------------------------------------------------
@@ -298,9 +300,13 @@ class Game:
             winner = play.play(op.card)
             if winner >= 0:
                 self.trick_log.append((leader, tuple(trick), winner))
-                self._tricks_view.append(
-                    {"leader": leader, "cards": _trick_cards(leader, trick), "winner": winner}
-                )
+                self.last_trick = {
+                    "leader": leader,
+                    "cards": _trick_cards(leader, trick),
+                    "winner": winner,
+                    "hand": self.hand_number,
+                }
+                self._tricks_view.append(self.last_trick)
             if play.done:
                 self._finish_hand()
             else:
@@ -394,6 +400,7 @@ class Game:
             "blind_nil_open": False if seat is None else self.blind_nil_open(seat),
             "tricks_won": list(play.tricks_won),
             "tricks": list(self._tricks_view),
+            "last_trick": self.last_trick,
             "current_trick": current,
             "spades_broken": play.broken,
             "scores": list(self.scores),
