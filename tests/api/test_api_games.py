@@ -34,6 +34,16 @@ def played_so_far(view: dict[str, Any]) -> set[str]:
     return cards
 
 
+def current_hand_only(message: dict[str, Any]) -> dict[str, Any]:
+    """The message without the previous hand's last trick (public: all of it was played)."""
+    view = message.get("view") if message["type"] == "state" else None
+    last = view and view.get("last_trick")
+    if not last or last["hand"] == view["hand_number"]:
+        return message
+    assert len(last["cards"]) == 4 and last["hand"] == view["hand_number"] - 1
+    return {**message, "view": {**view, "last_trick": None}}
+
+
 def check_hidden(client: Client, deals: dict[int, list[set[str]]]) -> int:
     """No message to this client holds a card of another seat before it is played."""
     checked = 0
@@ -41,6 +51,7 @@ def check_hidden(client: Client, deals: dict[int, list[set[str]]]) -> int:
     played: set[str] = set()
     for message in client.messages:
         SERVER_MESSAGE.validate_python(message)
+        message = current_hand_only(message)
         if message["type"] == "state" and message["view"] is not None:
             view = message["view"]
             hand_number, played = view["hand_number"], played_so_far(view)
@@ -146,7 +157,7 @@ async def test_blind_nil_seat_sees_no_card_before_it_looks(tmp_path: Path) -> No
         await client.send(type="look", id="look")
         looked = await client.until(lambda m: m["type"] == "state" and m["ref"] == "look")
         assert len(looked["view"]["hand"]) == 13
-        # Nothing before the look carried a card at all.
+        # Nothing before the look carried a card at all (first hand: no earlier trick).
         for message in client.messages[: before + 1]:
             assert not card_strings(message), message
         await client.close()

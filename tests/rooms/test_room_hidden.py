@@ -56,9 +56,19 @@ def played(view: dict[str, Any]) -> set[str]:
     return cards
 
 
+def current_hand_only(message: dict[str, Any]) -> dict[str, Any]:
+    """The message without the previous hand's last trick (public: all of it was played)."""
+    view = message.get("view") if message["type"] == "state" else None
+    last = view and view.get("last_trick")
+    if not last or last["hand"] == view["hand_number"]:
+        return message
+    assert len(last["cards"]) == 4 and last["hand"] == view["hand_number"] - 1
+    return {**message, "view": {**view, "last_trick": None}}
+
+
 def check(conn: Conn, seat: int | None, deals: dict[int, list[set[str]]]) -> None:
     hand, seen = 1, set[str]()
-    for message in conn.messages:
+    for message in map(current_hand_only, conn.messages):
         if message["type"] == "state" and message["view"] is not None:
             view = message["view"]
             if view["phase"] == "over":

@@ -9,7 +9,7 @@ import secrets
 from typing import Any
 
 from spades.config import Settings
-from spades.store.protocol import NotFound, RoomRow, Store
+from spades.store.protocol import NotFound, RoomRow, RoomStatus, Store
 
 from .bots import BotRunner
 from .broadcast import Hub, LocalHub
@@ -109,17 +109,20 @@ class RoomManager:
         code = await self._free_code()
         try:
             seats = [host, *others]
+            # A solo room is "playing" from its first write: its game starts right away.
+            status: RoomStatus = "playing" if solo else "open"
             room = Room(
                 room_id=code,
                 code=code,
                 settings=settings,
                 host_seat=0,
                 seats=seats,
+                status=status,
                 **self._room_kwargs(),
             )
             # One write for the room and its four seats.
             await self.store.create_room(
-                RoomRow(id=code, code=code, settings=settings, host_seat=0, status="open"),
+                RoomRow(id=code, code=code, settings=settings, host_seat=0, status=status),
                 [seat.row(code) for seat in seats],
             )
             self.rooms[code] = room

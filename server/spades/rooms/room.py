@@ -508,8 +508,9 @@ class Room:
             self.room_id, rules.to_dict(), game.first_dealer, game.seed
         )
         self.game, self.game_id = game, game_id
-        self.status = "playing"
-        await self.store.update_room(self.room_id, status="playing")
+        if self.status != "playing":
+            await self.store.update_room(self.room_id, status="playing")
+            self.status = "playing"
         for seat in self.seats:
             seat.reset_flags()
         now = self.clock.now()
