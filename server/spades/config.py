@@ -41,6 +41,9 @@ class Settings(BaseSettings):
         900.0, gt=0, description="close a room with no connected human after this many seconds"
     )
     sweep_seconds: float = Field(15.0, gt=0, description="how often idle rooms are checked")
+    purge_after_days: float = Field(
+        7.0, ge=0, description="delete abandoned rooms after this many days (0 = keep them)"
+    )
     timeouts_before_away: int = Field(2, ge=1)
 
     # limits

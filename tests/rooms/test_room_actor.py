@@ -4,10 +4,11 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
 from room_helpers import Conn, first_legal, make_settings, settle
 
 from spades.engine import Game
-from spades.rooms import BotRunner, ManualClock, Room, RoomManager
+from spades.rooms import BotRunner, ManualClock, Room, RoomManager, RoomNotFound
 
 
 def manager_for(store: Any, clock: ManualClock, tmp_path: Path, **overrides: Any) -> RoomManager:
@@ -183,7 +184,8 @@ async def test_restart_reloads_rooms_by_replaying_actions(
 async def test_rooms_without_humans_are_abandoned(
     store: Any, clock: ManualClock, tmp_path: Path
 ) -> None:
-    manager = manager_for(store, clock, tmp_path, abandon_after=100, sweep_seconds=10)
+    # The test sweeps by hand; the background sweeper never wakes.
+    manager = manager_for(store, clock, tmp_path, abandon_after=100, sweep_seconds=1e9)
     await manager.start()
     room, _, token = await manager.create("Ann", {})
     conn = Conn()
@@ -195,8 +197,14 @@ async def test_rooms_without_humans_are_abandoned(
     clock.advance(60)
     assert await manager.sweep() == []
     clock.advance(50)
-    await settle(lambda: room.closed and room.code not in manager.rooms)
+    assert await manager.sweep() == [room.code]
+    assert room.closed and room.code not in manager.rooms
     assert room.status == "abandoned"
+    assert await manager.purge() == 0  # abandoned just now
+    clock.advance(8 * 86_400)
+    assert await manager.purge() == 1
+    with pytest.raises(RoomNotFound):
+        await manager.get(room.code)
     assert [r.room.code for r in await store.load_unfinished()] == []
     await manager.stop()
 

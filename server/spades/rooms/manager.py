@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
+from datetime import timedelta
 from typing import Any
 
 from spades.config import Settings
@@ -14,7 +15,7 @@ from spades.store.protocol import NotFound, RoomRow, RoomStatus, Store
 from .bots import BotRunner
 from .broadcast import Hub, LocalHub
 from .clock import Clock, SystemClock
-from .errors import RoomNotFound
+from .errors import RoomError, RoomNotFound
 from .room import BOT_NAMES, Room, Seat
 from .settings import clean_text, normalize_settings
 from .tokens import hash_token, new_token
@@ -23,6 +24,7 @@ log = logging.getLogger(__name__)
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L
 CODE_LENGTH = 6
+PURGE_EVERY = 3600.0  # seconds between purges of long-abandoned rooms
 
 
 def new_code() -> str:
@@ -201,16 +203,31 @@ class RoomManager:
             if room.closed or idle is None or now - idle < self.config.abandon_after:
                 continue
             if room.status in ("open", "playing"):
-                await room.call(room.abandon)
+                try:
+                    await room.call(room.abandon)
+                except RoomError:  # closed meanwhile by another sweep
+                    continue
             closed.append(code)
             self.rooms.pop(code, None)
             await room.stop()
         return closed
 
+    async def purge(self) -> int:
+        """Delete rooms abandoned longer than `purge_after_days` (with their games)."""
+        if not self.config.purge_after_days:
+            return 0
+        return await self.store.purge_abandoned(timedelta(days=self.config.purge_after_days))
+
     async def _sweep_forever(self) -> None:
+        last_purge = -PURGE_EVERY
         while True:
             await self.clock.sleep_until(self.clock.now() + self.config.sweep_seconds)
             try:
                 await self.sweep()
+                if self.clock.now() - last_purge >= PURGE_EVERY:
+                    last_purge = self.clock.now()
+                    purged = await self.purge()
+                    if purged:
+                        log.info("%d abandoned room(s) purged", purged)
             except Exception:
                 log.exception("room sweep failed")
