@@ -46,6 +46,9 @@ class Settings(BaseSettings):
     )
     timeouts_before_away: int = Field(2, ge=1)
 
+    # logs: "json" writes one JSON object per line (room and seat as fields)
+    log_format: Literal["text", "json"] = "text"
+
     # limits
     max_message_bytes: int = Field(4096, ge=256)
     oversize_strikes: int = Field(3, ge=1, description="oversize frames before the socket closes")

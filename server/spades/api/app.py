@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request, WebSocket
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from spades.config import Settings, get_settings
@@ -31,6 +31,7 @@ from spades.rooms import (
 from spades.store.protocol import NotFound, Store
 
 from .limits import AddressLimiter
+from .metrics import CONTENT_TYPE_LATEST, Metrics
 from .models import (
     CreateRoom,
     CreateSolo,
@@ -88,6 +89,7 @@ def create_app(
 ) -> FastAPI:
     """The app. Tests inject a clock (and may inject a store); the rest comes from settings."""
     settings = settings or get_settings()
+    metrics = Metrics()  # per app: tests build several apps in one process
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -104,7 +106,8 @@ def create_app(
         else:
             assert store is not None
             the_store = store
-        manager = RoomManager(the_store, settings, clock=clock, bots=bots)
+        manager = RoomManager(the_store, settings, clock=clock, bots=bots, observer=metrics)
+        metrics.watch(manager)
         reloaded = await manager.start()
         log.info("%d unfinished room(s) reloaded", reloaded)
         app.state.manager = manager
@@ -112,6 +115,7 @@ def create_app(
         try:
             yield
         finally:
+            metrics.watch(None)
             await manager.stop()
             if own_store:
                 await the_store.close()
@@ -123,6 +127,7 @@ def create_app(
         "(see docs/protocol.md).",
         lifespan=lifespan,
     )
+    app.state.metrics = metrics
     creations = AddressLimiter(settings.rooms_per_minute)
     joins = AddressLimiter(settings.joins_per_minute)
     connects = AddressLimiter(settings.joins_per_minute)
@@ -154,6 +159,11 @@ def create_app(
         except Exception:
             ok = False
         return JSONResponse({"ready": ok}, status_code=200 if ok else 503)
+
+    @app.get("/metrics", tags=["ops"], response_class=Response)
+    async def prometheus_metrics() -> Response:
+        """Prometheus text format: rooms, connections, actions, latencies, errors."""
+        return Response(metrics.render(), media_type=CONTENT_TYPE_LATEST)
 
     @app.post("/api/rooms", response_model=RoomCreated, tags=["rooms"])
     async def create_room(body: CreateRoom, request: Request) -> RoomCreated:
@@ -237,7 +247,7 @@ def create_app(
     @app.websocket("/ws/{code}")
     async def ws(websocket: WebSocket, code: str) -> None:
         manager: RoomManager = websocket.app.state.manager
-        await websocket_endpoint(websocket, code, manager, settings, connects)
+        await websocket_endpoint(websocket, code, manager, settings, connects, metrics)
 
     client = client_directory(settings)
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import logging
+from typing import Any
 
 from spades.config import Settings, get_settings
+from spades.logs import setup_logging
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -13,6 +14,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=int, default=8000, help="port to listen on")
     parser.add_argument("--database-url", default=None, help="overrides SPADES_DATABASE_URL")
     parser.add_argument("--log-level", default="info", help="debug, info, warning, error")
+    parser.add_argument(
+        "--log-format",
+        choices=("text", "json"),
+        default=None,
+        help="overrides SPADES_LOG_FORMAT (json: one object per line)",
+    )
 
 
 def ws_max_size(settings: Settings) -> int:
@@ -29,7 +36,11 @@ def run(args: argparse.Namespace) -> int:
     settings = get_settings()
     if args.database_url:
         settings = settings.model_copy(update={"database_url": args.database_url})
-    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    log_format = args.log_format or settings.log_format
+    setup_logging(args.log_level, log_format)
+    extra: dict[str, Any] = {}
+    if log_format == "json":
+        extra["log_config"] = None  # uvicorn's own lines go through the JSON handler too
     uvicorn.run(
         create_app(settings),
         host=args.host,
@@ -37,5 +48,6 @@ def run(args: argparse.Namespace) -> int:
         log_level=args.log_level.lower(),
         ws_max_size=ws_max_size(settings),
         proxy_headers=True,
+        **extra,
     )
     return 0

@@ -18,8 +18,10 @@ from pydantic import ValidationError
 
 from spades.config import Settings
 from spades.rooms import CLOSE_SLOW, RoomError, RoomManager, RoomNotFound
+from spades.rooms.observer import now
 
 from .limits import AddressLimiter, TokenBucket
+from .metrics import Metrics
 from .models import CLIENT_MESSAGE, CLIENT_TYPES
 
 log = logging.getLogger(__name__)
@@ -36,7 +38,10 @@ _CLOSE = object()
 class WsConnection:
     """A socket as a room sees it: `send` queues (never blocks), a writer task drains."""
 
-    def __init__(self, websocket: WebSocket, settings: Settings) -> None:
+    def __init__(
+        self, websocket: WebSocket, settings: Settings, metrics: Metrics | None = None
+    ) -> None:
+        self.metrics = metrics
         self.conn_id = next(_ids)
         self.seat: int | None = None
         self.address = websocket.client.host if websocket.client else "?"
@@ -51,6 +56,9 @@ class WsConnection:
             self.queue.put_nowait(message)
         except asyncio.QueueFull:
             self.close(CLOSE_SLOW, "too slow to read its messages")
+            return
+        if self.metrics is not None and message.get("type") == "error":
+            self.metrics.error_sent(str(message.get("code")))
 
     def close(self, code: int, reason: str) -> None:
         if self.closing is not None:
@@ -113,6 +121,7 @@ async def websocket_endpoint(
     manager: RoomManager,
     settings: Settings,
     connects: AddressLimiter,
+    metrics: Metrics | None = None,
 ) -> None:
     address = websocket.client.host if websocket.client else "?"
     # Refusals accept first, so the browser sees the close code and reason (a refused
@@ -130,13 +139,16 @@ async def websocket_endpoint(
     await websocket.accept()
     if not room.base_url:
         room.base_url = str(websocket.base_url).replace("ws", "http", 1).rstrip("/")
-    conn = WsConnection(websocket, settings)
+    conn = WsConnection(websocket, settings, metrics)
     writer = asyncio.create_task(conn.write_forever())
+    if metrics is not None:
+        metrics.connections.inc()
     bucket = TokenBucket(settings.messages_per_second, settings.message_burst)
     strikes = 0
     try:
         while conn.closing is None:
             frame = await websocket.receive()
+            received = now()
             if frame["type"] == "websocket.disconnect":
                 break
             data = frame.get("text")
@@ -166,7 +178,7 @@ async def websocket_endpoint(
                 if message["type"] == "hello":
                     await room.call(room.attach, conn, message.get("token"), message.get("id"))
                 else:
-                    await room.call(room.handle, conn, message)
+                    await room.call(room.handle, conn, message, received)
             except RoomError as exc:
                 conn.send(_error(exc.code, exc.message, message.get("id")))
                 if room.closed:
@@ -174,9 +186,15 @@ async def websocket_endpoint(
     except WebSocketDisconnect:
         pass
     except Exception:
-        log.exception("websocket handler failed")
+        log.exception(
+            "room %s: websocket handler failed",
+            room.code,
+            extra={"room": room.code, "seat": conn.seat},
+        )
         conn.close(1011, "server error")
     finally:
+        if metrics is not None:
+            metrics.connections.dec()
         if not room.closed:
             with contextlib.suppress(Exception):
                 await room.call(room.detach, conn)

@@ -17,6 +17,7 @@ from .errors import (
     WrongStatus,
 )
 from .manager import RoomManager
+from .observer import Observer
 from .room import CLOSE_ABANDONED, CLOSE_REPLACED, CLOSE_SLOW, Room, Seat
 from .settings import BOT_LEVELS, normalize_settings
 
@@ -35,6 +36,7 @@ __all__ = [
     "LocalHub",
     "ManualClock",
     "NotSeated",
+    "Observer",
     "Room",
     "RoomError",
     "RoomFull",

@@ -9,6 +9,8 @@ from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any
 
+from .observer import NO_OBSERVER, Observer, now
+
 log = logging.getLogger(__name__)
 
 Decide = Callable[..., dict[str, Any]]
@@ -37,6 +39,7 @@ class BotRunner:
         self._workers = workers
         self._budget = budget
         self._pool: Executor | None = None
+        self.observer: Observer = NO_OBSERVER  # the manager hands its own
 
     def _executor(self) -> Executor:
         if self._pool is None:
@@ -52,6 +55,7 @@ class BotRunner:
     async def decide(self, level: str, view: dict[str, Any], seed: int | None) -> dict[str, Any]:
         legal = view.get("legal") or []
         action: dict[str, Any] | None = None
+        started = now()
         try:
             if level == "strong":
                 loop = asyncio.get_running_loop()
@@ -67,6 +71,7 @@ class BotRunner:
                 action = self._decide(level, view, seed=seed)
         except Exception:
             log.exception("bot %s failed; playing the first legal action", level)
+        self.observer.bot_decision(level, now() - started)
         if action not in legal and legal:
             action = legal[0]
         return dict(action or {})

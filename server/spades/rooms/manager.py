@@ -16,6 +16,7 @@ from .bots import BotRunner
 from .broadcast import Hub, LocalHub
 from .clock import Clock, SystemClock
 from .errors import RoomError, RoomNotFound
+from .observer import NO_OBSERVER, Observer
 from .room import BOT_NAMES, Room, Seat
 from .settings import clean_text, normalize_settings
 from .tokens import hash_token, new_token
@@ -46,12 +47,15 @@ class RoomManager:
         clock: Clock | None = None,
         hub: Hub | None = None,
         bots: BotRunner | None = None,
+        observer: Observer | None = None,
     ) -> None:
         self.store = store
         self.config = config
         self.clock = clock or SystemClock()
         self.hub = hub or LocalHub()
         self.bots = bots or BotRunner(workers=config.bot_workers, budget=config.strong_bot_budget)
+        self.observer = observer or NO_OBSERVER
+        self.bots.observer = self.observer
         self.rooms: dict[str, Room] = {}
         self._sweeper: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
@@ -64,6 +68,7 @@ class RoomManager:
             "hub": self.hub,
             "config": self.config,
             "bots": self.bots,
+            "observer": self.observer,
         }
 
     async def start(self) -> int:
@@ -73,7 +78,8 @@ class RoomManager:
             try:
                 room = Room.from_stored(stored, **self._room_kwargs())
             except Exception:
-                log.exception("room %s could not be reloaded", stored.room.code)
+                code = stored.room.code
+                log.exception("room %s could not be reloaded", code, extra={"room": code})
                 continue
             self.rooms[room.code] = room
             room.start()
@@ -131,6 +137,7 @@ class RoomManager:
         finally:
             self._reserved.discard(code)
         room.start()
+        log.info("room %s created%s", code, " (solo)" if solo else "", extra={"room": code})
         if solo:
             await room.call(self._start_now, room)
         return room, 0, token

@@ -24,6 +24,7 @@ from .bots import BotRunner
 from .broadcast import Connection, Hub, Message
 from .clock import Clock, epoch_ms
 from .errors import BadRequest, BadToken, HostOnly, NotSeated, RoomError, RoomFull, WrongStatus
+from .observer import NO_OBSERVER, Observer, now
 from .settings import clean_text, normalize_settings, rules_of
 from .tokens import hash_token, new_token, token_matches
 
@@ -95,6 +96,7 @@ class Room:
         host_seat: int | None = None,
         status: RoomStatus = "open",
         seats: list[Seat] | None = None,
+        observer: Observer | None = None,
     ) -> None:
         self.room_id = room_id
         self.code = code
@@ -107,6 +109,7 @@ class Room:
         self.hub = hub
         self.config = config
         self.bots = bots
+        self.observer = observer or NO_OBSERVER
         self.base_url = config.public_url.rstrip("/")
         self.connections: dict[int, Connection] = {}
         self.game: Game | None = None
@@ -279,6 +282,10 @@ class Room:
 
     # --- sending -------------------------------------------------------------------------
 
+    def _ctx(self, seat: int | None) -> dict[str, Any]:
+        """`extra` for a log line about this room: its code and the seat (never a token)."""
+        return {"room": self.code, "seat": seat}
+
     def _send(self, conn: Connection, message: Message) -> None:
         self.hub.send(conn, message)
 
@@ -322,6 +329,7 @@ class Room:
             s.disconnected_at = None
         chats = await self.store.recent_chat(self.room_id)
         self.connections[conn.conn_id] = conn
+        log.info("room %s: connection %s joined", self.code, conn.conn_id, extra=self._ctx(seat))
         self._changed(conn, ref)
         for chat in chats:
             self._send(conn, {"type": "chat", **chat})
@@ -329,6 +337,7 @@ class Room:
     async def detach(self, conn: Connection) -> None:
         if self.connections.pop(conn.conn_id, None) is None:
             return
+        log.info("room %s: connection %s left", self.code, conn.conn_id, extra=self._ctx(conn.seat))
         if conn.seat is not None and self.seats[conn.seat].kind == "human":
             now = self.clock.now()
             self.seats[conn.seat].disconnected_at = now
@@ -395,8 +404,14 @@ class Room:
 
     # --- commands from a connection ----------------------------------------------------
 
-    async def handle(self, conn: Connection, message: dict[str, Any]) -> None:
-        """One validated client message. Refusals answer an `error` and change nothing."""
+    async def handle(
+        self, conn: Connection, message: dict[str, Any], received: float | None = None
+    ) -> None:
+        """One validated client message. Refusals answer an `error` and change nothing.
+
+        `received`: when the message arrived (`observer.now()`), for the action latency.
+        """
+        received = now() if received is None else received
         ref = message.get("id")
         kind = message.get("type")
         try:
@@ -410,6 +425,9 @@ class Room:
             self._error(conn, exc.code, exc.message, ref)
         except RoomError as exc:
             self._error(conn, exc.code, exc.message, ref)
+        else:
+            if kind in GAME_ACTIONS:
+                self.observer.action_latency("human", now() - received)
 
     def _seat_of(self, conn: Connection) -> int:
         if conn.seat is None:
@@ -508,6 +526,12 @@ class Room:
             self.room_id, rules.to_dict(), game.first_dealer, game.seed
         )
         self.game, self.game_id = game, game_id
+        log.info(
+            "room %s: game %s started",
+            self.code,
+            game_id,
+            extra={**self._ctx(None), "game_id": game_id},
+        )
         if self.status != "playing":
             await self.store.update_room(self.room_id, status="playing")
             self.status = "playing"
@@ -586,16 +610,26 @@ class Room:
         recorded = game.apply(seat, action)
         seq = len(game.actions)
         at = datetime.fromtimestamp(self.clock.now(), UTC)
+        started = now()
         try:
             await self.store.append_action(ActionRow(self.game_id, seq, seat, recorded, at))
         except Exception as exc:
+            self.observer.store_append(now() - started)
             # Not stored, so it never happened: rebuild the game without it.
             record = game.to_record()
             record["actions"] = record["actions"][:-1]
             self.game = Game.from_record(record)
-            log.exception("storing action %s of game %s failed", seq, self.game_id)
+            log.exception(
+                "room %s: storing action %s of game %s failed",
+                self.code,
+                seq,
+                self.game_id,
+                extra={**self._ctx(seat), "game_id": self.game_id},
+            )
             self._spawn(self._retry_turn(STORE_RETRY_SECONDS))
             raise RoomError("the action could not be saved", code="storage_error") from exc
+        self.observer.store_append(now() - started)
+        self.observer.action(recorded["type"])
         if recorded["type"] in ("bid", "play"):
             self.turn_started = self.clock.now()
         for entry in game.history[hands_before:]:
@@ -608,6 +642,13 @@ class Room:
         game = self.game
         assert game is not None and self.game_id is not None
         await self.store.finish_game(self.game_id, game.winner, list(game.scores))
+        log.info(
+            "room %s: game %s over, winner %s",
+            self.code,
+            self.game_id,
+            game.winner,
+            extra={**self._ctx(None), "game_id": self.game_id},
+        )
         self.status = "finished"
         await self.store.update_room(self.room_id, status="finished")
         self._set_game_clock(None)
@@ -626,7 +667,12 @@ class Room:
         try:
             await self.call(self._time_up, game)
         except RoomError as exc:
-            log.warning("room %s: the game clock could not end the game: %s", self.code, exc)
+            log.warning(
+                "room %s: the game clock could not end the game: %s",
+                self.code,
+                exc,
+                extra=self._ctx(None),
+            )
 
     async def _time_up(self, game: Game) -> None:
         if self.game is not game or game.phase == "over" or game.time_is_up:
@@ -697,15 +743,28 @@ class Room:
             return
         action = await self.bots.decide(level, game.view(seat), self._bot_seed(seq))
         try:
-            await self.call(self._bot_move, game, seat, seq, level, action, timeout)
+            await self.call(self._bot_move, game, seat, seq, level, action, timeout, now())
         except RoomError as exc:
-            log.warning("room %s: bot move for seat %s failed: %s", self.code, seat, exc)
+            log.warning(
+                "room %s: bot move for seat %s failed: %s",
+                self.code,
+                seat,
+                exc,
+                extra=self._ctx(seat),
+            )
 
     def _bot_seed(self, seq: int) -> int:
         return (self.game_id or 0) * 10_007 + seq
 
     async def _bot_move(
-        self, game: Game, seat: int, seq: int, level: str, action: dict[str, Any], timeout: bool
+        self,
+        game: Game,
+        seat: int,
+        seq: int,
+        level: str,
+        action: dict[str, Any],
+        timeout: bool,
+        queued: float,
     ) -> None:
         if self.game is not game or self.seq != seq or game.to_act != seat:
             return
@@ -715,8 +774,16 @@ class Room:
                 # A timed-out seat that had to look still owes its bid: make it now.
                 view = game.view(seat)
                 await self._act(seat, await self.bots.decide(level, view, self._bot_seed(seq)))
-        except ActionError:
-            log.exception("bot move %s for seat %s refused", action, seat)
+        except ActionError as exc:
+            # The refused action is not logged: it may name a card not played.
+            log.error(
+                "room %s: a %s by the bot of seat %s was refused (%s)",
+                self.code,
+                action.get("type"),
+                seat,
+                exc.code,
+                extra=self._ctx(seat),
+            )
             legal = game.legal_actions(seat)
             if not legal:
                 return
@@ -728,6 +795,7 @@ class Room:
             if s.timeouts_in_row >= self.config.timeouts_before_away or not self.connected(seat):
                 s.away = True
         self._changed()
+        self.observer.action_latency("bot", now() - queued)
 
     # --- life cycle --------------------------------------------------------------------
 
@@ -741,6 +809,7 @@ class Room:
         hub: Hub,
         config: Settings,
         bots: BotRunner,
+        observer: Observer | None = None,
     ) -> Room:
         """Rebuild a room after a restart by replaying its unfinished game's actions."""
         row = stored.room
@@ -763,6 +832,7 @@ class Room:
             host_seat=row.host_seat,
             status=row.status,
             seats=seats,
+            observer=observer,
         )
         if stored.game is not None:
             g = stored.game
@@ -798,6 +868,7 @@ class Room:
     _elapsed_at_load = 0.0
 
     async def abandon(self) -> None:
+        log.info("room %s abandoned", self.code, extra=self._ctx(None))
         self.status = "abandoned"
         await self.store.update_room(self.room_id, status="abandoned")
         for conn in list(self.connections.values()):

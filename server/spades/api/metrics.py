@@ -1,0 +1,128 @@
+"""`/metrics`: the rooms' observer implemented with prometheus-client, one registry per app.
+
+Counters and histograms are fed by the rooms (through `Observer` hooks) and by the
+WebSocket endpoint (connections, errors sent); the rooms-by-status gauge is read from the
+manager when Prometheus scrapes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, get_args
+
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    ProcessCollector,
+    generate_latest,
+)
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+from spades.rooms import BOT_LEVELS, Observer
+from spades.rooms.observer import ActionSource
+from spades.store.protocol import RoomStatus
+
+if TYPE_CHECKING:
+    from spades.rooms import RoomManager
+
+__all__ = ["CONTENT_TYPE_LATEST", "Metrics"]
+
+ACTION_KINDS = ("look", "bid", "play", "time_up")
+LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+BOT_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0)
+STORE_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0)
+
+
+class _RoomsByStatus(Collector):
+    """Rooms held in memory by this process, counted at scrape time."""
+
+    def __init__(self) -> None:
+        self.manager: RoomManager | None = None
+
+    def collect(self) -> Iterator[Metric]:
+        family = GaugeMetricFamily(
+            "spades_rooms", "Rooms held by this process, by status", labels=["status"]
+        )
+        counts = dict.fromkeys(get_args(RoomStatus), 0)
+        if self.manager is not None:
+            for room in list(self.manager.rooms.values()):
+                counts[room.status] = counts.get(room.status, 0) + 1
+        for status, count in counts.items():
+            family.add_metric([status], count)
+        yield family
+
+
+class Metrics(Observer):
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        r = self.registry
+        self._rooms = _RoomsByStatus()
+        r.register(self._rooms)
+        ProcessCollector(registry=r)  # process_resident_memory_bytes, cpu seconds, open fds
+        self.connections = Gauge("spades_connections", "Open WebSocket connections", registry=r)
+        self.actions = Counter(
+            "spades_actions", "Game actions applied and stored, by kind", ["kind"], registry=r
+        )
+        self.latency = Histogram(
+            "spades_action_latency_seconds",
+            "From receiving an action (human: its frame; bot: its chosen move) to the new "
+            "state queued to every connection of the room",
+            ["source"],
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.bot_time = Histogram(
+            "spades_bot_decision_seconds",
+            "Time a bot takes to choose an action, by level",
+            ["level"],
+            buckets=BOT_BUCKETS,
+            registry=r,
+        )
+        self.store_time = Histogram(
+            "spades_store_append_seconds",
+            "Time to append one action to the store",
+            buckets=STORE_BUCKETS,
+            registry=r,
+        )
+        self.errors = Counter(
+            "spades_errors",
+            "Error messages sent to WebSocket clients, by code",
+            ["code"],
+            registry=r,
+        )
+        # Known label values appear at 0 from the start, so rates work from the first scrape.
+        for kind in ACTION_KINDS:
+            self.actions.labels(kind)
+        for source in get_args(ActionSource):
+            self.latency.labels(source)
+        for level in BOT_LEVELS:
+            self.bot_time.labels(level)
+
+    def watch(self, manager: RoomManager | None) -> None:
+        self._rooms.manager = manager
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)
+
+    # --- the rooms' observer -----------------------------------------------------------
+
+    def action(self, kind: str) -> None:
+        self.actions.labels(kind).inc()
+
+    def action_latency(self, source: ActionSource, seconds: float) -> None:
+        self.latency.labels(source).observe(seconds)
+
+    def bot_decision(self, level: str, seconds: float) -> None:
+        self.bot_time.labels(level).observe(seconds)
+
+    def store_append(self, seconds: float) -> None:
+        self.store_time.observe(seconds)
+
+    # --- the WebSocket endpoint ----------------------------------------------------------
+
+    def error_sent(self, code: str) -> None:
+        self.errors.labels(code).inc()

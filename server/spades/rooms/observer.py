@@ -1,0 +1,35 @@
+"""What the rooms tell whoever watches them (metrics); every hook does nothing by default.
+
+The rooms layer knows no metrics library: the API layer subclasses `Observer` and hands
+an instance to the `RoomManager`, which gives it to its rooms and its bot runner. Hooks
+are called on the event loop and must not block.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Literal
+
+ActionSource = Literal["human", "bot"]
+
+
+def now() -> float:
+    """A monotonic time for measuring durations (not the rooms' injectable game clock)."""
+    return time.perf_counter()
+
+
+class Observer:
+    def action(self, kind: str) -> None:
+        """A game action ("look", "bid", "play", "time_up") was applied and stored."""
+
+    def action_latency(self, source: ActionSource, seconds: float) -> None:
+        """From receiving an action to its new state queued to every connection."""
+
+    def bot_decision(self, level: str, seconds: float) -> None:
+        """A bot (seat, timed-out seat or hint) took this long to choose."""
+
+    def store_append(self, seconds: float) -> None:
+        """One `append_action` write of the store took this long (failed ones included)."""
+
+
+NO_OBSERVER = Observer()
