@@ -94,13 +94,11 @@ class Metrics(Observer):
             ["code"],
             registry=r,
         )
-        # Known label values appear at 0 from the start, so rates work from the first scrape.
-        for kind in ACTION_KINDS:
-            self.actions.labels(kind)
-        for source in get_args(ActionSource):
-            self.latency.labels(source)
-        for level in BOT_LEVELS:
-            self.bot_time.labels(level)
+        # Known label values appear at 0 from the start, so rates work from the first scrape;
+        # their children are kept, as `labels()` costs more than the observation itself.
+        self._action_of = {kind: self.actions.labels(kind) for kind in ACTION_KINDS}
+        self._latency_of = {s: self.latency.labels(s) for s in get_args(ActionSource)}
+        self._bot_of = {level: self.bot_time.labels(level) for level in BOT_LEVELS}
 
     def watch(self, manager: RoomManager | None) -> None:
         self._rooms.manager = manager
@@ -111,13 +109,16 @@ class Metrics(Observer):
     # --- the rooms' observer -----------------------------------------------------------
 
     def action(self, kind: str) -> None:
-        self.actions.labels(kind).inc()
+        child = self._action_of.get(kind)
+        (self.actions.labels(kind) if child is None else child).inc()
 
     def action_latency(self, source: ActionSource, seconds: float) -> None:
-        self.latency.labels(source).observe(seconds)
+        child = self._latency_of.get(source)
+        (self.latency.labels(source) if child is None else child).observe(seconds)
 
     def bot_decision(self, level: str, seconds: float) -> None:
-        self.bot_time.labels(level).observe(seconds)
+        child = self._bot_of.get(level)
+        (self.bot_time.labels(level) if child is None else child).observe(seconds)
 
     def store_append(self, seconds: float) -> None:
         self.store_time.observe(seconds)
