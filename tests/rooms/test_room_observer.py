@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pytest
 from room_helpers import Conn, first_legal, make_settings, settle
 
 from spades.rooms import BotRunner, ManualClock, Observer, RoomManager
@@ -112,3 +114,22 @@ def test_the_default_observer_does_nothing() -> None:
     observer.action_latency("human", 0.1)
     observer.bot_decision("basic", 0.1)
     observer.store_append(0.1)
+
+
+async def test_a_failing_bot_is_timed_and_logged_without_its_message(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def broken(level: str, view: dict[str, Any], *, seed: int | None = None) -> dict[str, Any]:
+        raise KeyError("KH")  # a message that names a card of the hand
+
+    recorder = Recorder()
+    runner = BotRunner(broken, workers="thread")
+    runner.observer = recorder
+    legal = [{"type": "play", "card": "2C"}]
+    with caplog.at_level(logging.ERROR, logger="spades"):
+        assert await runner.decide("basic", {"legal": legal}, None) == legal[0]
+    assert recorder.bot_levels["basic"] == 1
+    [record] = caplog.records
+    assert "KeyError" in record.getMessage()
+    assert "KH" not in record.getMessage() and record.exc_info is None
+    runner.close()

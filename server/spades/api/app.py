@@ -102,7 +102,10 @@ def create_app(
             store_clock = None
             if clock is not None:
                 store_clock = _datetime_clock(clock)
-            the_store: Store = await open_store(settings.database_url, clock=store_clock)
+            # hide_parameters: a failed write's error (logged) must not show the card it held.
+            the_store: Store = await open_store(
+                settings.database_url, clock=store_clock, hide_parameters=True
+            )
         else:
             assert store is not None
             the_store = store

@@ -69,8 +69,18 @@ class BotRunner:
                     action = self._decide("basic", view, seed=seed)
             else:
                 action = self._decide(level, view, seed=seed)
-        except Exception:
-            log.exception("bot %s failed; playing the first legal action", level)
+        except Exception as exc:
+            # Its type and place, not its message: that may hold a card of the bot's hand.
+            tb = exc.__traceback__
+            while tb is not None and tb.tb_next is not None:
+                tb = tb.tb_next
+            where = f"{tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}" if tb else "?"
+            log.error(
+                "bot %s failed (%s at %s); playing the first legal action",
+                level,
+                type(exc).__name__,
+                where,
+            )
         self.observer.bot_decision(level, now() - started)
         if action not in legal and legal:
             action = legal[0]
