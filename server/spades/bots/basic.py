@@ -20,7 +20,7 @@ TUNING: dict[str, float] = {
     "bid_scale": 1.0,
     "bid_shift": -0.15,
     "nil_limit": 1.0,  # partnership: the highest nil danger still bid as nil
-    "nil_limit_individual": 0.75,
+    "nil_limit_individual": 0.1,  # no partner to cover: only the safest hands
     "blind_deficit": 250.0,  # partnership: trail by this much ...
     "blind_near": 0.8,  # ... with the opponents at this share of the target
 }
@@ -215,7 +215,7 @@ def _wants_blind_nil(
     deficit = best_other - mine
     if partner >= 0:
         return deficit >= TUNING["blind_deficit"] and best_other >= target * TUNING["blind_near"]
-    return deficit >= 250 and best_other >= target * 0.85
+    return deficit >= 300 and best_other >= target * 0.9
 
 
 # --- play ----------------------------------------------------------------------------------
