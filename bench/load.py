@@ -207,6 +207,7 @@ async def play_loop(
 ) -> None:
     stats = room.stats
     acting_on = -1
+    looked_hand = -1
     started = False
 
     async def act_later(action: dict[str, Any], seq: int) -> None:
@@ -248,6 +249,11 @@ async def play_loop(
                 await ws.send(json.dumps({"type": "play_again"}))
             continue
         action = choose(view, room.rng)
+        if action is not None and action["type"] == "look":
+            # A look may be offered out of turn: send it once per hand, not on every state.
+            if looked_hand == view["hand_number"]:
+                continue
+            looked_hand = view["hand_number"]
         if action is not None and acting_on != seq:
             acting_on = seq
             task = asyncio.create_task(act_later(action, seq))
@@ -361,6 +367,7 @@ async def run_load(args: argparse.Namespace, server: ServerProcess) -> None:
             await add_rooms(
                 client, server, args.kind, args.rooms, 0, stats, args.think, stop, tasks, args.seed
             )
+            print(f"opened {args.rooms} rooms in {time.monotonic() - started:.1f} s", flush=True)
             await asyncio.sleep(args.warmup)
             stats.latencies.clear()
             stats.actions = 0
