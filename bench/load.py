@@ -301,7 +301,14 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def report(
-    label: str, rooms: int, stats: Stats, seconds: float, server: ServerProcess
+    label: str,
+    rooms: int,
+    stats: Stats,
+    seconds: float,
+    server: ServerProcess,
+    *,
+    cpu: float | None = None,
+    rss: int | None = None,
 ) -> dict[str, Any]:
     lat = [x * 1000 for x in stats.latencies]
     out = {
@@ -318,8 +325,8 @@ def report(
         },
         "errors": dict(stats.errors),
         "disconnects": stats.disconnects,
-        "server_cpu_percent": round(server.cpu_percent(), 1),
-        "server_rss_mb": round(server.rss_bytes() / 2**20, 1),
+        "server_cpu_percent": round(server.cpu_percent() if cpu is None else cpu, 1),
+        "server_rss_mb": round((server.rss_bytes() if rss is None else rss) / 2**20, 1),
     }
     print(json.dumps(out), flush=True)
     return out
@@ -408,6 +415,129 @@ async def run_load(args: argparse.Namespace, server: ServerProcess) -> None:
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
+@dataclass
+class Remote:
+    """A server another process started (`--attach`): its URL is all a child needs."""
+
+    url: str
+    bot_level: str
+
+
+async def run_child(args: argparse.Namespace) -> None:
+    """One of several driver processes: open its rooms, measure the shared window, print."""
+    stop = asyncio.Event()
+    tasks: list[asyncio.Task[None]] = []
+    remote = Remote(args.attach, args.bot_level)
+    stats = Stats()
+    async with httpx.AsyncClient(timeout=60) as client:
+        await add_rooms(
+            client,
+            remote,
+            args.kind,
+            args.rooms,
+            args.first,
+            stats,
+            args.think,
+            stop,
+            tasks,
+            args.seed,
+        )
+        late = time.time() - args.window_start
+        await asyncio.sleep(max(0.0, -late))
+        stats.latencies.clear()
+        stats.actions = 0
+        stats.errors.clear()
+        await asyncio.sleep(args.seconds)
+        print(
+            json.dumps(
+                {
+                    "latencies": stats.latencies,
+                    "actions": stats.actions,
+                    "errors": stats.errors,
+                    "disconnects": stats.disconnects,
+                    "connections": stats.connections,
+                    "late_s": max(0.0, late),
+                }
+            ),
+            flush=True,
+        )
+        stop.set()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def run_parent(args: argparse.Namespace, server: ServerProcess) -> None:
+    """Drive the rooms from `--procs` processes so the generator is not the bottleneck."""
+
+    async def ready() -> None:
+        async with httpx.AsyncClient(timeout=60) as client:
+            await server.wait_ready(client)
+
+    asyncio.run(ready())
+    window_start = time.time() + args.setup + args.warmup
+    share = [args.rooms // args.procs + (i < args.rooms % args.procs) for i in range(args.procs)]
+    children = []
+    first = 0
+    for n in share:
+        children.append(
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "bench.load",
+                    "--attach",
+                    server.url,
+                    "--kind",
+                    args.kind,
+                    "--rooms",
+                    str(n),
+                    "--first",
+                    str(first),
+                    "--think",
+                    str(args.think),
+                    "--seconds",
+                    str(args.seconds),
+                    "--window-start",
+                    str(window_start),
+                    "--bot-level",
+                    args.bot_level,
+                    "--seed",
+                    str(args.seed),
+                ],
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+        )
+        first += n
+    time.sleep(max(0.0, window_start - time.time()))
+    server.cpu_percent()
+    time.sleep(args.seconds)
+    cpu = server.cpu_percent()
+    rss = server.rss_bytes()
+    merged = Stats()
+    late = 0.0
+    for child in children:
+        out, _ = child.communicate(timeout=args.setup + args.seconds + 120)
+        data = json.loads(out.strip().splitlines()[-1])
+        merged.latencies += data["latencies"]
+        merged.actions += data["actions"]
+        merged.disconnects += data["disconnects"]
+        merged.connections += data["connections"]
+        late = max(late, data["late_s"])
+        for code, n in data["errors"].items():
+            merged.errors[code] = merged.errors.get(code, 0) + n
+    if late:
+        print(f"warning: a driver finished opening its rooms {late:.1f} s into the window")
+    report(
+        f"{args.kind} ({args.procs} driver processes)",
+        args.rooms,
+        merged,
+        args.seconds,
+        server,
+        cpu=cpu,
+        rss=rss,
+    )
+
+
 async def run_idle(args: argparse.Namespace, server: ServerProcess) -> None:
     async with httpx.AsyncClient(timeout=60) as client:
         await server.wait_ready(client)
@@ -455,6 +585,11 @@ def main() -> None:
     parser.add_argument("--bot-level", default="basic")
     parser.add_argument("--postgres", action="store_true", help="use PostgreSQL (database test)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--procs", type=int, default=1, help="driver processes (not with --ramp)")
+    parser.add_argument("--setup", type=float, default=60.0, help="seconds allowed to open rooms")
+    parser.add_argument("--attach", help=argparse.SUPPRESS)  # child driver: the server's URL
+    parser.add_argument("--first", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--window-start", type=float, default=0.0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     args.rooms = min(args.rooms, MAX_ROOMS)
     args.max_rooms = min(args.max_rooms, MAX_ROOMS)
@@ -462,6 +597,11 @@ def main() -> None:
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
+    if args.attach:
+        if not args.attach.startswith(f"http://{HOST}:"):
+            parser.error("--attach talks to 127.0.0.1 only")
+        asyncio.run(run_child(args))
+        return
     with tempfile.TemporaryDirectory() as tmp:
         if args.postgres:
             url = os.environ.get(
@@ -471,7 +611,10 @@ def main() -> None:
             url = f"sqlite+aiosqlite:///{tmp}/load.db"
         server = ServerProcess(url, args.bot_level)
         try:
-            asyncio.run(run_idle(args, server) if args.idle else run_load(args, server))
+            if args.procs > 1 and not args.ramp and not args.idle:
+                run_parent(args, server)
+            else:
+                asyncio.run(run_idle(args, server) if args.idle else run_load(args, server))
         finally:
             server.stop()
 
