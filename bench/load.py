@@ -254,8 +254,19 @@ async def play_loop(
             if looked_hand == view["hand_number"]:
                 continue
             looked_hand = view["hand_number"]
-        if action is not None and acting_on != seq:
-            acting_on = seq
+        # Act once per turn, however many states (seat or chat changes) arrive meanwhile.
+        trick = view.get("current_trick") or {"cards": []}
+        turn = hash(
+            (
+                view["hand_number"],
+                sum(b is not None for b in view["bids"]),
+                sum(view["tricks_won"]),
+                len(trick["cards"]),
+                action and action["type"],
+            )
+        )
+        if action is not None and acting_on != turn:
+            acting_on = turn
             task = asyncio.create_task(act_later(action, seq))
             room.timers.add(task)
             task.add_done_callback(room.timers.discard)
