@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from spades.engine.cards import FULL_DECK, SPADES, SUIT_MASKS, parse_card
+from spades.engine.cards import FULL_DECK, SPADES, parse_card
+from spades.engine.fast import legal_mask
 
 NIL = 0
 UNKNOWN = -1
@@ -122,12 +123,8 @@ class PlayState:
         return (self.leader + len(self.trick)) & 3
 
     def legal(self, seat: int) -> int:
-        hand = self.hands[seat]
-        if self.trick:
-            return (hand & SUIT_MASKS[self.trick[0] // 13]) or hand
-        if self.must_break and not self.broken:
-            return (hand & ~SUIT_MASKS[SPADES]) or hand
-        return hand
+        trick = self.trick
+        return legal_mask(self.hands[seat], trick[0] if trick else -1, self.broken, self.must_break)
 
     def play(self, card: int) -> int:
         """Play `card` for the seat to act; returns the winner once the trick is full, else -1."""

@@ -17,7 +17,14 @@ from .errors import (
     SpadesNotBroken,
     WrongPhase,
 )
-from .fast import FastHand, deal_commitment, deal_from_seed, hand_seed, trick_winner
+from .fast import (
+    FastHand,
+    deal_commitment,
+    deal_from_seed,
+    hand_seed,
+    legal_mask,
+    trick_winner,
+)
 from .game import Action, Game, format_bid
 from .rules import Rules, RulesError
 from .scoring import HandScore, score_hand, winner_after
@@ -51,6 +58,7 @@ __all__ = [
     "deal_from_seed",
     "format_bid",
     "hand_seed",
+    "legal_mask",
     "parse_card",
     "score_hand",
     "trick_winner",

@@ -71,13 +71,10 @@ class FastHand:
 
     def legal(self) -> int:
         """Mask of the cards the seat to act may play."""
-        hand = self.hands[self.to_act]
-        if self.trick:
-            follow = hand & SUIT_MASKS[self.trick[0] // 13]
-            return follow or hand
-        if self.must_break and not self.broken:
-            return (hand & NON_SPADE_MASK) or hand
-        return hand
+        trick = self.trick
+        return legal_mask(
+            self.hands[self.to_act], trick[0] if trick else -1, self.broken, self.must_break
+        )
 
     def play(self, card: int) -> int:
         """Play `card` (assumed legal) for the seat to act. Returns the trick winner, or -1."""
@@ -105,6 +102,19 @@ class FastHand:
         self.leader = winner
         self.to_act = winner
         return winner
+
+
+def legal_mask(hand: int, first_card: int, broken: bool, must_break: bool) -> int:
+    """The cards of `hand` that may be played on a trick led by `first_card` (-1: leading).
+
+    Follow suit if you can; lead a spade only once spades are broken (when `must_break`)
+    or when you hold nothing else. The one statement of these rules on the fast path.
+    """
+    if first_card >= 0:
+        return (hand & SUIT_MASKS[first_card // 13]) or hand
+    if must_break and not broken:
+        return (hand & NON_SPADE_MASK) or hand
+    return hand
 
 
 def trick_winner(leader: int, cards: list[int]) -> int:
