@@ -80,7 +80,9 @@ class Server:
         return data
 
     async def client(self, code: str, token: str | None) -> Client:
-        ws = await connect(f"{self.ws_url}/ws/{code}", max_size=None)
+        # No keepalive pings: a test checks messages, and a slow shared machine can delay a
+        # pong past the ping timeout and close a healthy connection mid-game.
+        ws = await connect(f"{self.ws_url}/ws/{code}", max_size=None, ping_interval=None)
         client = Client(ws)
         await client.send(type="hello", token=token, id="hello")
         await client.until(lambda m: m["type"] == "state")
