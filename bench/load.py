@@ -33,7 +33,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+import orjson
 from websockets.asyncio.client import ClientConnection, connect
+
+try:  # the generator shares the machine with the server: spend as little CPU as it can
+    import uvloop
+except ImportError:  # pragma: no cover - uvloop comes with uvicorn[standard]
+    uvloop = None
 
 HOST = "127.0.0.1"
 MAX_ROOMS = 5000
@@ -188,14 +194,22 @@ def choose(view: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
 
 
 async def human(
-    ws_url: str, room: RoomDriver, seat: int, token: str, host: bool, stop: asyncio.Event
+    ws_url: str,
+    room: RoomDriver,
+    seat: int,
+    token: str,
+    host: bool,
+    stop: asyncio.Event,
+    go: asyncio.Event,
 ) -> None:
     stats = room.stats
     try:
-        async with connect(f"{ws_url}/ws/{room.code}", max_size=2**22, open_timeout=60) as ws:
+        async with connect(
+            f"{ws_url}/ws/{room.code}", max_size=2**22, open_timeout=120, compression=None
+        ) as ws:
             stats.connections += 1
-            await ws.send(json.dumps({"type": "hello", "token": token}))
-            await play_loop(ws, room, seat, host, stop)
+            await ws.send(orjson.dumps({"type": "hello", "token": token}).decode())
+            await play_loop(ws, room, seat, host, stop, go)
     except Exception as exc:
         if not stop.is_set():
             stats.disconnects += 1
@@ -203,7 +217,12 @@ async def human(
 
 
 async def play_loop(
-    ws: ClientConnection, room: RoomDriver, seat: int, host: bool, stop: asyncio.Event
+    ws: ClientConnection,
+    room: RoomDriver,
+    seat: int,
+    host: bool,
+    stop: asyncio.Event,
+    go: asyncio.Event,
 ) -> None:
     stats = room.stats
     acting_on = -1
@@ -216,14 +235,21 @@ async def play_loop(
             return
         room.acted(seat, seq)
         stats.actions += 1
-        await ws.send(json.dumps(action))
+        await ws.send(orjson.dumps(action).decode())
 
-    while not stop.is_set():
-        try:
-            raw = await asyncio.wait_for(ws.recv(), timeout=1.0)
-        except TimeoutError:
-            continue
-        msg = json.loads(raw)
+    async def start_later() -> None:
+        # Games start together once every room is open (so opening rooms is not slowed by
+        # the rooms already playing), spread over a second so the deals do not all collide.
+        await go.wait()
+        await asyncio.sleep(room.rng.uniform(0, 1))
+        await ws.send('{"type": "start"}')
+
+    # Plain iteration and orjson: a wait_for per message (a new task each) and the standard
+    # json module were most of this generator's CPU, which it takes from the server.
+    async for raw in ws:
+        if stop.is_set():
+            break
+        msg = orjson.loads(raw)
         kind = msg.get("type")
         if kind == "error":
             stats.error(msg.get("code", "error"))
@@ -239,14 +265,16 @@ async def play_loop(
             seated = sum(s["kind"] == "human" and s["connected"] for s in msg["room"]["seats"])
             if seated == len(room.seats):
                 started = True
-                await ws.send(json.dumps({"type": "start"}))
+                task = asyncio.create_task(start_later())
+                room.timers.add(task)
+                task.add_done_callback(room.timers.discard)
             continue
         if view is None:
             continue
         if view["phase"] == "over":
             if host and acting_on != seq:
                 acting_on = seq
-                await ws.send(json.dumps({"type": "play_again"}))
+                await ws.send('{"type": "play_again"}')
             continue
         action = choose(view, room.rng)
         if action is not None and action["type"] == "look":
@@ -304,6 +332,53 @@ async def open_room(
     return data["code"], seats
 
 
+def scrape(url: str) -> dict[str, float]:
+    """The server's /metrics as {'name{labels}': value}."""
+    text = httpx.get(f"{url}/metrics", timeout=30).text
+    out: dict[str, float] = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            name, _, value = line.rpartition(" ")
+            out[name] = float(value)
+    return out
+
+
+def server_side(before: dict[str, float], after: dict[str, float]) -> dict[str, Any]:
+    """What the server's own histograms saw in the window: upper bounds of p50/p99 buckets."""
+
+    def buckets(metric: str, labels: str = "") -> list[tuple[float, float]]:
+        totals: dict[float, float] = {}
+        for key, value in after.items():
+            if key.startswith(metric + "_bucket{") and labels in key:
+                le = key.split('le="', 1)[1].split('"', 1)[0]
+                bound = float("inf") if le == "+Inf" else float(le)
+                totals[bound] = totals.get(bound, 0.0) + value - before.get(key, 0.0)
+        return sorted(totals.items())
+
+    def quantile(metric: str, q: float, labels: str = "") -> float | None:
+        cumulative = buckets(metric, labels)
+        if not cumulative or cumulative[-1][1] <= 0:
+            return None
+        want = q * cumulative[-1][1]
+        for bound, count in cumulative:
+            if count >= want:
+                return bound * 1000
+        return None
+
+    def count(metric: str, labels: str = "") -> int:
+        b = buckets(metric, labels)
+        return int(b[-1][1]) if b else 0
+
+    return {
+        "action_ms_p50_le": quantile("spades_action_latency_seconds", 0.5),
+        "action_ms_p99_le": quantile("spades_action_latency_seconds", 0.99),
+        "loop_lag_ms_p99_le": quantile("spades_event_loop_lag_seconds", 0.99),
+        "loop_lag_ms_max_le": quantile("spades_event_loop_lag_seconds", 1.0),
+        "gc_collections": {g: count("spades_gc_pause_seconds", f'generation="{g}"') for g in "012"},
+        "gc_ms_max_le": quantile("spades_gc_pause_seconds", 1.0),
+    }
+
+
 def percentile(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -320,6 +395,8 @@ def report(
     *,
     cpu: float | None = None,
     rss: int | None = None,
+    generator_cpu: float | None = None,
+    server_metrics: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     lat = [x * 1000 for x in stats.latencies]
     out = {
@@ -338,6 +415,8 @@ def report(
         "disconnects": stats.disconnects,
         "server_cpu_percent": round(server.cpu_percent() if cpu is None else cpu, 1),
         "server_rss_mb": round((server.rss_bytes() if rss is None else rss) / 2**20, 1),
+        "generator_cpu_percent": None if generator_cpu is None else round(generator_cpu, 1),
+        "server": server_metrics,
     }
     print(json.dumps(out), flush=True)
     return out
@@ -354,6 +433,7 @@ async def add_rooms(
     stop: asyncio.Event,
     tasks: list[asyncio.Task[None]],
     seed: int,
+    go: asyncio.Event,
 ) -> None:
     ws_url = server.url.replace("http", "ws", 1)
     sem = asyncio.Semaphore(20)
@@ -366,32 +446,84 @@ async def add_rooms(
         for seat, token in seats.items():
             tasks.append(
                 asyncio.create_task(
-                    human(ws_url, room, seat, token, seat == host_seat and kind == "humans", stop)
+                    human(
+                        ws_url, room, seat, token, seat == host_seat and kind == "humans", stop, go
+                    )
                 )
             )
             await asyncio.sleep(0)
 
     await asyncio.gather(*(one(first + i) for i in range(n)))
+    # Wait until every connection of these rooms has said hello and had its first state.
+    while stats.connections < len(tasks) and not all(t.done() for t in tasks):
+        await asyncio.sleep(0.2)
+
+
+async def finish(stop: asyncio.Event, tasks: list[asyncio.Task[None]]) -> None:
+    stop.set()
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
+class CpuMeter:
+    """CPU % of one core this process used since the last call (the generator's share)."""
+
+    def __init__(self) -> None:
+        self.last = self._read()
+
+    @staticmethod
+    def _read() -> tuple[float, float]:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        return time.monotonic(), usage.ru_utime + usage.ru_stime
+
+    def percent(self) -> float:
+        (then, before), (now, cpu) = self.last, self._read()
+        self.last = (now, cpu)
+        return 100.0 * (cpu - before) / max(now - then, 1e-9)
 
 
 async def run_load(args: argparse.Namespace, server: ServerProcess) -> None:
-    stop = asyncio.Event()
+    stop, go = asyncio.Event(), asyncio.Event()
     tasks: list[asyncio.Task[None]] = []
-    async with httpx.AsyncClient(timeout=60) as client:
+    meter = CpuMeter()
+    async with httpx.AsyncClient(timeout=120) as client:
         await server.wait_ready(client)
         started = time.monotonic()
         if not args.ramp:
             stats = Stats()
             await add_rooms(
-                client, server, args.kind, args.rooms, 0, stats, args.think, stop, tasks, args.seed
+                client,
+                server,
+                args.kind,
+                args.rooms,
+                0,
+                stats,
+                args.think,
+                stop,
+                tasks,
+                args.seed,
+                go,
             )
             print(f"opened {args.rooms} rooms in {time.monotonic() - started:.1f} s", flush=True)
+            go.set()
             await asyncio.sleep(args.warmup)
             stats.latencies.clear()
             stats.actions = 0
             server.cpu_percent()
+            meter.percent()
+            before = await asyncio.to_thread(scrape, server.url)
             await asyncio.sleep(args.seconds)
-            report(args.kind, args.rooms, stats, args.seconds, server)
+            after = await asyncio.to_thread(scrape, server.url)
+            report(
+                args.kind,
+                args.rooms,
+                stats,
+                args.seconds,
+                server,
+                generator_cpu=meter.percent(),
+                server_metrics=server_side(before, after),
+            )
         else:
             rooms = 0
             last_good = 0
@@ -409,21 +541,33 @@ async def run_load(args: argparse.Namespace, server: ServerProcess) -> None:
                     stop,
                     tasks,
                     args.seed,
+                    go,
                 )
+                go.set()
                 rooms = target
                 await asyncio.sleep(args.warmup)
                 stats.latencies.clear()
                 stats.actions = 0
                 stats.errors.clear()
                 server.cpu_percent()
+                meter.percent()
+                before = await asyncio.to_thread(scrape, server.url)
                 await asyncio.sleep(args.seconds)
-                out = report(f"ramp-{args.kind}", rooms, stats, args.seconds, server)
+                after = await asyncio.to_thread(scrape, server.url)
+                out = report(
+                    f"ramp-{args.kind}",
+                    rooms,
+                    stats,
+                    args.seconds,
+                    server,
+                    generator_cpu=meter.percent(),
+                    server_metrics=server_side(before, after),
+                )
                 if out["latency_ms"]["p99"] > 100 or out["errors"] or out["disconnects"]:
                     break
                 last_good = rooms
             print(f"last good R: {last_good} rooms ({args.kind})", flush=True)
-        stop.set()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await finish(stop, tasks)
 
 
 @dataclass
@@ -435,12 +579,18 @@ class Remote:
 
 
 async def run_child(args: argparse.Namespace) -> None:
-    """One of several driver processes: open its rooms, measure the shared window, print."""
-    stop = asyncio.Event()
+    """One of several driver processes.
+
+    Opens its rooms, prints `ready`, then waits for the parent's line on stdin (the start of
+    the measured window), starts its games, measures that window and prints its figures.
+    """
+    stop, go = asyncio.Event(), asyncio.Event()
     tasks: list[asyncio.Task[None]] = []
     remote = Remote(args.attach, args.bot_level)
     stats = Stats()
-    async with httpx.AsyncClient(timeout=60) as client:
+    meter = CpuMeter()
+    loop = asyncio.get_running_loop()
+    async with httpx.AsyncClient(timeout=120) as client:
         await add_rooms(
             client,
             remote,
@@ -452,12 +602,16 @@ async def run_child(args: argparse.Namespace) -> None:
             stop,
             tasks,
             args.seed,
+            go,
         )
-        late = time.time() - args.window_start
-        await asyncio.sleep(max(0.0, -late))
+        print(json.dumps({"ready": stats.connections}), flush=True)
+        window_start = float(await loop.run_in_executor(None, sys.stdin.readline))
+        go.set()
+        await asyncio.sleep(max(0.0, window_start - time.time()))
         stats.latencies.clear()
         stats.actions = 0
         stats.errors.clear()
+        meter.percent()
         await asyncio.sleep(args.seconds)
         print(
             json.dumps(
@@ -467,13 +621,12 @@ async def run_child(args: argparse.Namespace) -> None:
                     "errors": stats.errors,
                     "disconnects": stats.disconnects,
                     "connections": stats.connections,
-                    "late_s": max(0.0, late),
+                    "cpu_percent": meter.percent(),
                 }
             ),
             flush=True,
         )
-        stop.set()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await finish(stop, tasks)
 
 
 def run_parent(args: argparse.Namespace, server: ServerProcess) -> None:
@@ -483,8 +636,8 @@ def run_parent(args: argparse.Namespace, server: ServerProcess) -> None:
         async with httpx.AsyncClient(timeout=60) as client:
             await server.wait_ready(client)
 
-    asyncio.run(ready())
-    window_start = time.time() + args.setup + args.warmup
+    run(ready())
+    started = time.monotonic()
     share = [args.rooms // args.procs + (i < args.rooms % args.procs) for i in range(args.procs)]
     children = []
     first = 0
@@ -507,37 +660,47 @@ def run_parent(args: argparse.Namespace, server: ServerProcess) -> None:
                     str(args.think),
                     "--seconds",
                     str(args.seconds),
-                    "--window-start",
-                    str(window_start),
                     "--bot-level",
                     args.bot_level,
                     "--seed",
                     str(args.seed),
                 ],
+                stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 text=True,
             )
         )
         first += n
+    for child in children:
+        assert child.stdout is not None
+        line = child.stdout.readline()
+        if not line:
+            raise RuntimeError("a driver process exited while opening its rooms")
+    print(f"opened {args.rooms} rooms in {time.monotonic() - started:.1f} s", flush=True)
+    window_start = time.time() + args.warmup
+    for child in children:
+        assert child.stdin is not None
+        child.stdin.write(f"{window_start}\n")
+        child.stdin.flush()
     time.sleep(max(0.0, window_start - time.time()))
     server.cpu_percent()
+    before = scrape(server.url)
     time.sleep(args.seconds)
     cpu = server.cpu_percent()
+    after = scrape(server.url)
     rss = server.rss_bytes()
     merged = Stats()
-    late = 0.0
+    generator_cpu = 0.0
     for child in children:
-        out, _ = child.communicate(timeout=args.setup + args.seconds + 120)
+        out, _ = child.communicate(timeout=args.seconds + 120)
         data = json.loads(out.strip().splitlines()[-1])
         merged.latencies += data["latencies"]
         merged.actions += data["actions"]
         merged.disconnects += data["disconnects"]
         merged.connections += data["connections"]
-        late = max(late, data["late_s"])
+        generator_cpu += data["cpu_percent"]
         for code, n in data["errors"].items():
             merged.errors[code] = merged.errors.get(code, 0) + n
-    if late:
-        print(f"warning: a driver finished opening its rooms {late:.1f} s into the window")
     report(
         f"{args.kind} ({args.procs} driver processes)",
         args.rooms,
@@ -546,7 +709,15 @@ def run_parent(args: argparse.Namespace, server: ServerProcess) -> None:
         server,
         cpu=cpu,
         rss=rss,
+        generator_cpu=generator_cpu,
+        server_metrics=server_side(before, after),
     )
+
+
+def run(main: Any) -> None:
+    if uvloop is not None:
+        uvloop.install()
+    asyncio.run(main)
 
 
 async def run_idle(args: argparse.Namespace, server: ServerProcess) -> None:
@@ -597,10 +768,8 @@ def main() -> None:
     parser.add_argument("--postgres", action="store_true", help="use PostgreSQL (database test)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--procs", type=int, default=1, help="driver processes (not with --ramp)")
-    parser.add_argument("--setup", type=float, default=60.0, help="seconds allowed to open rooms")
     parser.add_argument("--attach", help=argparse.SUPPRESS)  # child driver: the server's URL
     parser.add_argument("--first", type=int, default=0, help=argparse.SUPPRESS)
-    parser.add_argument("--window-start", type=float, default=0.0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     args.rooms = min(args.rooms, MAX_ROOMS)
     args.max_rooms = min(args.max_rooms, MAX_ROOMS)
@@ -611,7 +780,7 @@ def main() -> None:
     if args.attach:
         if not args.attach.startswith(f"http://{HOST}:"):
             parser.error("--attach talks to 127.0.0.1 only")
-        asyncio.run(run_child(args))
+        run(run_child(args))
         return
     with tempfile.TemporaryDirectory() as tmp:
         if args.postgres:
@@ -625,7 +794,7 @@ def main() -> None:
             if args.procs > 1 and not args.ramp and not args.idle:
                 run_parent(args, server)
             else:
-                asyncio.run(run_idle(args, server) if args.idle else run_load(args, server))
+                run(run_idle(args, server) if args.idle else run_load(args, server))
         finally:
             server.stop()
 
