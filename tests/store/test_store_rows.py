@@ -402,3 +402,55 @@ async def test_two_writers_racing_for_one_sequence_number(db_url: str) -> None:
     finally:
         await first.close()
         await second.close()
+
+
+async def test_a_second_writer_on_the_same_log_is_seen(db_url: str) -> None:
+    """Each store may remember where a log ends; another store appending to the same log
+    must neither be overwritten nor make a correct next number look wrong."""
+    first = await open_store(db_url)
+    second = await open_store(db_url)
+    try:
+        await new_room(first)
+        game_id = await first.start_game("room-1", {}, 0, "seed")
+        await first.append_action(ActionRow(game_id, 1, 0, {"by": "first"}))
+        await second.append_action(ActionRow(game_id, 2, 0, {"by": "second"}))
+        with pytest.raises(SequenceError):  # first remembers 1, the log has 2
+            await first.append_action(ActionRow(game_id, 2, 0, {"by": "first"}))
+        await first.append_action(ActionRow(game_id, 3, 0, {"by": "first"}))
+        await second.append_action(ActionRow(game_id, 4, 0, {"by": "second"}))
+        with pytest.raises(SequenceError, match="next action is seq 5"):
+            await first.append_action(ActionRow(game_id, 7, 0, {"by": "first"}))
+        actions = (await first.get_room("room-1")).actions
+        assert [(a.seq, a.action["by"]) for a in actions] == [
+            (1, "first"),
+            (2, "second"),
+            (3, "first"),
+            (4, "second"),
+        ]
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def test_appends_to_a_purged_game_are_refused(store: SqlStore, clock: FakeClock) -> None:
+    await new_room(store)
+    game_id = await store.start_game("room-1", {}, 0, "seed")
+    await store.append_action(ActionRow(game_id, 1, 1, bid(2)))
+    await store.update_room("room-1", status="abandoned")
+    clock.advance(timedelta(days=8))
+    assert await store.purge_abandoned(timedelta(days=7)) == 1
+    with pytest.raises((NotFound, SequenceError)):
+        await store.append_action(ActionRow(game_id, 2, 1, bid(2)))
+
+
+async def test_stored_times_read_back_alike_on_every_path(store: SqlStore) -> None:
+    """Appends (driver-level on SQLite) store times in the same form as every other write."""
+    await new_room(store)
+    game_id = await store.start_game("room-1", {}, 0, "seed")
+    at = datetime(2026, 11, 30, 1, 2, 3, 456789, tzinfo=UTC)
+    await store.append_action(ActionRow(game_id, 1, 0, bid(1), at=at))
+    await store.append_action(ActionRow(game_id, 2, 1, {"type": "play", "card": "QS"}))
+    actions = (await store.get_room("room-1")).actions
+    assert actions[0].at == at
+    assert actions[1].at is not None and actions[1].at.tzinfo is not None
+    assert actions[1].action == {"type": "play", "card": "QS"}

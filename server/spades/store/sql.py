@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import sqlite3
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import Table, delete, func, insert, select, text, update
+from sqlalchemy import Table, bindparam, delete, func, insert, select, text, update
 from sqlalchemy.engine import URL, Connection
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
@@ -517,6 +519,15 @@ class SqlStore:
         await self.engine.dispose()
 
 
+# Built once: a new expression per batch is compiled-cache work and cyclic garbage.
+_LAST_SEQS = (
+    select(GAMES.c.id, func.coalesce(func.max(ACTIONS.c.seq), 0))
+    .select_from(GAMES.outerjoin(ACTIONS, ACTIONS.c.game_id == GAMES.c.id))
+    .where(GAMES.c.id.in_(bindparam("ids", expanding=True)))
+    .group_by(GAMES.c.id)
+)
+
+
 def _append_rows(
     conn: Connection, rows: list[ActionRow], stamp: datetime
 ) -> list[StoreError | None]:
@@ -525,13 +536,7 @@ def _append_rows(
     ids = sorted({r.game_id for r in rows})
     last: dict[int, int] = {}
     for chunk in _chunks(ids):
-        query = (
-            select(GAMES.c.id, func.coalesce(func.max(ACTIONS.c.seq), 0))
-            .select_from(GAMES.outerjoin(ACTIONS, ACTIONS.c.game_id == GAMES.c.id))
-            .where(GAMES.c.id.in_(chunk))
-            .group_by(GAMES.c.id)
-        )
-        last.update({int(g): int(n) for g, n in conn.execute(query)})
+        last.update({int(g): int(n) for g, n in conn.execute(_LAST_SEQS, {"ids": chunk})})
     outcomes: list[StoreError | None] = []
     accepted: list[dict[str, Any]] = []
     for r in rows:
@@ -563,12 +568,19 @@ class _SqliteAppender:
     """Commits append batches on a plain (sync) SQLite connection in one worker thread.
 
     aiosqlite hops to its thread for every statement; a batch here costs one hop in all,
-    so a commit is little more than SQLite's own fsync.
+    so a commit is little more than SQLite's own fsync. This thread holds the GIL whenever
+    it runs Python, which the event loop then cannot, so the append path stays lean: one
+    connection kept for the thread's life (no pool checkout and reset per batch), the
+    last sequence number of each game kept in memory (read from the log on first use and
+    forgotten after any failed commit), and rows inserted through the driver with one
+    prepared statement instead of a SQLAlchemy expression per batch.
     """
 
     def __init__(self, url: URL) -> None:
         self.engine = create_sync_sqlite_engine(url, begin="BEGIN IMMEDIATE")
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="spades-append")
+        self._conn: Connection | None = None  # opened in the worker thread, used only there
+        self._last: dict[int, int] = {}
 
     def commit(
         self,
@@ -578,24 +590,111 @@ class _SqliteAppender:
     ) -> tuple[list[StoreError | None], list[tuple[bool, Any]]]:
         """One transaction: the appends, then each job in a savepoint of its own, so a job
         that fails (a duplicate room code, an unknown game) fails alone."""
+        if self._conn is None:
+            self._conn = self.engine.connect()
+        conn = self._conn
         results: list[tuple[bool, Any]] = []
-        with self.engine.begin() as conn:
-            outcomes = _append_rows(conn, rows, stamp) if rows else []
-            for job in jobs:
-                savepoint = conn.begin_nested()
-                try:
-                    value = job(conn)
-                except Exception as exc:
-                    savepoint.rollback()
-                    results.append((False, exc))
-                else:
-                    savepoint.commit()
-                    results.append((True, value))
+        last = self._last
+        try:
+            with conn.begin():
+                outcomes = _append_rows_sqlite(conn, rows, stamp, last) if rows else []
+                for job in jobs:
+                    savepoint = conn.begin_nested()
+                    try:
+                        value = job(conn)
+                    except Exception as exc:
+                        savepoint.rollback()
+                        results.append((False, exc))
+                    else:
+                        savepoint.commit()
+                        results.append((True, value))
+        except BaseException:
+            # The numbers counted in this batch were not stored; a failed insert (a game a
+            # job deleted, another process's row) is retried row by row from the log.
+            last.clear()
+            raise
+        if len(last) > _SEQ_CACHE:
+            last.clear()
         return outcomes, results
 
     def close(self) -> None:
+        def shut() -> None:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+        self.executor.submit(shut).result()
         self.executor.shutdown(wait=True)
         self.engine.dispose()
+
+
+# Games whose last sequence number the SQLite appender remembers (then it starts afresh).
+_SEQ_CACHE = 100_000
+
+_INSERT_ACTION = "INSERT INTO actions (game_id, seq, seat, action, at) VALUES (?, ?, ?, ?, ?)"
+_LAST_SEQ = (
+    "SELECT games.id, COALESCE(MAX(actions.seq), 0) FROM games "
+    "LEFT OUTER JOIN actions ON actions.game_id = games.id WHERE games.id = ? GROUP BY games.id"
+)
+
+
+def _sqlite_time(value: datetime) -> str:
+    """A datetime as UTCDateTime stores it on SQLite (naive UTC, SQLAlchemy's text form)."""
+    if value.tzinfo is not None:
+        value = value.astimezone(UTC).replace(tzinfo=None)
+    return value.strftime("%Y-%m-%d %H:%M:%S.%f")
+
+
+def _append_rows_sqlite(
+    conn: Connection, rows: list[ActionRow], stamp: datetime, last: dict[int, int]
+) -> list[StoreError | None]:
+    """`_append_rows` for the SQLite appender: the same checks against remembered counts.
+
+    A refusal is never made on a remembered count alone: the game's count is read again
+    inside this transaction (another process may have appended since), and only then
+    refused. A remembered count that is behind the log makes the insert fail instead
+    (primary key), and the caller retries row by row with the memory cleared.
+    """
+    cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+
+    def read(game_id: int) -> int | None:
+        found = cursor.execute(_LAST_SEQ, (game_id,)).fetchone()
+        if found is None:
+            last.pop(game_id, None)
+            return None
+        last[game_id] = int(found[1])
+        return last[game_id]
+
+    try:
+        outcomes: list[StoreError | None] = []
+        accepted: list[tuple[Any, ...]] = []
+        now = _sqlite_time(stamp)
+        fresh: set[int] = set()  # games whose count was read in this transaction
+        for r in rows:
+            previous = last.get(r.game_id)
+            if (previous is None or r.seq != previous + 1) and r.game_id not in fresh:
+                fresh.add(r.game_id)
+                previous = read(r.game_id)
+            if previous is None:
+                outcomes.append(NotFound(f"no game {r.game_id}"))
+            elif r.seq != previous + 1:
+                outcomes.append(
+                    SequenceError(
+                        f"game {r.game_id}: the next action is seq {previous + 1}, not {r.seq}"
+                    )
+                )
+            else:
+                last[r.game_id] = r.seq
+                outcomes.append(None)
+                at = now if r.at is None else _sqlite_time(r.at)
+                accepted.append((r.game_id, r.seq, r.seat, json.dumps(r.action), at))
+        if accepted:
+            cursor.executemany(_INSERT_ACTION, accepted)
+    except sqlite3.IntegrityError as exc:
+        raise IntegrityError(_INSERT_ACTION, None, exc) from exc
+    finally:
+        cursor.close()
+    return outcomes
 
 
 def _on_disk_sqlite(url: URL) -> bool:
