@@ -46,6 +46,14 @@ class Settings(BaseSettings):
     )
     timeouts_before_away: int = Field(2, ge=1)
 
+    # garbage collector (server/spades/api/gc_policy.py); gc_freeze_every 0 = CPython's default
+    gc_freeze_every: float = Field(
+        1.0, ge=0, description="seconds between moving live objects out of the collector's way"
+    )
+    gc_full_every: float = Field(
+        600.0, gt=0, description="seconds before the first full collection (doubles when idle)"
+    )
+
     # logs: "json" writes one JSON object per line (room and seat as fields)
     log_format: Literal["text", "json"] = "text"
 

@@ -88,6 +88,8 @@ async def test_metrics_after_a_solo_game(tmp_path: Path) -> None:
         error_total = sum(v for (n, _), v in after.items() if n == "spades_errors_total")
         assert error_total == 2
         assert value(after, "process_resident_memory_bytes") > 0
+        # The event loop's lag is probed ten times a second from start-up.
+        assert value(after, "spades_event_loop_lag_seconds_count") >= 1
 
         await client.close()
         for _ in range(500):  # the server notices the close on its own schedule

@@ -6,7 +6,6 @@ Thin: parse, authenticate, hand to a room, return what the room answers.
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -31,6 +30,7 @@ from spades.rooms import (
 )
 from spades.store.protocol import NotFound, Store
 
+from .gc_policy import GcPolicy
 from .limits import AddressLimiter
 from .metrics import CONTENT_TYPE_LATEST, Metrics
 from .models import (
@@ -114,17 +114,24 @@ def create_app(
         metrics.watch(manager)
         reloaded = await manager.start()
         log.info("%d unfinished room(s) reloaded", reloaded)
-        # Everything alive now (modules, reloaded rooms) lives as long as the process: keep
-        # it out of the collector's generations, and collect the young one less often, so
-        # full collections over a busy server's many small dicts stall the loop less.
-        gc.collect()
-        gc.freeze()
-        gc.set_threshold(50_000, 20, 100)
+        # Long-lived objects go to the permanent generation as they age, so no collection
+        # walks a busy server's whole heap (gc_policy.py says why and how often).
+        gc_task = None
+        if settings.gc_freeze_every > 0:
+            gc_policy = GcPolicy(settings.gc_freeze_every, settings.gc_full_every)
+            gc_policy.start()
+            gc_task = asyncio.create_task(gc_policy.run())
         app.state.manager = manager
         app.state.store = the_store
+        metrics.watch_gc(True)
+        lag_probe = asyncio.create_task(metrics.probe_loop())
         try:
             yield
         finally:
+            if gc_task is not None:
+                gc_task.cancel()
+            lag_probe.cancel()
+            metrics.watch_gc(False)
             metrics.watch(None)
             await manager.stop()
             if own_store:

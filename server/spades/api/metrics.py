@@ -7,8 +7,11 @@ manager when Prometheus scrapes.
 
 from __future__ import annotations
 
+import asyncio
+import gc
+import time
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, get_args
+from typing import TYPE_CHECKING, Any, get_args
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -35,6 +38,9 @@ ACTION_KINDS = ("look", "bid", "play", "time_up")
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 BOT_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0)
 STORE_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0)
+LAG_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+GC_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)
+LAG_PROBE_SECONDS = 0.1
 
 
 class _RoomsByStatus(Collector):
@@ -94,6 +100,22 @@ class Metrics(Observer):
             ["code"],
             registry=r,
         )
+        self.loop_lag = Histogram(
+            "spades_event_loop_lag_seconds",
+            f"How late a {LAG_PROBE_SECONDS} s sleep on the event loop wakes up (time the "
+            "loop was busy with other work)",
+            buckets=LAG_BUCKETS,
+            registry=r,
+        )
+        self.gc_pause = Histogram(
+            "spades_gc_pause_seconds",
+            "Garbage collector pauses, by generation",
+            ["generation"],
+            buckets=GC_BUCKETS,
+            registry=r,
+        )
+        self._gc_of = [self.gc_pause.labels(str(g)) for g in range(3)]
+        self._gc_started = 0.0
         # Known label values appear at 0 from the start, so rates work from the first scrape;
         # their children are kept, as `labels()` costs more than the observation itself.
         self._action_of = {kind: self.actions.labels(kind) for kind in ACTION_KINDS}
@@ -102,6 +124,28 @@ class Metrics(Observer):
 
     def watch(self, manager: RoomManager | None) -> None:
         self._rooms.manager = manager
+
+    async def probe_loop(self) -> None:
+        """Run forever: observe the event loop's lag (cancel the task to stop)."""
+        while True:
+            started = time.perf_counter()
+            await asyncio.sleep(LAG_PROBE_SECONDS)
+            self.loop_lag.observe(max(0.0, time.perf_counter() - started - LAG_PROBE_SECONDS))
+
+    def watch_gc(self, on: bool) -> None:
+        """Time every collection (`gc.callbacks`; about a microsecond per collection)."""
+        if on and self._on_gc not in gc.callbacks:
+            gc.callbacks.append(self._on_gc)
+        elif not on and self._on_gc in gc.callbacks:
+            gc.callbacks.remove(self._on_gc)
+
+    def _on_gc(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._gc_started = time.perf_counter()
+        elif self._gc_started:
+            generation = int(info.get("generation", 0))
+            self._gc_of[min(generation, 2)].observe(time.perf_counter() - self._gc_started)
+            self._gc_started = 0.0
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

@@ -1,0 +1,78 @@
+"""The server's garbage-collector policy (server/spades/api/gc_policy.py) and its metrics."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import weakref
+from collections.abc import Iterator
+
+import pytest
+
+from spades.api.gc_policy import GcPolicy
+from spades.api.metrics import Metrics
+
+
+class Node:
+    def __init__(self) -> None:
+        self.me = self  # a reference cycle: only the collector frees it
+
+
+@pytest.fixture
+def gc_state() -> Iterator[None]:
+    threshold = gc.get_threshold()
+    yield
+    gc.unfreeze()
+    gc.set_threshold(*threshold)
+
+
+def test_start_freezes_what_is_alive_and_sets_the_thresholds(gc_state: None) -> None:
+    GcPolicy(threshold=(12_345, 7, 9)).start()
+    assert gc.get_freeze_count() > 0
+    assert gc.get_threshold() == (12_345, 7, 9)
+
+
+async def test_frozen_cycles_are_freed_by_the_periodic_full_collection(gc_state: None) -> None:
+    policy = GcPolicy(freeze_every=0.01, full_every=0.05, threshold=(10**9, 10, 10))
+    policy.start()
+    freed = asyncio.Event()
+    node = Node()
+    watch = weakref.ref(node, lambda _ref: freed.set())
+    await asyncio.sleep(0)
+    task = asyncio.create_task(policy.run())
+    try:
+        await asyncio.sleep(0.03)  # frozen by now: no ordinary collection would reach it
+        del node
+        await asyncio.wait_for(freed.wait(), 5)
+    finally:
+        task.cancel()
+    assert watch() is None
+
+
+def test_full_collection_reports_what_it_found(gc_state: None) -> None:
+    gc.collect()
+    for _ in range(10):
+        Node()
+    gc.freeze()
+    found, seconds = GcPolicy.full_collection()
+    assert found >= 10
+    assert seconds >= 0
+    assert gc.get_freeze_count() > 0  # the survivors are frozen again
+
+
+async def test_metrics_time_collections_and_the_loop() -> None:
+    metrics = Metrics()
+    metrics.watch_gc(True)
+    try:
+        gc.collect(0)
+        gc.collect(2)
+    finally:
+        metrics.watch_gc(False)
+    gc.collect(0)  # not watched any more
+    text = metrics.render().decode()
+    assert 'spades_gc_pause_seconds_count{generation="0"} 1.0' in text
+    assert 'spades_gc_pause_seconds_count{generation="2"} 1.0' in text
+    probe = asyncio.create_task(metrics.probe_loop())
+    await asyncio.sleep(0.25)
+    probe.cancel()
+    assert "spades_event_loop_lag_seconds_count 2.0" in metrics.render().decode()
