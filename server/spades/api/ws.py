@@ -11,6 +11,8 @@ import contextlib
 import itertools
 import json
 import logging
+from collections import deque
+from collections.abc import Coroutine
 from typing import Any
 
 import orjson
@@ -37,7 +39,15 @@ _CLOSE = object()
 
 
 class WsConnection:
-    """A socket as a room sees it: `send` queues (never blocks), a writer task drains."""
+    """A socket as a room sees it: `send` never blocks.
+
+    A message is written at once when nothing is waiting before it: the ASGI send is
+    driven synchronously, which is how it finishes unless the client has stopped reading
+    (the transport's flow control). Only then does a task take over, finishing that write
+    and the backlog behind it, in order; a backlog of `send_queue` messages means the
+    client cannot keep up, and it is cut off (CLOSE_SLOW). A writer task per socket, woken
+    through a queue for every message, cost a busy server a tenth of its event loop.
+    """
 
     def __init__(
         self, websocket: WebSocket, settings: Settings, metrics: Metrics | None = None
@@ -47,42 +57,93 @@ class WsConnection:
         self.seat: int | None = None
         self.address = websocket.client.host if websocket.client else "?"
         self.websocket = websocket
-        self.queue: asyncio.Queue[Any] = asyncio.Queue(maxsize=settings.send_queue)
+        self.limit = settings.send_queue
         self.closing: tuple[int, str] | None = None
+        self._backlog: deque[Any] | None = None  # None: no write in flight
+        self._flusher: asyncio.Task[None] | None = None
 
     def send(self, message: dict[str, Any]) -> None:
         if self.closing is not None:
             return
-        try:
-            self.queue.put_nowait(message)
-        except asyncio.QueueFull:
-            self.close(CLOSE_SLOW, "too slow to read its messages")
-            return
         if self.metrics is not None and message.get("type") == "error":
             self.metrics.error_sent(str(message.get("code")))
+        if self._backlog is not None:
+            if len(self._backlog) >= self.limit:
+                self.close(CLOSE_SLOW, "too slow to read its messages")
+            else:
+                self._backlog.append(message)
+            return
+        # orjson, not json: encoding state messages was the largest single cost of a
+        # busy server (about a sixth of its CPU with the standard library).
+        write = self.websocket.send_text(orjson.dumps(message).decode())
+        try:
+            waiting = write.send(None)
+        except StopIteration:
+            return  # written
+        except Exception:
+            self.closing = (1006, "")  # the socket is gone; the receive loop will see it
+            return
+        self._backlog = deque()
+        self._flusher = asyncio.get_running_loop().create_task(self._flush(write, waiting))
 
     def close(self, code: int, reason: str) -> None:
         if self.closing is not None:
             return
         self.closing = (code, reason)
-        with contextlib.suppress(asyncio.QueueFull):
-            self.queue.put_nowait(_CLOSE)
-        if self.queue.full():  # make room for the close marker
-            with contextlib.suppress(asyncio.QueueEmpty):
-                self.queue.get_nowait()
-            self.queue.put_nowait(_CLOSE)
+        if self._backlog is None:
+            self._backlog = deque([_CLOSE])
+            self._flusher = asyncio.get_running_loop().create_task(self._flush(None, None))
+        else:
+            if code == CLOSE_SLOW:
+                self._backlog.clear()  # it would never read them: say goodbye next
+            self._backlog.append(_CLOSE)
 
-    async def write_forever(self) -> None:
+    async def _flush(self, write: Coroutine[Any, Any, None] | None, waiting: Any) -> None:
+        try:
+            if write is not None:
+                await _finish(write, waiting)
+            backlog = self._backlog
+            while backlog:
+                message = backlog.popleft()
+                if message is _CLOSE:
+                    code, reason = self.closing or (1000, "")
+                    with contextlib.suppress(Exception):
+                        await self.websocket.close(code=code, reason=reason)
+                    return
+                await self.websocket.send_text(orjson.dumps(message).decode())
+        except Exception:
+            if self.closing is None:
+                self.closing = (1006, "")
+        finally:
+            if self.closing is None:
+                self._backlog = None
+
+    async def finish(self, *, wait: float) -> None:
+        """The connection is over: let a pending close go out (up to `wait` s), drop the rest."""
+        flusher = self._flusher
+        if flusher is None or flusher.done():
+            return
+        if self.closing is None or self.closing[0] == 1006:
+            flusher.cancel()
+        with contextlib.suppress(BaseException):
+            await asyncio.wait_for(flusher, wait)
+
+
+async def _finish(write: Coroutine[Any, Any, None], waiting: Any) -> None:
+    """Run to its end a coroutine that was started outside any task and suspended on
+    `waiting` (the future it awaits, or None for a bare yield), as a task would."""
+    try:
         while True:
-            message = await self.queue.get()
-            if message is _CLOSE:
-                code, reason = self.closing or (1000, "")
-                with contextlib.suppress(Exception):
-                    await self.websocket.close(code=code, reason=reason)
-                return
-            # orjson, not json: encoding state messages was the largest single cost of a
-            # busy server (about a sixth of its CPU with the standard library).
-            await self.websocket.send_text(orjson.dumps(message).decode())
+            if waiting is None:
+                await asyncio.sleep(0)
+            else:
+                await asyncio.wait((waiting,))  # its outcome is for `write` to see
+            waiting = write.send(None)
+    except StopIteration:
+        return
+    except BaseException:
+        write.close()
+        raise
 
 
 def _error(code: str, message: str, ref: Any = None) -> dict[str, Any]:
@@ -143,7 +204,6 @@ async def websocket_endpoint(
     if not room.base_url:
         room.base_url = str(websocket.base_url).replace("ws", "http", 1).rstrip("/")
     conn = WsConnection(websocket, settings, metrics)
-    writer = asyncio.create_task(conn.write_forever())
     if metrics is not None:
         metrics.connections.inc()
     bucket = TokenBucket(settings.messages_per_second, settings.message_burst)
@@ -201,7 +261,4 @@ async def websocket_endpoint(
         if not room.closed:
             with contextlib.suppress(Exception):
                 await room.call(room.detach, conn)
-        if conn.closing is None:
-            writer.cancel()
-        with contextlib.suppress(BaseException):
-            await asyncio.wait_for(writer, 5)
+        await conn.finish(wait=5)
