@@ -28,6 +28,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -579,10 +580,12 @@ class Remote:
 
 
 async def run_child(args: argparse.Namespace) -> None:
-    """One of several driver processes.
+    """One of several driver processes, commanded by the parent, one JSON line at a time:
 
-    Opens its rooms, prints `ready`, then waits for the parent's line on stdin (the start of
-    the measured window), starts its games, measures that window and prints its figures.
+    - `{"op": "add", "rooms": n, "first": i}`: open n more rooms, answer `{"ready": ...}`;
+    - `{"op": "measure", "start": t, "seconds": s}`: start the games that are waiting, wait
+      until time t, measure s seconds, answer with the figures;
+    - `{"op": "stop"}`: close every connection and exit.
     """
     stop, go = asyncio.Event(), asyncio.Event()
     tasks: list[asyncio.Task[None]] = []
@@ -591,31 +594,33 @@ async def run_child(args: argparse.Namespace) -> None:
     meter = CpuMeter()
     loop = asyncio.get_running_loop()
     async with httpx.AsyncClient(timeout=120) as client:
-        await add_rooms(
-            client,
-            remote,
-            args.kind,
-            args.rooms,
-            args.first,
-            stats,
-            args.think,
-            stop,
-            tasks,
-            args.seed,
-            go,
-        )
-        print(json.dumps({"ready": stats.connections}), flush=True)
-        window_start = float(await loop.run_in_executor(None, sys.stdin.readline))
-        go.set()
-        await asyncio.sleep(max(0.0, window_start - time.time()))
-        stats.latencies.clear()
-        stats.actions = 0
-        stats.errors.clear()
-        meter.percent()
-        await asyncio.sleep(args.seconds)
-        print(
-            json.dumps(
-                {
+        while True:
+            line = await loop.run_in_executor(None, sys.stdin.readline)
+            command = json.loads(line) if line.strip() else {"op": "stop"}
+            if command["op"] == "add":
+                await add_rooms(
+                    client,
+                    remote,
+                    args.kind,
+                    command["rooms"],
+                    command["first"],
+                    stats,
+                    args.think,
+                    stop,
+                    tasks,
+                    args.seed,
+                    go,
+                )
+                print(json.dumps({"ready": stats.connections}), flush=True)
+            elif command["op"] == "measure":
+                go.set()
+                await asyncio.sleep(max(0.0, command["start"] - time.time()))
+                stats.latencies.clear()
+                stats.actions = 0
+                stats.errors.clear()
+                meter.percent()
+                await asyncio.sleep(command["seconds"])
+                figures = {
                     "latencies": stats.latencies,
                     "actions": stats.actions,
                     "errors": stats.errors,
@@ -623,10 +628,89 @@ async def run_child(args: argparse.Namespace) -> None:
                     "connections": stats.connections,
                     "cpu_percent": meter.percent(),
                 }
-            ),
-            flush=True,
-        )
+                print(json.dumps(figures), flush=True)
+            else:
+                break
         await finish(stop, tasks)
+
+
+class Drivers:
+    """The parent's side of `--procs N`: N child processes sharing the rooms."""
+
+    def __init__(self, args: argparse.Namespace, server: ServerProcess) -> None:
+        self.rooms = 0
+        self.children = [
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "bench.load",
+                    "--attach",
+                    server.url,
+                    "--kind",
+                    args.kind,
+                    "--think",
+                    str(args.think),
+                    "--bot-level",
+                    args.bot_level,
+                    "--seed",
+                    str(args.seed),
+                ],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            for _ in range(args.procs)
+        ]
+
+    def _ask(self, commands: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        for child, command in zip(self.children, commands, strict=True):
+            assert child.stdin is not None
+            child.stdin.write(json.dumps(command) + "\n")
+            child.stdin.flush()
+        answers = []
+        for child in self.children:
+            assert child.stdout is not None
+            line = child.stdout.readline()
+            if not line:
+                raise RuntimeError("a driver process exited")
+            answers.append(json.loads(line))
+        return answers
+
+    def add(self, rooms: int) -> None:
+        n = len(self.children)
+        share = [rooms // n + (i < rooms % n) for i in range(n)]
+        commands = []
+        for count in share:
+            commands.append({"op": "add", "rooms": count, "first": self.rooms})
+            self.rooms += count
+        self._ask(commands)
+
+    def measure(self, start: float, seconds: float) -> tuple[Stats, float]:
+        command = {"op": "measure", "start": start, "seconds": seconds}
+        merged = Stats()
+        cpu = 0.0
+        for data in self._ask([command] * len(self.children)):
+            merged.latencies += data["latencies"]
+            merged.actions += data["actions"]
+            merged.disconnects += data["disconnects"]
+            merged.connections += data["connections"]
+            cpu += data["cpu_percent"]
+            for code, count in data["errors"].items():
+                merged.errors[code] = merged.errors.get(code, 0) + count
+        return merged, cpu
+
+    def stop(self) -> None:
+        for child in self.children:
+            with contextlib.suppress(Exception):
+                assert child.stdin is not None
+                child.stdin.write(json.dumps({"op": "stop"}) + "\n")
+                child.stdin.close()
+        for child in self.children:
+            try:
+                child.wait(60)
+            except subprocess.TimeoutExpired:
+                child.kill()
 
 
 def run_parent(args: argparse.Namespace, server: ServerProcess) -> None:
@@ -638,79 +722,57 @@ def run_parent(args: argparse.Namespace, server: ServerProcess) -> None:
 
     run(ready())
     started = time.monotonic()
-    share = [args.rooms // args.procs + (i < args.rooms % args.procs) for i in range(args.procs)]
-    children = []
-    first = 0
-    for n in share:
-        children.append(
-            subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "bench.load",
-                    "--attach",
-                    server.url,
-                    "--kind",
-                    args.kind,
-                    "--rooms",
-                    str(n),
-                    "--first",
-                    str(first),
-                    "--think",
-                    str(args.think),
-                    "--seconds",
-                    str(args.seconds),
-                    "--bot-level",
-                    args.bot_level,
-                    "--seed",
-                    str(args.seed),
-                ],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                text=True,
-            )
-        )
-        first += n
-    for child in children:
-        assert child.stdout is not None
-        line = child.stdout.readline()
-        if not line:
-            raise RuntimeError("a driver process exited while opening its rooms")
-    print(f"opened {args.rooms} rooms in {time.monotonic() - started:.1f} s", flush=True)
+    drivers = Drivers(args, server)
+    label = f"{args.kind} ({args.procs} driver processes)"
+    try:
+        if not args.ramp:
+            drivers.add(args.rooms)
+            print(f"opened {args.rooms} rooms in {time.monotonic() - started:.1f} s", flush=True)
+            measure_step(args, server, drivers, label)
+            return
+        last_good = 0
+        while drivers.rooms + args.step <= args.max_rooms:
+            if time.monotonic() - started > MAX_SECONDS:
+                break
+            drivers.add(args.start if drivers.rooms == 0 else args.step)
+            out = measure_step(args, server, drivers, f"ramp-{label}")
+            if out["latency_ms"]["p99"] > 100 or out["errors"] or out["disconnects"]:
+                break
+            last_good = drivers.rooms
+        print(f"last good R: {last_good} rooms ({args.kind})", flush=True)
+    finally:
+        drivers.stop()
+
+
+def measure_step(
+    args: argparse.Namespace, server: ServerProcess, drivers: Drivers, label: str
+) -> dict[str, Any]:
     window_start = time.time() + args.warmup
-    for child in children:
-        assert child.stdin is not None
-        child.stdin.write(f"{window_start}\n")
-        child.stdin.flush()
-    time.sleep(max(0.0, window_start - time.time()))
-    server.cpu_percent()
-    before = scrape(server.url)
-    time.sleep(args.seconds)
-    cpu = server.cpu_percent()
-    after = scrape(server.url)
-    rss = server.rss_bytes()
-    merged = Stats()
-    generator_cpu = 0.0
-    for child in children:
-        out, _ = child.communicate(timeout=args.seconds + 120)
-        data = json.loads(out.strip().splitlines()[-1])
-        merged.latencies += data["latencies"]
-        merged.actions += data["actions"]
-        merged.disconnects += data["disconnects"]
-        merged.connections += data["connections"]
-        generator_cpu += data["cpu_percent"]
-        for code, n in data["errors"].items():
-            merged.errors[code] = merged.errors.get(code, 0) + n
-    report(
-        f"{args.kind} ({args.procs} driver processes)",
-        args.rooms,
+    results: dict[str, Any] = {}
+
+    def server_window() -> None:
+        time.sleep(max(0.0, window_start - time.time()))
+        server.cpu_percent()
+        results["before"] = scrape(server.url)
+        time.sleep(args.seconds)
+        results["cpu"] = server.cpu_percent()
+        results["rss"] = server.rss_bytes()
+        results["after"] = scrape(server.url)
+
+    watcher = threading.Thread(target=server_window)
+    watcher.start()
+    merged, generator_cpu = drivers.measure(window_start, args.seconds)
+    watcher.join()
+    return report(
+        label,
+        drivers.rooms,
         merged,
         args.seconds,
         server,
-        cpu=cpu,
-        rss=rss,
+        cpu=results["cpu"],
+        rss=results["rss"],
         generator_cpu=generator_cpu,
-        server_metrics=server_side(before, after),
+        server_metrics=server_side(results["before"], results["after"]),
     )
 
 
@@ -767,9 +829,8 @@ def main() -> None:
     parser.add_argument("--bot-level", default="basic")
     parser.add_argument("--postgres", action="store_true", help="use PostgreSQL (database test)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--procs", type=int, default=1, help="driver processes (not with --ramp)")
+    parser.add_argument("--procs", type=int, default=1, help="driver processes")
     parser.add_argument("--attach", help=argparse.SUPPRESS)  # child driver: the server's URL
-    parser.add_argument("--first", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     args.rooms = min(args.rooms, MAX_ROOMS)
     args.max_rooms = min(args.max_rooms, MAX_ROOMS)
@@ -791,7 +852,7 @@ def main() -> None:
             url = f"sqlite+aiosqlite:///{tmp}/load.db"
         server = ServerProcess(url, args.bot_level)
         try:
-            if args.procs > 1 and not args.ramp and not args.idle:
+            if args.procs > 1 and not args.idle:
                 run_parent(args, server)
             else:
                 run(run_idle(args, server) if args.idle else run_load(args, server))
