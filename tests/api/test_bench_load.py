@@ -1,0 +1,70 @@
+"""`python -m bench.load` still runs end to end (tiny sizes: a smoke test, not a measurement)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def load(*args: str) -> list[dict[str, object]]:
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.load", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+
+
+@pytest.mark.parametrize("kind", ["humans", "solo"])
+def test_two_driver_processes(kind: str) -> None:
+    (out,) = load("--kind", kind, "--rooms", "4", "--procs", "2", "--seconds", "3", "--warmup", "1")
+    assert out["rooms"] == 4
+    assert out["connections"] == (16 if kind == "humans" else 4)
+    assert out["errors"] == {} and out["disconnects"] == 0
+    assert out["actions_per_s"] > 0
+    latency = out["latency_ms"]
+    assert isinstance(latency, dict) and latency["n"] > 0
+    server = out["server"]
+    assert isinstance(server, dict) and server["action_ms_p99_le"] is not None
+
+
+def test_ramp_in_one_process_prints_the_last_good_size() -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bench.load",
+            "--ramp",
+            "--start",
+            "2",
+            "--step",
+            "2",
+            "--max-rooms",
+            "4",
+            "--seconds",
+            "2",
+            "--warmup",
+            "1",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "last good R:" in done.stdout
+
+
+def test_idle_rooms_memory() -> None:
+    (out,) = load("--idle", "20")
+    assert out["idle_rooms"] == 20
+    assert isinstance(out["bytes_per_idle_room"], int)
