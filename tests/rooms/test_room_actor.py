@@ -8,13 +8,13 @@ import pytest
 from room_helpers import Conn, first_legal, make_settings, settle
 
 from spades.engine import Game
-from spades.rooms import BotRunner, ManualClock, Room, RoomManager, RoomNotFound
+from spades.rooms import BotRunner, ManualClock, Room, RoomConfig, RoomManager, RoomNotFound
 
 
 def manager_for(store: Any, clock: ManualClock, tmp_path: Path, **overrides: Any) -> RoomManager:
     return RoomManager(
         store,
-        make_settings(tmp_path, **overrides),
+        RoomConfig.pick(make_settings(tmp_path, **overrides)),
         clock=clock,
         bots=BotRunner(first_legal, workers="thread"),
     )

@@ -13,7 +13,7 @@ from room_helpers import Conn, first_legal, make_settings, settle
 
 from spades.engine import Game, card_text
 from spades.engine.cards import cards_of
-from spades.rooms import BotRunner, ManualClock, Room, RoomManager
+from spades.rooms import BotRunner, ManualClock, Room, RoomConfig, RoomManager
 from spades.store import open_store
 
 CARD = re.compile(r"^(?:[2-9TJQKA]|10)[CDHS]$")
@@ -92,7 +92,7 @@ async def test_no_seat_ever_sees_another_seats_cards(tmp_path: Path, game_number
     )
     manager = RoomManager(
         store,
-        make_settings(tmp_path),
+        RoomConfig.pick(make_settings(tmp_path)),
         clock=clock,
         bots=BotRunner(first_legal, workers="thread"),
     )

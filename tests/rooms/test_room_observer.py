@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from room_helpers import Conn, first_legal, make_settings, settle
 
-from spades.rooms import BotRunner, ManualClock, Observer, RoomManager
+from spades.rooms import BotRunner, ManualClock, Observer, RoomConfig, RoomManager
 from spades.rooms.observer import ActionSource
 
 
@@ -40,7 +40,7 @@ class Recorder(Observer):
 def manager_for(store: Any, clock: ManualClock, tmp_path: Path, observer: Observer) -> RoomManager:
     return RoomManager(
         store,
-        make_settings(tmp_path),
+        RoomConfig.pick(make_settings(tmp_path)),
         clock=clock,
         bots=BotRunner(first_legal, workers="thread"),
         observer=observer,

@@ -23,6 +23,7 @@ from spades.rooms import (
     BotRunner,
     Clock,
     Room,
+    RoomConfig,
     RoomError,
     RoomFull,
     RoomManager,
@@ -110,7 +111,9 @@ def create_app(
         else:
             assert store is not None
             the_store = store
-        manager = RoomManager(the_store, settings, clock=clock, bots=bots, observer=metrics)
+        manager = RoomManager(
+            the_store, RoomConfig.pick(settings), clock=clock, bots=bots, observer=metrics
+        )
         metrics.watch(manager)
         reloaded = await manager.start()
         log.info("%d unfinished room(s) reloaded", reloaded)

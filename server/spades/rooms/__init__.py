@@ -6,6 +6,7 @@ asyncio only; no web framework here. The API layer hands connections and message
 from .bots import BotRunner
 from .broadcast import Connection, Hub, LocalHub
 from .clock import Clock, ManualClock, SystemClock
+from .config import RoomConfig
 from .errors import (
     BadRequest,
     BadToken,
@@ -38,6 +39,7 @@ __all__ = [
     "NotSeated",
     "Observer",
     "Room",
+    "RoomConfig",
     "RoomError",
     "RoomFull",
     "RoomManager",

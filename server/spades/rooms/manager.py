@@ -9,12 +9,12 @@ import secrets
 from datetime import timedelta
 from typing import Any
 
-from spades.config import Settings
 from spades.store.protocol import NotFound, RoomRow, RoomStatus, Store
 
 from .bots import BotRunner
 from .broadcast import Hub, LocalHub
 from .clock import Clock, SystemClock
+from .config import RoomConfig
 from .errors import RoomError, RoomNotFound
 from .observer import NO_OBSERVER, Observer
 from .room import BOT_NAMES, Room, Seat
@@ -42,7 +42,7 @@ class RoomManager:
     def __init__(
         self,
         store: Store,
-        config: Settings,
+        config: RoomConfig,
         *,
         clock: Clock | None = None,
         hub: Hub | None = None,

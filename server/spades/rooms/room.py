@@ -16,13 +16,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from spades.config import Settings
 from spades.engine import ActionError, Game, Rules
 from spades.store.protocol import ActionRow, HandRow, RoomStatus, SeatRow, Store, StoredRoom
 
 from .bots import BotRunner
 from .broadcast import Connection, Hub, Message
 from .clock import Clock, epoch_ms
+from .config import RoomConfig
 from .errors import BadRequest, BadToken, HostOnly, NotSeated, RoomError, RoomFull, WrongStatus
 from .observer import NO_OBSERVER, Observer, now
 from .settings import clean_text, normalize_settings, rules_of
@@ -91,7 +91,7 @@ class Room:
         store: Store,
         clock: Clock,
         hub: Hub,
-        config: Settings,
+        config: RoomConfig,
         bots: BotRunner,
         host_seat: int | None = None,
         status: RoomStatus = "open",
@@ -807,7 +807,7 @@ class Room:
         store: Store,
         clock: Clock,
         hub: Hub,
-        config: Settings,
+        config: RoomConfig,
         bots: BotRunner,
         observer: Observer | None = None,
     ) -> Room:
