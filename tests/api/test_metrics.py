@@ -88,6 +88,13 @@ async def test_metrics_after_a_solo_game(tmp_path: Path) -> None:
         error_total = sum(v for (n, _), v in after.items() if n == "spades_errors_total")
         assert error_total == 2
         assert value(after, "process_resident_memory_bytes") > 0
+        # REST refusals are counted by status.
+        assert (await server.get("/api/rooms/NOSUCH")).status_code == 404
+        bad = await server.post("/api/rooms", {"name": "x", "target": "lots"})
+        assert bad.status_code == 422
+        refused = await scrape(server)
+        assert value(refused, "spades_http_errors_total", status="404") == 1
+        assert value(refused, "spades_http_errors_total", status="422") == 1
         # The event loop's lag is probed ten times a second from start-up.
         assert value(after, "spades_event_loop_lag_seconds_count") >= 1
 

@@ -14,8 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request, WebSocket
+from fastapi.exception_handlers import (
+    http_exception_handler,
+    request_validation_exception_handler,
+)
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from spades.config import Settings, get_settings
 from spades.rooms import (
@@ -148,6 +154,18 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.metrics = metrics
+
+    # REST refusals are counted by status, then answered exactly as FastAPI would.
+    @app.exception_handler(StarletteHTTPException)
+    async def count_http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        metrics.http_refused(exc.status_code)
+        return await http_exception_handler(request, exc)
+
+    @app.exception_handler(RequestValidationError)
+    async def count_invalid_request(request: Request, exc: RequestValidationError) -> Response:
+        metrics.http_refused(422)
+        return await request_validation_exception_handler(request, exc)
+
     creations = AddressLimiter(settings.rooms_per_minute)
     joins = AddressLimiter(settings.joins_per_minute)
     connects = AddressLimiter(settings.joins_per_minute)

@@ -100,6 +100,12 @@ class Metrics(Observer):
             ["code"],
             registry=r,
         )
+        self.http_errors = Counter(
+            "spades_http_errors",
+            "REST requests refused, by HTTP status",
+            ["status"],
+            registry=r,
+        )
         self.loop_lag = Histogram(
             "spades_event_loop_lag_seconds",
             f"How late a {LAG_PROBE_SECONDS} s sleep on the event loop wakes up (time the "
@@ -171,3 +177,6 @@ class Metrics(Observer):
 
     def error_sent(self, code: str) -> None:
         self.errors.labels(code).inc()
+
+    def http_refused(self, status: int) -> None:
+        self.http_errors.labels(str(status)).inc()
