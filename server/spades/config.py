@@ -50,8 +50,8 @@ class Settings(BaseSettings):
     gc_freeze_every: float = Field(
         1.0, ge=0, description="seconds between moving live objects out of the collector's way"
     )
-    gc_full_every: float = Field(
-        600.0, gt=0, description="seconds before the first full collection (doubles when idle)"
+    gc_full_growth: float = Field(
+        0.25, gt=0, description="heap growth (fraction) that triggers a full collection"
     )
 
     # logs: "json" writes one JSON object per line (room and seat as fields)

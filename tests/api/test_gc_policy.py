@@ -33,8 +33,9 @@ def test_start_freezes_what_is_alive_and_sets_the_thresholds(gc_state: None) -> 
 
 
 async def test_frozen_cycles_are_freed_by_the_periodic_full_collection(gc_state: None) -> None:
-    policy = GcPolicy(freeze_every=0.01, full_every=0.05, threshold=(10**9, 10, 10))
+    policy = GcPolicy(freeze_every=0.01, full_gap=0.05, threshold=(10**9, 10, 10))
     policy.start()
+    policy.baseline = 0  # as if the heap had grown past the mark
     freed = asyncio.Event()
     node = Node()
     watch = weakref.ref(node, lambda _ref: freed.set())
@@ -49,12 +50,25 @@ async def test_frozen_cycles_are_freed_by_the_periodic_full_collection(gc_state:
     assert watch() is None
 
 
+def test_a_full_collection_waits_for_growth_and_for_the_gap(gc_state: None) -> None:
+    policy = GcPolicy(full_growth=0.25, full_gap=60)
+    policy.start()
+    assert not policy.due()  # nothing has grown
+    keep = [[i] for i in range(policy.baseline // 2 + 1000)]  # the heap grows by half
+    assert not policy.due()  # ... but the last full collection was just now
+    policy.last_full -= 61
+    assert policy.due()
+    policy.full_collection()
+    assert not policy.due()  # the heap as it is now is the new mark
+    del keep
+
+
 def test_full_collection_reports_what_it_found(gc_state: None) -> None:
     gc.collect()
     for _ in range(10):
         Node()
     gc.freeze()
-    found, seconds = GcPolicy.full_collection()
+    found, seconds = GcPolicy().full_collection()
     assert found >= 10
     assert seconds >= 0
     assert gc.get_freeze_count() > 0  # the survivors are frozen again
