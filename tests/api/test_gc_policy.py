@@ -63,6 +63,21 @@ def test_a_full_collection_waits_for_growth_and_for_the_gap(gc_state: None) -> N
     del keep
 
 
+def test_the_trigger_backs_off_while_collections_find_little(gc_state: None) -> None:
+    policy = GcPolicy(full_growth=0.25, growth_max=1.0, little=0.01)
+    policy.start()
+    policy.full_collection()  # next to nothing to find
+    assert policy.growth == 0.5
+    policy.full_collection()
+    policy.full_collection()
+    assert policy.growth == 1.0  # capped
+    garbage = [Node() for _ in range(gc.get_freeze_count() // 10)]  # a tenth is garbage
+    gc.freeze()
+    del garbage
+    policy.full_collection()
+    assert policy.growth == 0.25
+
+
 def test_full_collection_reports_what_it_found(gc_state: None) -> None:
     gc.collect()
     for _ in range(10):
