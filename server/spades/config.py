@@ -50,8 +50,11 @@ class Settings(BaseSettings):
     gc_freeze_every: float = Field(
         1.0, ge=0, description="seconds between moving live objects out of the collector's way"
     )
+    gc_full_every: float = Field(
+        1800.0, gt=0, description="seconds between full collections (the one long pause)"
+    )
     gc_full_growth: float = Field(
-        0.25, gt=0, description="heap growth (fraction) that triggers a full collection"
+        1.0, gt=0, description="heap growth (a fraction) that brings a full collection forward"
     )
 
     # logs: "json" writes one JSON object per line (room and seat as fields)

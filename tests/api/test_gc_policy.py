@@ -55,27 +55,23 @@ def test_a_full_collection_waits_for_growth_and_for_the_gap(gc_state: None) -> N
     policy.start()
     assert not policy.due()  # nothing has grown
     keep = [[i] for i in range(policy.baseline // 2 + 1000)]  # the heap grows by half
+    policy.last_full -= 30
     assert not policy.due()  # ... but the last full collection was just now
-    policy.last_full -= 61
+    policy.last_full -= 31
     assert policy.due()
     policy.full_collection()
     assert not policy.due()  # the heap as it is now is the new mark
     del keep
 
 
-def test_the_trigger_backs_off_while_collections_find_little(gc_state: None) -> None:
-    policy = GcPolicy(full_growth=0.25, growth_max=1.0, little=0.01)
+def test_a_full_collection_is_due_by_time_too(gc_state: None) -> None:
+    policy = GcPolicy(full_every=1800, full_growth=1.0, full_gap=60)
     policy.start()
-    policy.full_collection()  # next to nothing to find
-    assert policy.growth == 0.5
-    policy.full_collection()
-    policy.full_collection()
-    assert policy.growth == 1.0  # capped
-    garbage = [Node() for _ in range(gc.get_freeze_count() // 10)]  # a tenth is garbage
-    gc.freeze()
-    del garbage
-    policy.full_collection()
-    assert policy.growth == 0.25
+    assert not policy.due()
+    policy.last_full -= 1799
+    assert not policy.due()
+    policy.last_full -= 2
+    assert policy.due()
 
 
 def test_full_collection_reports_what_it_found(gc_state: None) -> None:

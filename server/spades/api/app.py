@@ -127,7 +127,9 @@ def create_app(
         # walks a busy server's whole heap (gc_policy.py says why and how often).
         gc_task = None
         if settings.gc_freeze_every > 0:
-            gc_policy = GcPolicy(settings.gc_freeze_every, settings.gc_full_growth)
+            gc_policy = GcPolicy(
+                settings.gc_freeze_every, settings.gc_full_every, settings.gc_full_growth
+            )
             gc_policy.start()
             gc_task = asyncio.create_task(gc_policy.run())
         app.state.manager = manager
