@@ -71,6 +71,7 @@ class ServerProcess:
             SPADES_ABANDON_AFTER="100000",
         )
         self.bot_level = bot_level
+        self.target = 500  # the game's target score: games end and start again (play_again)
         self.proc = subprocess.Popen(
             [
                 sys.executable,
@@ -302,12 +303,12 @@ async def play_loop(
 
 
 async def open_room(
-    client: httpx.AsyncClient, base: str, kind: str, bot_level: str, i: int
+    client: httpx.AsyncClient, base: str, kind: str, bot_level: str, i: int, target: int = 500
 ) -> tuple[str, dict[int, str]]:
     body = {
         "name": f"p{i}",
         "mode": "partnership",
-        "target": 10_000,
+        "target": target,
         "turn_seconds": 0,
         "game_minutes": 0,
         "rules": {},
@@ -441,7 +442,9 @@ async def add_rooms(
 
     async def one(i: int) -> None:
         async with sem:
-            code, seats = await open_room(client, server.url, kind, server.bot_level, i)
+            code, seats = await open_room(
+                client, server.url, kind, server.bot_level, i, server.target
+            )
         room = RoomDriver(code, seats, stats, think, random.Random(seed + i))
         host_seat = min(seats)
         for seat, token in seats.items():
@@ -577,6 +580,7 @@ class Remote:
 
     url: str
     bot_level: str
+    target: int
 
 
 async def run_child(args: argparse.Namespace) -> None:
@@ -589,7 +593,7 @@ async def run_child(args: argparse.Namespace) -> None:
     """
     stop, go = asyncio.Event(), asyncio.Event()
     tasks: list[asyncio.Task[None]] = []
-    remote = Remote(args.attach, args.bot_level)
+    remote = Remote(args.attach, args.bot_level, args.target)
     stats = Stats()
     meter = CpuMeter()
     loop = asyncio.get_running_loop()
@@ -655,6 +659,8 @@ class Drivers:
                     args.bot_level,
                     "--seed",
                     str(args.seed),
+                    "--target",
+                    str(args.target),
                 ],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
@@ -827,6 +833,9 @@ def main() -> None:
     parser.add_argument("--max-rooms", type=int, default=2000)
     parser.add_argument("--idle", type=int, default=0, help="measure memory of N idle rooms")
     parser.add_argument("--bot-level", default="basic")
+    parser.add_argument(
+        "--target", type=int, default=500, help="target score: games end and start again"
+    )
     parser.add_argument("--postgres", action="store_true", help="use PostgreSQL (database test)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--procs", type=int, default=1, help="driver processes")
@@ -851,6 +860,7 @@ def main() -> None:
         else:
             url = f"sqlite+aiosqlite:///{tmp}/load.db"
         server = ServerProcess(url, args.bot_level)
+        server.target = args.target
         try:
             if args.procs > 1 and not args.idle:
                 run_parent(args, server)

@@ -54,7 +54,7 @@ class Settings(BaseSettings):
         1800.0, gt=0, description="seconds between full collections (the one long pause)"
     )
     gc_full_growth: float = Field(
-        1.0, gt=0, description="heap growth (a fraction) that brings a full collection forward"
+        3.0, gt=0, description="heap growth (a fraction) that brings a full collection forward"
     )
 
     # logs: "json" writes one JSON object per line (room and seat as fields)

@@ -22,6 +22,9 @@ about 20 per connection). So the policy:
   grown by `full_growth` since the last one (`sys.getallocatedblocks()`, half a
   millisecond to read), never twice within `full_gap` seconds. Frozen cyclic garbage can
   therefore never exceed what accumulates in `full_every`, nor that fraction of the heap.
+  The growth rule is a safety valve, so it is wide (the heap four times as large): a
+  heap also grows with what it rightly holds (rooms opening, game logs), and a narrower
+  rule fired again and again while a server filled up.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ log = logging.getLogger(__name__)
 class GcPolicy:
     freeze_every: float = 1.0
     full_every: float = 1800.0
-    full_growth: float = 1.0
+    full_growth: float = 3.0
     full_gap: float = 60.0
     threshold: tuple[int, int, int] = (20_000, 10, 10)
 
