@@ -54,7 +54,7 @@ class Settings(BaseSettings):
         1800.0, gt=0, description="seconds between full collections (the one long pause)"
     )
     gc_full_growth: float = Field(
-        3.0, gt=0, description="heap growth (a fraction) that brings a full collection forward"
+        0.0, ge=0, description="heap growth (a fraction) that brings one forward; 0 = off"
     )
 
     # logs: "json" writes one JSON object per line (room and seat as fields)

@@ -18,13 +18,13 @@ about 20 per connection). So the policy:
   (`gc.freeze()`, constant time), and the young threshold is high, so ordinary
   collections rarely run and, when they do, walk at most a second's worth of objects;
 - a full collection (the permanent generation thawed, collected, frozen again), which is
-  the one long pause left, runs every `full_every` seconds, or sooner when the heap has
-  grown by `full_growth` since the last one (`sys.getallocatedblocks()`, half a
-  millisecond to read), never twice within `full_gap` seconds. Frozen cyclic garbage can
-  therefore never exceed what accumulates in `full_every`, nor that fraction of the heap.
-  The growth rule is a safety valve, so it is wide (the heap four times as large): a
-  heap also grows with what it rightly holds (rooms opening, game logs), and a narrower
-  rule fired again and again while a server filled up.
+  the one long pause left, runs every `full_every` seconds, so frozen cyclic garbage can
+  never exceed what accumulates in that time. Optionally (`full_growth` > 0) it comes
+  sooner once the heap has grown by that fraction since the last one
+  (`sys.getallocatedblocks()`, half a millisecond to read), never twice within
+  `full_gap` seconds. That rule is off by default: a heap also grows with what it rightly
+  holds (rooms opening, game logs), and growth rules (25 %, 100 %, 300 % tried) fired
+  again and again while a server filled up, each time a pause of up to a second.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ log = logging.getLogger(__name__)
 class GcPolicy:
     freeze_every: float = 1.0
     full_every: float = 1800.0
-    full_growth: float = 3.0
+    full_growth: float = 0.0  # 0: no growth rule
     full_gap: float = 60.0
     threshold: tuple[int, int, int] = (20_000, 10, 10)
 
@@ -64,9 +64,10 @@ class GcPolicy:
         since = time.monotonic() - self.last_full
         if since < self.full_gap:
             return False
-        return since >= self.full_every or sys.getallocatedblocks() > self.baseline * (
-            1 + self.full_growth
-        )
+        if since >= self.full_every:
+            return True
+        growth = self.full_growth
+        return growth > 0 and sys.getallocatedblocks() > self.baseline * (1 + growth)
 
     async def run(self) -> None:
         """Run forever (cancel the task to stop): freeze often, collect everything rarely."""
