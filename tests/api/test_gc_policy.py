@@ -33,9 +33,8 @@ def test_start_freezes_what_is_alive_and_sets_the_thresholds(gc_state: None) -> 
 
 
 async def test_frozen_cycles_are_freed_by_the_periodic_full_collection(gc_state: None) -> None:
-    policy = GcPolicy(freeze_every=0.01, full_gap=0.05, threshold=(10**9, 10, 10))
+    policy = GcPolicy(freeze_every=0.01, full_every=0.05, full_gap=0.05, threshold=(10**9, 10, 10))
     policy.start()
-    policy.baseline = 0  # as if the heap had grown past the mark
     freed = asyncio.Event()
     node = Node()
     watch = weakref.ref(node, lambda _ref: freed.set())
