@@ -1,10 +1,11 @@
 """Load generator: R rooms over real WebSocket connections against a separate server process.
 
-    python -m bench.load --rooms 200 --kind humans --seconds 60
-    python -m bench.load --rooms 100 --kind solo --seconds 60
-    python -m bench.load --ramp --kind humans --start 100 --step 100 --max-rooms 2000
+    python -m bench.load --kind humans --rooms 1000 --procs 2 --seconds 60 --warmup 30
+    python -m bench.load --kind solo --rooms 500 --procs 2 --seconds 60 --warmup 30
+    python -m bench.load --ramp --procs 2 --kind humans --start 1000 --step 200
     python -m bench.load --idle 1000            # resident memory per idle room
     python -m bench.load ... --postgres         # PostgreSQL at 127.0.0.1:5432 instead of SQLite
+    python -m bench.load ... --target 500       # games' target score (they end, start again)
 
 The server runs as its own process (`spades serve`, uvicorn, bot delay 0); this process
 drives the rooms. `humans`: four human clients per room; `solo`: one human and three bots.
