@@ -492,17 +492,18 @@ async def run_load(args: argparse.Namespace, server: ServerProcess) -> None:
     stop, go = asyncio.Event(), asyncio.Event()
     tasks: list[asyncio.Task[None]] = []
     meter = CpuMeter()
+    stats = Stats()
     async with httpx.AsyncClient(timeout=120) as client:
         await server.wait_ready(client)
         started = time.monotonic()
-        if not args.ramp:
-            stats = Stats()
+
+        async def grow(first: int, rooms: int) -> None:
             await add_rooms(
                 client,
                 server,
                 args.kind,
-                args.rooms,
-                0,
+                rooms - first,
+                first,
                 stats,
                 args.think,
                 stop,
@@ -510,69 +511,48 @@ async def run_load(args: argparse.Namespace, server: ServerProcess) -> None:
                 args.seed,
                 go,
             )
-            print(f"opened {args.rooms} rooms in {time.monotonic() - started:.1f} s", flush=True)
             go.set()
+
+        async def window(label: str, rooms: int) -> dict[str, Any]:
             await asyncio.sleep(args.warmup)
             stats.latencies.clear()
             stats.actions = 0
+            stats.errors.clear()
             server.cpu_percent()
             meter.percent()
             before = await asyncio.to_thread(scrape, server.url)
             await asyncio.sleep(args.seconds)
             after = await asyncio.to_thread(scrape, server.url)
-            report(
-                args.kind,
-                args.rooms,
+            return report(
+                label,
+                rooms,
                 stats,
                 args.seconds,
                 server,
                 generator_cpu=meter.percent(),
                 server_metrics=server_side(before, after),
             )
+
+        if not args.ramp:
+            await grow(0, args.rooms)
+            print(f"opened {args.rooms} rooms in {time.monotonic() - started:.1f} s", flush=True)
+            await window(args.kind, args.rooms)
         else:
-            rooms = 0
-            last_good = 0
-            stats = Stats()
+            rooms = last_good = 0
             while rooms + args.step <= args.max_rooms and time.monotonic() - started < MAX_SECONDS:
                 target = args.start if rooms == 0 else rooms + args.step
-                await add_rooms(
-                    client,
-                    server,
-                    args.kind,
-                    target - rooms,
-                    rooms,
-                    stats,
-                    args.think,
-                    stop,
-                    tasks,
-                    args.seed,
-                    go,
-                )
-                go.set()
+                await grow(rooms, target)
                 rooms = target
-                await asyncio.sleep(args.warmup)
-                stats.latencies.clear()
-                stats.actions = 0
-                stats.errors.clear()
-                server.cpu_percent()
-                meter.percent()
-                before = await asyncio.to_thread(scrape, server.url)
-                await asyncio.sleep(args.seconds)
-                after = await asyncio.to_thread(scrape, server.url)
-                out = report(
-                    f"ramp-{args.kind}",
-                    rooms,
-                    stats,
-                    args.seconds,
-                    server,
-                    generator_cpu=meter.percent(),
-                    server_metrics=server_side(before, after),
-                )
-                if out["latency_ms"]["p99"] > 100 or out["errors"] or out["disconnects"]:
+                if not good(await window(f"ramp-{args.kind}", rooms)):
                     break
                 last_good = rooms
             print(f"last good R: {last_good} rooms ({args.kind})", flush=True)
         await finish(stop, tasks)
+
+
+def good(out: dict[str, Any]) -> bool:
+    """A ramp step passes with p99 under 100 ms and no error or disconnect."""
+    return bool(out["latency_ms"]["p99"] <= 100 and not out["errors"] and not out["disconnects"])
 
 
 @dataclass
@@ -742,8 +722,7 @@ def run_parent(args: argparse.Namespace, server: ServerProcess) -> None:
             if time.monotonic() - started > MAX_SECONDS:
                 break
             drivers.add(args.start if drivers.rooms == 0 else args.step)
-            out = measure_step(args, server, drivers, f"ramp-{label}")
-            if out["latency_ms"]["p99"] > 100 or out["errors"] or out["disconnects"]:
+            if not good(measure_step(args, server, drivers, f"ramp-{label}")):
                 break
             last_good = drivers.rooms
         print(f"last good R: {last_good} rooms ({args.kind})", flush=True)
