@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import re
 import socket
 import threading
 from collections.abc import AsyncIterator, Callable
@@ -24,7 +23,6 @@ from spades.config import Settings
 from spades.rooms import ManualClock
 
 RECV_LIMIT = 30.0  # a guard against hangs, not a timing assertion
-CARD = re.compile(r"^(?:[2-9TJQKA]|10)[CDHS]$")
 
 
 def make_settings(tmp_path: Path, **overrides: Any) -> Settings:
@@ -188,21 +186,6 @@ async def play_until_over(
             pending = message["seq"]
             await client.send(**chooser(view), id=pending)
         message = await client.until(lambda m: m["type"] in ("state", "error"))
-
-
-def card_strings(message: Any) -> set[str]:
-    """Every string in a message that reads as a card."""
-    found: set[str] = set()
-    stack = [message]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-        elif isinstance(item, str) and CARD.match(item):
-            found.add(item)
-    return found
 
 
 @pytest.fixture

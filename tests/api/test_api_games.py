@@ -4,57 +4,27 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
 
 import pytest
-from api_helpers import Client, card_strings, play_until_over, running_server
+from api_helpers import Client, play_until_over, running_server
 
+from hidden_cards import card_strings, current_hand_only, deals_of, played
 from spades.api.models import SERVER_MESSAGE
-from spades.engine import Game, card_text, deal_commitment, deal_from_seed
+from spades.engine import card_text, deal_commitment, deal_from_seed
 from spades.engine.cards import cards_of
-
-
-def dealt_by_hand(record: dict[str, Any]) -> dict[int, list[set[str]]]:
-    """Each hand's deal (seat -> cards), rebuilt from the revealed master seed."""
-    game = Game.from_record({**record, "actions": []})
-    deals = {}
-    replay = Game(game.rules, seed=game.seed, first_dealer=game.first_dealer)
-    for entry in record["actions"]:
-        deals.setdefault(
-            replay.hand_number, [{card_text(c) for c in cards_of(m)} for m in replay.dealt]
-        )
-        replay.apply(entry["seat"], entry["action"])
-    return deals
-
-
-def played_so_far(view: dict[str, Any]) -> set[str]:
-    cards = {c["card"] for t in view["tricks"] for c in t["cards"]}
-    if view["current_trick"]:
-        cards |= {c["card"] for c in view["current_trick"]["cards"]}
-    return cards
-
-
-def current_hand_only(message: dict[str, Any]) -> dict[str, Any]:
-    """The message without the previous hand's last trick (public: all of it was played)."""
-    view = message.get("view") if message["type"] == "state" else None
-    last = view and view.get("last_trick")
-    if not last or last["hand"] == view["hand_number"]:
-        return message
-    assert len(last["cards"]) == 4 and last["hand"] == view["hand_number"] - 1
-    return {**message, "view": {**view, "last_trick": None}}
 
 
 def check_hidden(client: Client, deals: dict[int, list[set[str]]]) -> int:
     """No message to this client holds a card of another seat before it is played."""
     checked = 0
     hand_number = 1
-    played: set[str] = set()
+    on_table: set[str] = set()
     for message in client.messages:
         SERVER_MESSAGE.validate_python(message)
         message = current_hand_only(message)
         if message["type"] == "state" and message["view"] is not None:
             view = message["view"]
-            hand_number, played = view["hand_number"], played_so_far(view)
+            hand_number, on_table = view["hand_number"], played(view)
             seat = message["room"]["you"]
             if seat is None:
                 assert view["hand"] is None
@@ -65,7 +35,7 @@ def check_hidden(client: Client, deals: dict[int, list[set[str]]]) -> int:
         if deal is None:
             continue
         others = set().union(*(deal[s] for s in range(4) if s != seat))
-        leaked = (card_strings(message) & others) - played
+        leaked = (card_strings(message) & others) - on_table
         assert not leaked, f"seat {seat} was sent {leaked} in {message['type']}"
         checked += 1
     return checked
@@ -96,7 +66,7 @@ async def test_four_humans_play_a_whole_game(tmp_path: Path, mode: str) -> None:
         assert all(f["view"]["scores"] == view["scores"] for f in finals)
         game_id = finals[0]["room"]["game_id"]
         record = (await server.get(f"/api/games/{game_id}/record")).json()
-        deals = dealt_by_hand(record)
+        deals = deals_of(record)
         for client in [*clients, watcher]:
             assert check_hidden(client, deals) > 0
         # Fair deals: each finished hand reveals a seed matching its commitment and deal.
@@ -131,7 +101,7 @@ async def test_solo_game_against_three_bots(tmp_path: Path) -> None:
         final = await play_until_over(client)
         assert final["view"]["winner"] is not None
         record = (await server.get(f"/api/games/{room['game_id']}/record")).json()
-        assert check_hidden(client, dealt_by_hand(record)) > 0
+        assert check_hidden(client, deals_of(record)) > 0
         await client.close()
 
 

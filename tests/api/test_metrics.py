@@ -14,9 +14,10 @@ from typing import Any
 
 import httpx
 import pytest
-from api_helpers import card_strings, free_socket, make_settings, play_until_over, running_server
+from api_helpers import free_socket, make_settings, play_until_over, running_server
 from prometheus_client.parser import text_string_to_metric_families
 
+from hidden_cards import card_strings
 from spades.api.app import create_app
 from spades.logs import JsonFormatter, setup_logging
 

@@ -3,67 +3,15 @@
 from __future__ import annotations
 
 import random
-import re
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import pytest
 from room_helpers import Conn, first_legal, make_settings, settle
 
-from spades.engine import Game, card_text
-from spades.engine.cards import cards_of
+from hidden_cards import card_strings, current_hand_only, deals_of, played
 from spades.rooms import BotRunner, ManualClock, Room, RoomConfig, RoomManager
 from spades.store import open_store
-
-CARD = re.compile(r"^(?:[2-9TJQKA]|10)[CDHS]$")
-
-
-def card_strings(message: Any) -> set[str]:
-    found: set[str] = set()
-    stack = [message]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-        elif isinstance(item, str) and CARD.match(item):
-            found.add(item)
-    return found
-
-
-def deals_of(record: dict[str, Any]) -> dict[int, list[set[str]]]:
-    replay = Game(
-        Game.from_record({**record, "actions": []}).rules,
-        seed=record["seed"],
-        first_dealer=record["first_dealer"],
-    )
-    deals: dict[int, list[set[str]]] = {}
-    for entry in [*record["actions"], None]:
-        deals.setdefault(
-            replay.hand_number, [{card_text(c) for c in cards_of(m)} for m in replay.dealt]
-        )
-        if entry is not None:
-            replay.apply(entry["seat"], entry["action"])
-    return deals
-
-
-def played(view: dict[str, Any]) -> set[str]:
-    cards = {c["card"] for t in view["tricks"] for c in t["cards"]}
-    if view["current_trick"]:
-        cards |= {c["card"] for c in view["current_trick"]["cards"]}
-    return cards
-
-
-def current_hand_only(message: dict[str, Any]) -> dict[str, Any]:
-    """The message without the previous hand's last trick (public: all of it was played)."""
-    view = message.get("view") if message["type"] == "state" else None
-    last = view and view.get("last_trick")
-    if not last or last["hand"] == view["hand_number"]:
-        return message
-    assert len(last["cards"]) == 4 and last["hand"] == view["hand_number"] - 1
-    return {**message, "view": {**view, "last_trick": None}}
 
 
 def check(conn: Conn, seat: int | None, deals: dict[int, list[set[str]]]) -> None:
