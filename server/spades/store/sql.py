@@ -537,20 +537,11 @@ def _append_rows(
     last: dict[int, int] = {}
     for chunk in _chunks(ids):
         last.update({int(g): int(n) for g, n in conn.execute(_LAST_SEQS, {"ids": chunk})})
-    outcomes: list[StoreError | None] = []
-    accepted: list[dict[str, Any]] = []
-    for r in rows:
-        if r.game_id not in last:
-            outcomes.append(NotFound(f"no game {r.game_id}"))
-        elif r.seq != last[r.game_id] + 1:
-            expected = last[r.game_id] + 1
-            outcomes.append(
-                SequenceError(f"game {r.game_id}: the next action is seq {expected}, not {r.seq}")
-            )
-        else:
-            last[r.game_id] = r.seq
-            outcomes.append(None)
-            accepted.append(
+    outcomes, accepted = _check_sequences(rows, last)
+    if accepted:
+        conn.execute(
+            insert(ACTIONS),
+            [
                 {
                     "game_id": r.game_id,
                     "seq": r.seq,
@@ -558,10 +549,42 @@ def _append_rows(
                     "action": r.action,
                     "at": r.at or stamp,
                 }
-            )
-    if accepted:
-        conn.execute(insert(ACTIONS), accepted)
+                for r in accepted
+            ],
+        )
     return outcomes
+
+
+def _check_sequences(
+    rows: list[ActionRow],
+    last: dict[int, int],
+    reread: Callable[[int], int | None] | None = None,
+) -> tuple[list[StoreError | None], list[ActionRow]]:
+    """Per row, None (it is the next action of its game's log) or the refusal; and the
+    rows to insert. `last` holds each game's last sequence number and is advanced; when a
+    row does not fit, `reread` (if given) reads its game's count from the log once before
+    the refusal stands."""
+    outcomes: list[StoreError | None] = []
+    accepted: list[ActionRow] = []
+    fresh: set[int] = set()  # games whose count was read again in this batch
+    for r in rows:
+        previous = last.get(r.game_id)
+        fits = previous is not None and r.seq == previous + 1
+        if not fits and reread is not None and r.game_id not in fresh:
+            fresh.add(r.game_id)
+            previous = reread(r.game_id)
+        if previous is None:
+            outcomes.append(NotFound(f"no game {r.game_id}"))
+        elif r.seq != previous + 1:
+            expected = previous + 1
+            outcomes.append(
+                SequenceError(f"game {r.game_id}: the next action is seq {expected}, not {r.seq}")
+            )
+        else:
+            last[r.game_id] = r.seq
+            outcomes.append(None)
+            accepted.append(r)
+    return outcomes, accepted
 
 
 class _SqliteAppender:
@@ -666,30 +689,22 @@ def _append_rows_sqlite(
         return last[game_id]
 
     try:
-        outcomes: list[StoreError | None] = []
-        accepted: list[tuple[Any, ...]] = []
-        now = _sqlite_time(stamp)
-        fresh: set[int] = set()  # games whose count was read in this transaction
-        for r in rows:
-            previous = last.get(r.game_id)
-            if (previous is None or r.seq != previous + 1) and r.game_id not in fresh:
-                fresh.add(r.game_id)
-                previous = read(r.game_id)
-            if previous is None:
-                outcomes.append(NotFound(f"no game {r.game_id}"))
-            elif r.seq != previous + 1:
-                outcomes.append(
-                    SequenceError(
-                        f"game {r.game_id}: the next action is seq {previous + 1}, not {r.seq}"
-                    )
-                )
-            else:
-                last[r.game_id] = r.seq
-                outcomes.append(None)
-                at = now if r.at is None else _sqlite_time(r.at)
-                accepted.append((r.game_id, r.seq, r.seat, json.dumps(r.action), at))
+        outcomes, accepted = _check_sequences(rows, last, read)
         if accepted:
-            cursor.executemany(_INSERT_ACTION, accepted)
+            now = _sqlite_time(stamp)
+            cursor.executemany(
+                _INSERT_ACTION,
+                [
+                    (
+                        r.game_id,
+                        r.seq,
+                        r.seat,
+                        json.dumps(r.action),
+                        now if r.at is None else _sqlite_time(r.at),
+                    )
+                    for r in accepted
+                ],
+            )
     except sqlite3.IntegrityError as exc:
         raise IntegrityError(_INSERT_ACTION, None, exc) from exc
     finally:
