@@ -41,7 +41,7 @@ from websockets.asyncio.client import ClientConnection, connect
 try:  # the generator shares the machine with the server: spend as little CPU as it can
     import uvloop
 except ImportError:  # pragma: no cover - uvloop comes with uvicorn[standard]
-    uvloop = None
+    uvloop = None  # type: ignore[assignment]
 
 HOST = "127.0.0.1"
 MAX_ROOMS = 5000
@@ -72,7 +72,6 @@ class ServerProcess:
             SPADES_ABANDON_AFTER="100000",
         )
         self.bot_level = bot_level
-        self.target = 500  # the game's target score: games end and start again (play_again)
         self.proc = subprocess.Popen(
             [
                 sys.executable,
@@ -187,7 +186,7 @@ def choose(view: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
     if view["phase"] == "bidding":
         looks = [a for a in legal if a["type"] == "look"]
         if looks:
-            return looks[0]
+            return dict(looks[0])
         hand = view.get("hand") or []
         want = max(1, sum(c.endswith("S") for c in hand))
         for action in legal:
@@ -425,50 +424,61 @@ def report(
     return out
 
 
-async def add_rooms(
-    client: httpx.AsyncClient,
-    server: ServerProcess,
-    kind: str,
-    n: int,
-    first: int,
-    stats: Stats,
-    think: float,
-    stop: asyncio.Event,
-    tasks: list[asyncio.Task[None]],
-    seed: int,
-    go: asyncio.Event,
-) -> None:
-    ws_url = server.url.replace("http", "ws", 1)
-    sem = asyncio.Semaphore(20)
+@dataclass
+class Fleet:
+    """One generator process's rooms: where they play, how, and what they measured."""
 
-    async def one(i: int) -> None:
-        async with sem:
-            code, seats = await open_room(
-                client, server.url, kind, server.bot_level, i, server.target
-            )
-        room = RoomDriver(code, seats, stats, think, random.Random(seed + i))
-        host_seat = min(seats)
-        for seat, token in seats.items():
-            tasks.append(
-                asyncio.create_task(
-                    human(
-                        ws_url, room, seat, token, seat == host_seat and kind == "humans", stop, go
-                    )
+    url: str
+    bot_level: str
+    target: int
+    kind: str
+    think: float
+    seed: int
+    stats: Stats = field(default_factory=Stats)
+    stop: asyncio.Event = field(default_factory=asyncio.Event)
+    go: asyncio.Event = field(default_factory=asyncio.Event)  # games wait for it to start
+    tasks: list[asyncio.Task[None]] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, args: argparse.Namespace, url: str) -> Fleet:
+        return cls(url, args.bot_level, args.target, args.kind, args.think, args.seed)
+
+    async def add_rooms(self, client: httpx.AsyncClient, first: int, n: int) -> None:
+        """Open rooms first .. first+n-1 and connect their humans."""
+        ws_url = self.url.replace("http", "ws", 1)
+        sem = asyncio.Semaphore(20)
+
+        async def one(i: int) -> None:
+            async with sem:
+                code, seats = await open_room(
+                    client, self.url, self.kind, self.bot_level, i, self.target
                 )
-            )
-            await asyncio.sleep(0)
+            room = RoomDriver(code, seats, self.stats, self.think, random.Random(self.seed + i))
+            host_seat = min(seats)
+            for seat, token in seats.items():
+                host = seat == host_seat and self.kind == "humans"
+                self.tasks.append(
+                    asyncio.create_task(human(ws_url, room, seat, token, host, self.stop, self.go))
+                )
+                await asyncio.sleep(0)
 
-    await asyncio.gather(*(one(first + i) for i in range(n)))
-    # Wait until every connection of these rooms has said hello and had its first state.
-    while stats.connections < len(tasks) and not all(t.done() for t in tasks):
-        await asyncio.sleep(0.2)
+        await asyncio.gather(*(one(first + i) for i in range(n)))
+        # Wait until every connection of these rooms has said hello.
+        tasks = self.tasks
+        while self.stats.connections < len(tasks) and not all(t.done() for t in tasks):
+            await asyncio.sleep(0.2)
 
+    def reset(self) -> None:
+        """Start a measured window."""
+        self.stats.latencies.clear()
+        self.stats.actions = 0
+        self.stats.errors.clear()
 
-async def finish(stop: asyncio.Event, tasks: list[asyncio.Task[None]]) -> None:
-    stop.set()
-    for task in tasks:
-        task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
+    async def finish(self) -> None:
+        self.stop.set()
+        for task in self.tasks:
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
 
 
 class CpuMeter:
@@ -489,35 +499,15 @@ class CpuMeter:
 
 
 async def run_load(args: argparse.Namespace, server: ServerProcess) -> None:
-    stop, go = asyncio.Event(), asyncio.Event()
-    tasks: list[asyncio.Task[None]] = []
+    fleet = Fleet.of(args, server.url)
     meter = CpuMeter()
-    stats = Stats()
     async with httpx.AsyncClient(timeout=120) as client:
         await server.wait_ready(client)
         started = time.monotonic()
 
-        async def grow(first: int, rooms: int) -> None:
-            await add_rooms(
-                client,
-                server,
-                args.kind,
-                rooms - first,
-                first,
-                stats,
-                args.think,
-                stop,
-                tasks,
-                args.seed,
-                go,
-            )
-            go.set()
-
         async def window(label: str, rooms: int) -> dict[str, Any]:
             await asyncio.sleep(args.warmup)
-            stats.latencies.clear()
-            stats.actions = 0
-            stats.errors.clear()
+            fleet.reset()
             server.cpu_percent()
             meter.percent()
             before = await asyncio.to_thread(scrape, server.url)
@@ -526,7 +516,7 @@ async def run_load(args: argparse.Namespace, server: ServerProcess) -> None:
             return report(
                 label,
                 rooms,
-                stats,
+                fleet.stats,
                 args.seconds,
                 server,
                 generator_cpu=meter.percent(),
@@ -534,34 +524,27 @@ async def run_load(args: argparse.Namespace, server: ServerProcess) -> None:
             )
 
         if not args.ramp:
-            await grow(0, args.rooms)
+            await fleet.add_rooms(client, 0, args.rooms)
+            fleet.go.set()
             print(f"opened {args.rooms} rooms in {time.monotonic() - started:.1f} s", flush=True)
             await window(args.kind, args.rooms)
         else:
             rooms = last_good = 0
             while rooms + args.step <= args.max_rooms and time.monotonic() - started < MAX_SECONDS:
                 target = args.start if rooms == 0 else rooms + args.step
-                await grow(rooms, target)
+                await fleet.add_rooms(client, rooms, target - rooms)
+                fleet.go.set()
                 rooms = target
                 if not good(await window(f"ramp-{args.kind}", rooms)):
                     break
                 last_good = rooms
             print(f"last good R: {last_good} rooms ({args.kind})", flush=True)
-        await finish(stop, tasks)
+        await fleet.finish()
 
 
 def good(out: dict[str, Any]) -> bool:
     """A ramp step passes with p99 under 100 ms and no error or disconnect."""
     return bool(out["latency_ms"]["p99"] <= 100 and not out["errors"] and not out["disconnects"])
-
-
-@dataclass
-class Remote:
-    """A server another process started (`--attach`): its URL is all a child needs."""
-
-    url: str
-    bot_level: str
-    target: int
 
 
 async def run_child(args: argparse.Namespace) -> None:
@@ -572,37 +555,21 @@ async def run_child(args: argparse.Namespace) -> None:
       until time t, measure s seconds, answer with the figures;
     - `{"op": "stop"}`: close every connection and exit.
     """
-    stop, go = asyncio.Event(), asyncio.Event()
-    tasks: list[asyncio.Task[None]] = []
-    remote = Remote(args.attach, args.bot_level, args.target)
-    stats = Stats()
+    fleet = Fleet.of(args, args.attach)
+    stats = fleet.stats
     meter = CpuMeter()
     loop = asyncio.get_running_loop()
     async with httpx.AsyncClient(timeout=120) as client:
         while True:
             line = await loop.run_in_executor(None, sys.stdin.readline)
-            command = json.loads(line) if line.strip() else {"op": "stop"}
+            command: dict[str, Any] = json.loads(line) if line.strip() else {"op": "stop"}
             if command["op"] == "add":
-                await add_rooms(
-                    client,
-                    remote,
-                    args.kind,
-                    command["rooms"],
-                    command["first"],
-                    stats,
-                    args.think,
-                    stop,
-                    tasks,
-                    args.seed,
-                    go,
-                )
+                await fleet.add_rooms(client, command["first"], command["rooms"])
                 print(json.dumps({"ready": stats.connections}), flush=True)
             elif command["op"] == "measure":
-                go.set()
+                fleet.go.set()
                 await asyncio.sleep(max(0.0, command["start"] - time.time()))
-                stats.latencies.clear()
-                stats.actions = 0
-                stats.errors.clear()
+                fleet.reset()
                 meter.percent()
                 await asyncio.sleep(command["seconds"])
                 figures = {
@@ -616,7 +583,7 @@ async def run_child(args: argparse.Namespace) -> None:
                 print(json.dumps(figures), flush=True)
             else:
                 break
-        await finish(stop, tasks)
+        await fleet.finish()
 
 
 class Drivers:
@@ -840,7 +807,6 @@ def main() -> None:
         else:
             url = f"sqlite+aiosqlite:///{tmp}/load.db"
         server = ServerProcess(url, args.bot_level)
-        server.target = args.target
         try:
             if args.procs > 1 and not args.idle:
                 run_parent(args, server)
