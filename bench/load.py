@@ -357,14 +357,14 @@ def server_side(before: dict[str, float], after: dict[str, float]) -> dict[str, 
                 totals[bound] = totals.get(bound, 0.0) + value - before.get(key, 0.0)
         return sorted(totals.items())
 
-    def quantile(metric: str, q: float, labels: str = "") -> float | None:
+    def quantile(metric: str, q: float, labels: str = "", scale: float = 1000) -> float | None:
         cumulative = buckets(metric, labels)
         if not cumulative or cumulative[-1][1] <= 0:
             return None
         want = q * cumulative[-1][1]
         for bound, count in cumulative:
             if count >= want:
-                return bound * 1000
+                return bound * scale
         return None
 
     def count(metric: str, labels: str = "") -> int:
@@ -374,6 +374,11 @@ def server_side(before: dict[str, float], after: dict[str, float]) -> dict[str, 
     return {
         "action_ms_p50_le": quantile("spades_action_latency_seconds", 0.5),
         "action_ms_p99_le": quantile("spades_action_latency_seconds", 0.99),
+        "append_ms_p50_le": quantile("spades_store_append_seconds", 0.5),
+        "append_ms_p99_le": quantile("spades_store_append_seconds", 0.99),
+        "commit_ms_p50_le": quantile("spades_store_commit_seconds", 0.5),
+        "commit_ms_p99_le": quantile("spades_store_commit_seconds", 0.99),
+        "commit_actions_p50_le": quantile("spades_store_commit_actions", 0.5, scale=1),
         "loop_lag_ms_p99_le": quantile("spades_event_loop_lag_seconds", 0.99),
         "loop_lag_ms_max_le": quantile("spades_event_loop_lag_seconds", 1.0),
         "gc_collections": {g: count("spades_gc_pause_seconds", f'generation="{g}"') for g in "012"},

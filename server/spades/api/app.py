@@ -112,7 +112,10 @@ def create_app(
                 store_clock = _datetime_clock(clock)
             # hide_parameters: a failed write's error (logged) must not show the card it held.
             the_store: Store = await open_store(
-                settings.database_url, clock=store_clock, hide_parameters=True
+                settings.database_url,
+                clock=store_clock,
+                on_commit=metrics.store_commit,
+                hide_parameters=True,
             )
         else:
             assert store is not None

@@ -38,6 +38,7 @@ ACTION_KINDS = ("look", "bid", "play", "time_up")
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 BOT_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0)
 STORE_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0)
+BATCH_BUCKETS = (0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
 LAG_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 GC_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)
 LAG_PROBE_SECONDS = 0.1
@@ -92,6 +93,19 @@ class Metrics(Observer):
             "spades_store_append_seconds",
             "Time to append one action to the store",
             buckets=STORE_BUCKETS,
+            registry=r,
+        )
+        self.commit_time = Histogram(
+            "spades_store_commit_seconds",
+            "One group commit of the store, from taking its batch to the commit returning "
+            "(an append's latency is its wait in the queue plus one of these)",
+            buckets=STORE_BUCKETS,
+            registry=r,
+        )
+        self.commit_rows = Histogram(
+            "spades_store_commit_actions",
+            "Actions stored by one group commit",
+            buckets=BATCH_BUCKETS,
             registry=r,
         )
         self.errors = Counter(
@@ -172,6 +186,12 @@ class Metrics(Observer):
 
     def store_append(self, seconds: float) -> None:
         self.store_time.observe(seconds)
+
+    # --- the store's commit hook ---------------------------------------------------------
+
+    def store_commit(self, actions: int, seconds: float) -> None:
+        self.commit_time.observe(seconds)
+        self.commit_rows.observe(actions)
 
     # --- the WebSocket endpoint ----------------------------------------------------------
 
