@@ -58,7 +58,17 @@ function turnText(room, view) {
   return `${seatName(room, view.to_act)} to ${verb}`;
 }
 
-function applyStateMessage(prev, msg) {
+// A state leaves out the finished hands' `history` when this connection already holds it
+// (it is most of a long game's bytes); the view then keeps the one received before.
+function withHistory(prev, msg) {
+  const view = msg.view;
+  if (!view || "history" in view) return view;
+  const same = prev.view && prev.room && msg.room && prev.room.game_id === msg.room.game_id;
+  return { ...view, history: same ? prev.view.history : [] };
+}
+
+function applyStateMessage(prev, message) {
+  const msg = { ...message, view: withHistory(prev, message) };
   const events = [];
   const next = { ...prev, seq: msg.seq, room: msg.room, view: msg.view, clock: msg.clock || null, closed: null };
   if (msg.clock && typeof msg.clock.now === "number") next.clockOffset = msg.clock.now - Date.now();

@@ -297,3 +297,47 @@ async def test_a_present_player_takes_over_from_a_host_gone_past_the_grace_perio
     assert room.host_seat == 1 and room.status == "playing"
     assert (await store.get_room(room.room_id)).room.host_seat == 1
     await manager.stop()
+
+
+async def test_states_carry_the_history_only_when_the_connection_lacks_it(
+    store: Any, clock: ManualClock, tmp_path: Path
+) -> None:
+    manager = manager_for(store, clock, tmp_path)
+    await manager.start()
+    room, _, token = await manager.create_solo("Ann", {"mode": "individual", "target": 60})
+    conn = Conn()
+    await hello(room, conn, token)
+    await play_out(room, conn)
+    game = room.game
+    assert game is not None and len(game.history) >= 2
+    # Keeping the last history received gives the game's history at the end, and a state
+    # leaves it out only while no hand has ended since the one before.
+    held: list[Any] | None = None
+    before: dict[str, Any] | None = None
+    carried = 0
+    for state in conn.states():
+        view = state["view"]
+        if view is None:
+            continue
+        if "history" in view:
+            held = view["history"]
+            carried += 1
+        else:
+            assert held is not None and before is not None
+            assert view["hand_number"] == before["hand_number"]
+            assert view["phase"] == before["phase"] or before["phase"] != "over"
+        before = view
+    assert held == game.history
+    assert carried <= len(game.history) + 2  # the hello, each hand's end, the game's start
+    assert len(conn.states()) > 5 * carried
+    # A spectator and a reconnecting player get the whole history with their first state.
+    spectator = Conn()
+    await hello(room, spectator, None)
+    assert spectator.last_state()["view"]["history"] == game.history
+    again = Conn()
+    await hello(room, again, token)
+    assert again.last_state()["view"]["history"] == game.history
+    # A second hello on the same connection is answered in full too.
+    await hello(room, again, token)
+    assert again.last_state()["view"]["history"] == game.history
+    await manager.stop()

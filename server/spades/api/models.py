@@ -275,7 +275,8 @@ class State(BaseModel):
     seq: int = Field(description="number of stored actions of the current game")
     room: RoomOut
     view: dict[str, Any] | None = Field(
-        description="spades.engine Game.view(seat): own hand only, with `legal`"
+        description="spades.engine Game.view(seat): own hand only, with `legal`; `history` "
+        "only when it changed for this connection"
     )
     clock: ClockOut
     ref: MessageId = Field(None, description="the id of the message that caused it, if yours")

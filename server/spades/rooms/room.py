@@ -112,6 +112,9 @@ class Room:
         self.observer = observer or NO_OBSERVER
         self.base_url = config.public_url.rstrip("/")
         self.connections: dict[int, Connection] = {}
+        # Per connection: the (game, hands finished) whose `history` it last received. A
+        # state carries the history only when that changed (docs/protocol.md, `state`).
+        self._history_sent: dict[int, tuple[int | None, int]] = {}
         self.game: Game | None = None
         self.game_id: int | None = None
         self.turn_started = clock.now()
@@ -265,16 +268,27 @@ class Room:
         }
 
     def state_for(
-        self, seat: int | None, cache: dict[int | None, Message], clock: dict[str, Any]
+        self,
+        seat: int | None,
+        cache: dict[tuple[int | None, bool], Message],
+        clock: dict[str, Any],
+        history: bool = True,
     ) -> Message:
-        """The state message for `seat`; one per seat per broadcast, shared by its sockets."""
-        message = cache.get(seat)
+        """The state message for `seat`; one per seat per broadcast, shared by its sockets.
+
+        `history=False` leaves the finished hands' `history` out of the view: the
+        connection already holds it (a long game's history is most of a state's bytes).
+        """
+        message = cache.get((seat, history))
         if message is None:
-            message = cache[seat] = {
+            view = None if self.game is None else self.game.view(seat)
+            if view is not None and not history:
+                del view["history"]
+            message = cache[seat, history] = {
                 "type": "state",
                 "seq": self.seq,
                 "room": self.room_dict(seat),
-                "view": None if self.game is None else self.game.view(seat),
+                "view": view,
                 "clock": clock,
                 "ref": None,
             }
@@ -293,10 +307,18 @@ class Room:
         self._send(conn, {"type": "error", "code": code, "message": message, "ref": ref})
 
     def _broadcast(self, origin: Connection | None = None, ref: Any = None) -> None:
-        cache: dict[int | None, Message] = {}
+        cache: dict[tuple[int | None, bool], Message] = {}
         clock = self.clock_dict()
+        mark = None if self.game is None else (self.game_id, len(self.game.history))
+        sent = self._history_sent
         for conn in list(self.connections.values()):
-            message = self.state_for(conn.seat, cache, clock)
+            if mark is None:
+                message = self.state_for(conn.seat, cache, clock)
+            elif sent.get(conn.conn_id) == mark:
+                message = self.state_for(conn.seat, cache, clock, history=False)
+            else:
+                message = self.state_for(conn.seat, cache, clock)
+                sent[conn.conn_id] = mark
             if conn is origin:
                 message = {**message, "ref": ref}
             self._send(conn, message)
@@ -322,6 +344,7 @@ class Room:
                 if other is not conn and other.seat == seat:
                     other.seat = None
                     del self.connections[other.conn_id]
+                    self._history_sent.pop(other.conn_id, None)
                     self._error(other, "replaced", "this seat was opened in another tab", None)
                     self.hub.close(other, CLOSE_REPLACED, "seat taken over by a newer connection")
             s = self.seats[seat]
@@ -329,12 +352,14 @@ class Room:
             s.disconnected_at = None
         chats = await self.store.recent_chat(self.room_id)
         self.connections[conn.conn_id] = conn
+        self._history_sent.pop(conn.conn_id, None)  # the answer to a hello is whole
         log.info("room %s: connection %s joined", self.code, conn.conn_id, extra=self._ctx(seat))
         self._changed(conn, ref)
         for chat in chats:
             self._send(conn, {"type": "chat", **chat})
 
     async def detach(self, conn: Connection) -> None:
+        self._history_sent.pop(conn.conn_id, None)
         if self.connections.pop(conn.conn_id, None) is None:
             return
         log.info("room %s: connection %s left", self.code, conn.conn_id, extra=self._ctx(conn.seat))
@@ -875,6 +900,7 @@ class Room:
             self._error(conn, "abandoned", "this room was closed: nobody was playing", None)
             self.hub.close(conn, CLOSE_ABANDONED, "room abandoned")
         self.connections.clear()
+        self._history_sent.clear()
         self._set_game_clock(None)
         if self._turn_task is not None:
             self._turn_task.cancel()
