@@ -32,11 +32,15 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from functools import partial
+from typing import Any, cast
 
 import httpx
 import orjson
-from websockets.asyncio.client import ClientConnection, connect
+from websockets.client import ClientProtocol
+from websockets.frames import Frame, Opcode
+from websockets.http11 import Response
+from websockets.uri import parse_uri
 
 try:  # the generator shares the machine with the server: spend as little CPU as it can
     import uvloop
@@ -164,7 +168,6 @@ class RoomDriver:
         self.think = think
         self.rng = rng
         self.pending: Pending | None = None
-        self.timers: set[asyncio.Task[None]] = set()  # think-time sleeps in flight
 
     def acted(self, seat: int, seq: int) -> None:
         self.pending = Pending(time.perf_counter(), seq, set(self.seats))
@@ -195,111 +198,137 @@ def choose(view: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
     return dict(rng.choice(legal))
 
 
-async def human(
-    ws_url: str,
-    room: RoomDriver,
-    seat: int,
-    token: str,
-    host: bool,
-    stop: asyncio.Event,
-    go: asyncio.Event,
-) -> None:
-    stats = room.stats
-    try:
-        async with connect(
-            f"{ws_url}/ws/{room.code}", max_size=2**22, open_timeout=120, compression=None
-        ) as ws:
-            stats.connections += 1
-            await ws.send(orjson.dumps({"type": "hello", "token": token}).decode())
-            await play_loop(ws, room, seat, host, stop, go)
-    except Exception as exc:
-        if not stop.is_set():
-            stats.disconnects += 1
-            stats.error(type(exc).__name__)
+class SeatClient(asyncio.Protocol):
+    """One human seat: a WebSocket client driven by callbacks, not coroutines.
 
+    The handshake and framing are websockets' sans-I/O `ClientProtocol`; only the I/O is
+    wired here, on the event loop's own protocol callbacks. The generator shares the two
+    cores with the server it measures, and the library's asyncio client (a future and a
+    coroutine step per message received, a task per delayed send) cost it about a core for
+    4,000 sockets, CPU taken from the server; with callbacks and `call_later` it costs a
+    fraction of that (docs/performance.md, "The generator").
+    """
 
-async def play_loop(
-    ws: ClientConnection,
-    room: RoomDriver,
-    seat: int,
-    host: bool,
-    stop: asyncio.Event,
-    go: asyncio.Event,
-) -> None:
-    stats = room.stats
-    acting_on = -1
-    looked_hand = -1
-    started = False
+    def __init__(
+        self, fleet: Fleet, room: RoomDriver, seat: int, token: str, host: bool, uri: str
+    ) -> None:
+        self.fleet = fleet
+        self.room = room
+        self.seat = seat
+        self.token = token
+        self.host = host
+        self.ws = ClientProtocol(parse_uri(uri), max_size=2**22)
+        self.transport: asyncio.Transport | None = None
+        self.open = False
+        self.acting_on: Any = -1
+        self.looked_hand = -1
+        self.started = False
 
-    async def act_later(action: dict[str, Any], seq: int) -> None:
-        await asyncio.sleep(room.think * room.rng.uniform(0.5, 1.5))
-        if stop.is_set():
+    # --- I/O ---------------------------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast(asyncio.Transport, transport)
+        self.ws.send_request(self.ws.connect())
+        self._flush()
+
+    def data_received(self, data: bytes) -> None:
+        self.ws.receive_data(data)
+        for event in self.ws.events_received():
+            if isinstance(event, Response):
+                if self.ws.handshake_exc is not None:
+                    self._lost(type(self.ws.handshake_exc).__name__)
+                    return
+                self.open = True
+                self.room.stats.connections += 1
+                self.send_text(orjson.dumps({"type": "hello", "token": self.token}))
+            elif isinstance(event, Frame) and event.opcode is Opcode.TEXT:
+                self.on_message(event.data)
+        self._flush()  # pongs for the server's pings, a close answered
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.transport = None
+        self._lost(type(exc).__name__ if exc else "ConnectionClosed")
+
+    def _lost(self, why: str) -> None:
+        if self.transport is not None:
+            self.transport.close()
+        if self.open and not self.fleet.stop.is_set():
+            self.room.stats.disconnects += 1
+            self.room.stats.error(why)
+        self.open = False
+
+    def send_text(self, data: bytes) -> None:
+        if self.open and self.transport is not None:
+            self.ws.send_text(data)
+            self._flush()
+
+    def _flush(self) -> None:
+        if self.transport is not None:
+            out = self.ws.data_to_send()
+            if out:
+                self.transport.write(b"".join(out))
+
+    def close(self) -> None:
+        if self.transport is not None:
+            self.transport.abort()
+
+    # --- play ----------------------------------------------------------------------------
+
+    def act(self, action: dict[str, Any], seq: int) -> None:
+        if self.fleet.stop.is_set() or not self.open:
             return
-        room.acted(seat, seq)
-        stats.actions += 1
-        await ws.send(orjson.dumps(action).decode())
+        self.room.acted(self.seat, seq)
+        self.room.stats.actions += 1
+        self.send_text(orjson.dumps(action))
 
-    async def start_later() -> None:
-        # Games start together once every room is open (so opening rooms is not slowed by
-        # the rooms already playing), spread over a second so the deals do not all collide.
-        await go.wait()
-        await asyncio.sleep(room.rng.uniform(0, 1))
-        await ws.send('{"type": "start"}')
+    def start_game(self) -> None:
+        self.send_text(b'{"type": "start"}')
 
-    # Plain iteration and orjson: a wait_for per message (a new task each) and the standard
-    # json module were most of this generator's CPU, which it takes from the server.
-    async for raw in ws:
-        if stop.is_set():
-            break
+    def on_message(self, raw: bytes | bytearray | memoryview) -> None:
+        room = self.room
         msg = orjson.loads(raw)
         kind = msg.get("type")
         if kind == "error":
-            stats.error(msg.get("code", "error"))
-            acting_on = -1
-            continue
+            room.stats.error(msg.get("code", "error"))
+            self.acting_on = -1
+            return
         if kind != "state":
-            continue
+            return
         seq = msg["seq"]
-        room.received(seat, seq)
+        room.received(self.seat, seq)
         view = msg.get("view")
-        status = msg["room"]["status"]
-        if host and not started and status == "open":
+        if self.host and not self.started and msg["room"]["status"] == "open":
             seated = sum(s["kind"] == "human" and s["connected"] for s in msg["room"]["seats"])
             if seated == len(room.seats):
-                started = True
-                task = asyncio.create_task(start_later())
-                room.timers.add(task)
-                task.add_done_callback(room.timers.discard)
-            continue
+                self.started = True
+                self.fleet.start_when_ready(self)
+            return
         if view is None:
-            continue
+            return
         if view["phase"] == "over":
-            if host and acting_on != seq:
-                acting_on = seq
-                await ws.send('{"type": "play_again"}')
-            continue
+            if self.host and self.acting_on != seq:
+                self.acting_on = seq
+                self.send_text(b'{"type": "play_again"}')
+            return
         action = choose(view, room.rng)
         if action is not None and action["type"] == "look":
             # A look may be offered out of turn: send it once per hand, not on every state.
-            if looked_hand == view["hand_number"]:
-                continue
-            looked_hand = view["hand_number"]
+            if self.looked_hand == view["hand_number"]:
+                return
+            self.looked_hand = view["hand_number"]
         # Act once per turn, however many states (seat or chat changes) arrive meanwhile.
         trick = view.get("current_trick") or {"cards": []}
-        turn = hash(
-            (
-                view["hand_number"],
-                sum(b is not None for b in view["bids"]),
-                sum(view["tricks_won"]),
-                len(trick["cards"]),
-                action and action["type"],
-            )
+        turn = (
+            view["hand_number"],
+            sum(b is not None for b in view["bids"]),
+            sum(view["tricks_won"]),
+            len(trick["cards"]),
+            action and action["type"],
         )
-        if action is not None and acting_on != turn:
-            acting_on = turn
-            task = asyncio.create_task(act_later(action, seq))
-            room.timers.add(task)
-            task.add_done_callback(room.timers.discard)
+        if action is not None and self.acting_on != turn:
+            self.acting_on = turn
+            delay = room.think * room.rng.uniform(0.5, 1.5)
+            asyncio.get_running_loop().call_later(delay, self.act, action, seq)
 
 
 async def open_room(
@@ -441,8 +470,9 @@ class Fleet:
     seed: int
     stats: Stats = field(default_factory=Stats)
     stop: asyncio.Event = field(default_factory=asyncio.Event)
-    go: asyncio.Event = field(default_factory=asyncio.Event)  # games wait for it to start
-    tasks: list[asyncio.Task[None]] = field(default_factory=list)
+    go: bool = False  # games wait for it to start (every room open first)
+    clients: list[SeatClient] = field(default_factory=list)
+    waiting: list[SeatClient] = field(default_factory=list)  # hosts of full rooms, before go
 
     @classmethod
     def of(cls, args: argparse.Namespace, url: str) -> Fleet:
@@ -451,7 +481,10 @@ class Fleet:
     async def add_rooms(self, client: httpx.AsyncClient, first: int, n: int) -> None:
         """Open rooms first .. first+n-1 and connect their humans."""
         ws_url = self.url.replace("http", "ws", 1)
+        host, port = self.url.rsplit("/", 1)[-1].rsplit(":", 1)
+        loop = asyncio.get_running_loop()
         sem = asyncio.Semaphore(20)
+        before = len(self.clients)
 
         async def one(i: int) -> None:
             async with sem:
@@ -461,17 +494,38 @@ class Fleet:
             room = RoomDriver(code, seats, self.stats, self.think, random.Random(self.seed + i))
             host_seat = min(seats)
             for seat, token in seats.items():
-                host = seat == host_seat and self.kind == "humans"
-                self.tasks.append(
-                    asyncio.create_task(human(ws_url, room, seat, token, host, self.stop, self.go))
-                )
-                await asyncio.sleep(0)
+                is_host = seat == host_seat and self.kind == "humans"
+                seat_client = SeatClient(self, room, seat, token, is_host, f"{ws_url}/ws/{code}")
+                try:
+                    await loop.create_connection(partial(_same, seat_client), host, int(port))
+                except OSError as exc:
+                    self.stats.disconnects += 1
+                    self.stats.error(type(exc).__name__)
+                    continue
+                self.clients.append(seat_client)
 
         await asyncio.gather(*(one(first + i) for i in range(n)))
         # Wait until every connection of these rooms has said hello.
-        tasks = self.tasks
-        while self.stats.connections < len(tasks) and not all(t.done() for t in tasks):
+        added = self.clients[before:]
+        deadline = time.monotonic() + 120
+        while not all(c.open for c in added) and time.monotonic() < deadline:
             await asyncio.sleep(0.2)
+
+    def start_when_ready(self, host: SeatClient) -> None:
+        """A host whose room is full: start now if the games are on, else at `start_games`."""
+        if self.go:
+            # Spread over a second, so the deals do not all collide.
+            asyncio.get_running_loop().call_later(host.room.rng.uniform(0, 1), host.start_game)
+        else:
+            self.waiting.append(host)
+
+    def start_games(self) -> None:
+        """Games start together once every room is open (opening rooms is then not slowed
+        by the rooms already playing)."""
+        self.go = True
+        waiting, self.waiting = self.waiting, []
+        for host in waiting:
+            self.start_when_ready(host)
 
     def reset(self) -> None:
         """Start a measured window."""
@@ -481,9 +535,13 @@ class Fleet:
 
     async def finish(self) -> None:
         self.stop.set()
-        for task in self.tasks:
-            task.cancel()
-        await asyncio.gather(*self.tasks, return_exceptions=True)
+        for c in self.clients:
+            c.close()
+        await asyncio.sleep(0)
+
+
+def _same(client: SeatClient) -> SeatClient:
+    return client
 
 
 class CpuMeter:
@@ -530,7 +588,7 @@ async def run_load(args: argparse.Namespace, server: ServerProcess) -> None:
 
         if not args.ramp:
             await fleet.add_rooms(client, 0, args.rooms)
-            fleet.go.set()
+            fleet.start_games()
             print(f"opened {args.rooms} rooms in {time.monotonic() - started:.1f} s", flush=True)
             await window(args.kind, args.rooms)
         else:
@@ -538,7 +596,7 @@ async def run_load(args: argparse.Namespace, server: ServerProcess) -> None:
             while rooms + args.step <= args.max_rooms and time.monotonic() - started < MAX_SECONDS:
                 target = args.start if rooms == 0 else rooms + args.step
                 await fleet.add_rooms(client, rooms, target - rooms)
-                fleet.go.set()
+                fleet.start_games()
                 rooms = target
                 if not good(await window(f"ramp-{args.kind}", rooms)):
                     break
@@ -572,7 +630,7 @@ async def run_child(args: argparse.Namespace) -> None:
                 await fleet.add_rooms(client, command["first"], command["rooms"])
                 print(json.dumps({"ready": stats.connections}), flush=True)
             elif command["op"] == "measure":
-                fleet.go.set()
+                fleet.start_games()
                 await asyncio.sleep(max(0.0, command["start"] - time.time()))
                 fleet.reset()
                 meter.percent()
