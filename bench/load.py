@@ -296,9 +296,10 @@ class SeatClient(asyncio.Protocol):
             return
         seq = msg["seq"]
         room.received(self.seat, seq)
-        view = msg.get("view")
-        if self.host and not self.started and msg["room"]["status"] == "open":
-            seated = sum(s["kind"] == "human" and s["connected"] for s in msg["room"]["seats"])
+        view = msg.get("view")  # its keys used here are in every state (docs/protocol.md)
+        info = msg.get("room")  # left out when unchanged
+        if self.host and not self.started and info is not None and info["status"] == "open":
+            seated = sum(s["kind"] == "human" and s["connected"] for s in info["seats"])
             if seated == len(room.seats):
                 self.started = True
                 self.fleet.start_when_ready(self)

@@ -58,17 +58,17 @@ function turnText(room, view) {
   return `${seatName(room, view.to_act)} to ${verb}`;
 }
 
-// A state leaves out the finished hands' `history` when this connection already holds it
-// (it is most of a long game's bytes); the view then keeps the one received before.
-function withHistory(prev, msg) {
-  const view = msg.view;
-  if (!view || "history" in view) return view;
-  const same = prev.view && prev.room && msg.room && prev.room.game_id === msg.room.game_id;
-  return { ...view, history: same ? prev.view.history : [] };
+// A state leaves out what this connection already holds: `room` when it did not change,
+// and bulky view keys (rules, tricks, last_trick, commitment, history) whose values did not
+// change. What is missing keeps the value of the state before (docs/protocol.md).
+export function mergeState(prev, msg) {
+  const room = "room" in msg ? msg.room : prev.room;
+  const view = msg.view && prev.view ? { ...prev.view, ...msg.view } : msg.view;
+  return { ...msg, room, view };
 }
 
 function applyStateMessage(prev, message) {
-  const msg = { ...message, view: withHistory(prev, message) };
+  const msg = mergeState(prev, message);
   const events = [];
   const next = { ...prev, seq: msg.seq, room: msg.room, view: msg.view, clock: msg.clock || null, closed: null };
   if (msg.clock && typeof msg.clock.now === "number") next.clockOffset = msg.clock.now - Date.now();

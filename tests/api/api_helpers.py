@@ -21,6 +21,7 @@ from spades.api.app import create_app
 from spades.api.serve import ws_max_size
 from spades.config import Settings
 from spades.rooms import ManualClock
+from wire import merge_state
 
 RECV_LIMIT = 30.0  # a guard against hangs, not a timing assertion
 
@@ -124,7 +125,8 @@ class Client:
 
     def __init__(self, ws: ClientConnection) -> None:
         self.ws = ws
-        self.messages: list[dict[str, Any]] = []
+        self.messages: list[dict[str, Any]] = []  # states merged, as a client holds them
+        self.wire: list[dict[str, Any]] = []  # states as they came
         self.seat: int | None = None
 
     async def send(self, **message: Any) -> None:
@@ -135,9 +137,11 @@ class Client:
 
     async def recv(self) -> dict[str, Any]:
         message: dict[str, Any] = json.loads(await asyncio.wait_for(self.ws.recv(), RECV_LIMIT))
-        self.messages.append(message)
         if message["type"] == "state":
+            self.wire.append(message)
+            message = merge_state(self.states()[-1] if self.states() else None, message)
             self.seat = message["room"]["you"]
+        self.messages.append(message)
         return message
 
     async def until(self, predicate: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:

@@ -19,6 +19,8 @@ def check_hidden(client: Client, deals: dict[int, list[set[str]]]) -> int:
     checked = 0
     hand_number = 1
     on_table: set[str] = set()
+    for sent in client.wire:  # as sent; the merged states below hold nothing more
+        SERVER_MESSAGE.validate_python(sent)
     for message in client.messages:
         SERVER_MESSAGE.validate_python(message)
         message = current_hand_only(message)

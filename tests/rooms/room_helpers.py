@@ -12,6 +12,7 @@ import pytest
 from spades.config import Settings
 from spades.rooms import ManualClock
 from spades.store import open_store, upgrade
+from wire import merge_state
 
 _ids = itertools.count(1)
 
@@ -23,11 +24,16 @@ class Conn:
         self.conn_id = next(_ids)
         self.seat = seat
         self.address = "127.0.0.1"
-        self.messages: list[dict[str, Any]] = []
+        self.messages: list[dict[str, Any]] = []  # states merged, as a client holds them
+        self.wire: list[dict[str, Any]] = []  # states as they were sent
         self.closed: tuple[int, str] | None = None
         self.event = asyncio.Event()
 
     def send(self, message: dict[str, Any]) -> None:
+        if message["type"] == "state":
+            self.wire.append(message)
+            states = self.states()
+            message = merge_state(states[-1] if states else None, message)
         self.messages.append(message)
         self.event.set()
 

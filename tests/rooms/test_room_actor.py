@@ -4,11 +4,13 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from room_helpers import Conn, first_legal, make_settings, settle
 
 from spades.engine import Game
 from spades.rooms import BotRunner, ManualClock, Room, RoomConfig, RoomManager, RoomNotFound
+from spades.rooms.room import SENT_ON_CHANGE
 
 
 def manager_for(store: Any, clock: ManualClock, tmp_path: Path, **overrides: Any) -> RoomManager:
@@ -299,45 +301,44 @@ async def test_a_present_player_takes_over_from_a_host_gone_past_the_grace_perio
     await manager.stop()
 
 
-async def test_states_carry_the_history_only_when_the_connection_lacks_it(
+async def test_states_leave_out_only_what_the_connection_already_holds(
     store: Any, clock: ManualClock, tmp_path: Path
 ) -> None:
     manager = manager_for(store, clock, tmp_path)
     await manager.start()
     room, _, token = await manager.create_solo("Ann", {"mode": "individual", "target": 60})
+
+    class Forgetful(Conn):
+        """A spectator the room forgets after every message: it is sent whole states."""
+
+        def send(self, message: dict[str, Any]) -> None:
+            super().send(message)
+            room._sent.pop(self.conn_id, None)
+
+    watcher, reference = Conn(), Forgetful()
+    await hello(room, watcher, None)
+    await hello(room, reference, None)
     conn = Conn()
     await hello(room, conn, token)
     await play_out(room, conn)
     game = room.game
     assert game is not None and len(game.history) >= 2
-    # Keeping the last history received gives the game's history at the end, and a state
-    # leaves it out only while no hand has ended since the one before.
-    held: list[Any] | None = None
-    before: dict[str, Any] | None = None
-    carried = 0
-    for state in conn.states():
-        view = state["view"]
-        if view is None:
-            continue
-        if "history" in view:
-            held = view["history"]
-            carried += 1
-        else:
-            assert held is not None and before is not None
-            assert view["hand_number"] == before["hand_number"]
-            assert view["phase"] == before["phase"] or before["phase"] != "over"
-        before = view
-    assert held == game.history
-    assert carried <= len(game.history) + 2  # the hello, each hand's end, the game's start
-    assert len(conn.states()) > 5 * carried
-    # A spectator and a reconnecting player get the whole history with their first state.
-    spectator = Conn()
-    await hello(room, spectator, None)
-    assert spectator.last_state()["view"]["history"] == game.history
+    # Keeping what a state leaves out from the one before gives the whole state every time.
+    assert len(reference.wire) > 100
+    assert watcher.states()[-len(reference.wire) :] == reference.wire
+    whole = sum(len(orjson.dumps(m)) for m in reference.wire)
+    sent = sum(len(orjson.dumps(m)) for m in watcher.wire)
+    assert sent < whole / 2
+    for wire in (watcher.wire, conn.wire):
+        assert "room" in wire[0] and set(SENT_ON_CHANGE) <= set(wire[0]["view"])
+        assert any("room" not in m for m in wire)
+        assert any(not set(SENT_ON_CHANGE) & set(m["view"] or {}) for m in wire)
+    assert conn.last_state()["view"]["history"] == game.history
+    # A new connection, and a second hello on the same one, get the whole state.
     again = Conn()
-    await hello(room, again, token)
-    assert again.last_state()["view"]["history"] == game.history
-    # A second hello on the same connection is answered in full too.
-    await hello(room, again, token)
-    assert again.last_state()["view"]["history"] == game.history
+    for _ in range(2):
+        await hello(room, again, token)
+        first = again.wire[-1]
+        assert "room" in first and set(SENT_ON_CHANGE) <= set(first["view"])
+        assert first["view"]["history"] == game.history
     await manager.stop()

@@ -273,10 +273,12 @@ class ClockOut(BaseModel):
 class State(BaseModel):
     type: Literal["state"]
     seq: int = Field(description="number of stored actions of the current game")
-    room: RoomOut
+    room: RoomOut | None = Field(
+        None, description="left out when unchanged since this connection's last state"
+    )
     view: dict[str, Any] | None = Field(
-        description="spades.engine Game.view(seat): own hand only, with `legal`; `history` "
-        "only when it changed for this connection"
+        description="spades.engine Game.view(seat): own hand only, with `legal`; keys the "
+        "connection holds unchanged left out (see `state`)"
     )
     clock: ClockOut
     ref: MessageId = Field(None, description="the id of the message that caused it, if yours")

@@ -30,6 +30,12 @@ from .tokens import hash_token, new_token, token_matches
 
 log = logging.getLogger(__name__)
 
+# View keys a state carries only when their value differs from the last state the
+# connection was sent: the bulky parts that change a few times a hand at most. With them and
+# an unchanged `room` left out, a state is about a quarter of its whole size.
+SENT_ON_CHANGE = ("rules", "tricks", "last_trick", "commitment", "history")
+_ROOM_KEY = "room"  # the broadcast cache's entry for the room part shared by every seat
+
 SeatKind = Literal["human", "bot", "empty"]
 GAME_ACTIONS = ("look", "bid", "play")
 
@@ -112,9 +118,9 @@ class Room:
         self.observer = observer or NO_OBSERVER
         self.base_url = config.public_url.rstrip("/")
         self.connections: dict[int, Connection] = {}
-        # Per connection: the (game, hands finished) whose `history` it last received. A
-        # state carries the history only when that changed (docs/protocol.md, `state`).
-        self._history_sent: dict[int, tuple[int | None, int]] = {}
+        # Per connection: the game, `room` and whole view of the last state it was sent, so
+        # the next one can leave out what did not change (`_only_changes`).
+        self._sent: dict[int, tuple[int | None, Message, dict[str, Any] | None]] = {}
         self.game: Game | None = None
         self.game_id: int | None = None
         self.turn_started = clock.now()
@@ -268,31 +274,47 @@ class Room:
         }
 
     def state_for(
-        self,
-        seat: int | None,
-        cache: dict[tuple[int | None, bool], Message],
-        clock: dict[str, Any],
-        history: bool = True,
+        self, seat: int | None, cache: dict[Any, Message], clock: dict[str, Any]
     ) -> Message:
-        """The state message for `seat`; one per seat per broadcast, shared by its sockets.
-
-        `history=False` leaves the finished hands' `history` out of the view: the
-        connection already holds it (a long game's history is most of a state's bytes).
-        """
-        message = cache.get((seat, history))
+        """The whole state message for `seat`; one per seat per broadcast."""
+        message = cache.get(seat)
         if message is None:
-            view = None if self.game is None else self.game.view(seat)
-            if view is not None and not history:
-                del view["history"]
-            message = cache[seat, history] = {
+            room = cache.get(_ROOM_KEY)
+            if room is None:
+                room = cache[_ROOM_KEY] = self.room_dict(None)
+            message = cache[seat] = {
                 "type": "state",
                 "seq": self.seq,
-                "room": self.room_dict(seat),
-                "view": view,
+                "room": {**room, "you": seat},
+                "view": None if self.game is None else self.game.view(seat),
                 "clock": clock,
                 "ref": None,
             }
         return message
+
+    def _only_changes(self, conn: Connection, message: Message) -> Message:
+        """`message` without what `conn` already holds: `room` when it is unchanged, and the
+        bulky view keys (SENT_ON_CHANGE) whose values are unchanged. The first state after a
+        hello, and the first of each game, are whole (docs/protocol.md, `state`)."""
+        room, view = message["room"], message["view"]
+        last = self._sent.get(conn.conn_id)
+        self._sent[conn.conn_id] = (self.game_id, room, view)
+        if last is None or last[0] != self.game_id:
+            return message
+        _, last_room, last_view = last
+        out = dict(message)
+        if room == last_room:
+            del out["room"]
+        if view is not None and last_view is not None:
+            trimmed = None
+            for key in SENT_ON_CHANGE:
+                if view[key] == last_view[key]:
+                    if trimmed is None:
+                        trimmed = dict(view)
+                    del trimmed[key]
+            if trimmed is not None:
+                out["view"] = trimmed
+        return out
 
     # --- sending -------------------------------------------------------------------------
 
@@ -307,18 +329,10 @@ class Room:
         self._send(conn, {"type": "error", "code": code, "message": message, "ref": ref})
 
     def _broadcast(self, origin: Connection | None = None, ref: Any = None) -> None:
-        cache: dict[tuple[int | None, bool], Message] = {}
+        cache: dict[Any, Message] = {}
         clock = self.clock_dict()
-        mark = None if self.game is None else (self.game_id, len(self.game.history))
-        sent = self._history_sent
         for conn in list(self.connections.values()):
-            if mark is None:
-                message = self.state_for(conn.seat, cache, clock)
-            elif sent.get(conn.conn_id) == mark:
-                message = self.state_for(conn.seat, cache, clock, history=False)
-            else:
-                message = self.state_for(conn.seat, cache, clock)
-                sent[conn.conn_id] = mark
+            message = self._only_changes(conn, self.state_for(conn.seat, cache, clock))
             if conn is origin:
                 message = {**message, "ref": ref}
             self._send(conn, message)
@@ -344,7 +358,7 @@ class Room:
                 if other is not conn and other.seat == seat:
                     other.seat = None
                     del self.connections[other.conn_id]
-                    self._history_sent.pop(other.conn_id, None)
+                    self._sent.pop(other.conn_id, None)
                     self._error(other, "replaced", "this seat was opened in another tab", None)
                     self.hub.close(other, CLOSE_REPLACED, "seat taken over by a newer connection")
             s = self.seats[seat]
@@ -352,14 +366,14 @@ class Room:
             s.disconnected_at = None
         chats = await self.store.recent_chat(self.room_id)
         self.connections[conn.conn_id] = conn
-        self._history_sent.pop(conn.conn_id, None)  # the answer to a hello is whole
+        self._sent.pop(conn.conn_id, None)  # the answer to a hello is whole
         log.info("room %s: connection %s joined", self.code, conn.conn_id, extra=self._ctx(seat))
         self._changed(conn, ref)
         for chat in chats:
             self._send(conn, {"type": "chat", **chat})
 
     async def detach(self, conn: Connection) -> None:
-        self._history_sent.pop(conn.conn_id, None)
+        self._sent.pop(conn.conn_id, None)
         if self.connections.pop(conn.conn_id, None) is None:
             return
         log.info("room %s: connection %s left", self.code, conn.conn_id, extra=self._ctx(conn.seat))
@@ -900,7 +914,7 @@ class Room:
             self._error(conn, "abandoned", "this room was closed: nobody was playing", None)
             self.hub.close(conn, CLOSE_ABANDONED, "room abandoned")
         self.connections.clear()
-        self._history_sent.clear()
+        self._sent.clear()
         self._set_game_clock(None)
         if self._turn_task is not None:
             self._turn_task.cancel()
