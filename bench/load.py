@@ -469,6 +469,7 @@ class Fleet:
     kind: str
     think: float
     seed: int
+    spread: float = 1.0  # games start spread over this many seconds
     stats: Stats = field(default_factory=Stats)
     stop: asyncio.Event = field(default_factory=asyncio.Event)
     go: bool = False  # games wait for it to start (every room open first)
@@ -477,7 +478,7 @@ class Fleet:
 
     @classmethod
     def of(cls, args: argparse.Namespace, url: str) -> Fleet:
-        return cls(url, args.bot_level, args.target, args.kind, args.think, args.seed)
+        return cls(url, args.bot_level, args.target, args.kind, args.think, args.seed, args.spread)
 
     async def add_rooms(self, client: httpx.AsyncClient, first: int, n: int) -> None:
         """Open rooms first .. first+n-1 and connect their humans."""
@@ -515,8 +516,9 @@ class Fleet:
     def start_when_ready(self, host: SeatClient) -> None:
         """A host whose room is full: start now if the games are on, else at `start_games`."""
         if self.go:
-            # Spread over a second, so the deals do not all collide.
-            asyncio.get_running_loop().call_later(host.room.rng.uniform(0, 1), host.start_game)
+            # Spread out, so the rooms' hands do not all begin and end together.
+            delay = host.room.rng.uniform(0, self.spread)
+            asyncio.get_running_loop().call_later(delay, host.start_game)
         else:
             self.waiting.append(host)
 
@@ -673,6 +675,8 @@ class Drivers:
                     str(args.seed),
                     "--target",
                     str(args.target),
+                    "--spread",
+                    str(args.spread),
                 ],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
@@ -849,6 +853,9 @@ def main() -> None:
     )
     parser.add_argument("--postgres", action="store_true", help="use PostgreSQL (database test)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--spread", type=float, default=1.0, help="seconds over which the games start"
+    )
     parser.add_argument("--procs", type=int, default=1, help="driver processes")
     parser.add_argument("--attach", help=argparse.SUPPRESS)  # child driver: the server's URL
     args = parser.parse_args()
