@@ -469,7 +469,7 @@ class Fleet:
     kind: str
     think: float
     seed: int
-    spread: float = 1.0  # games start spread over this many seconds
+    spread: float = 30.0  # games start spread over this many seconds
     stats: Stats = field(default_factory=Stats)
     stop: asyncio.Event = field(default_factory=asyncio.Event)
     go: bool = False  # games wait for it to start (every room open first)
@@ -854,7 +854,10 @@ def main() -> None:
     parser.add_argument("--postgres", action="store_true", help="use PostgreSQL (database test)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
-        "--spread", type=float, default=1.0, help="seconds over which the games start"
+        "--spread",
+        type=float,
+        default=30.0,
+        help="seconds over which the games start (keep --warmup longer)",
     )
     parser.add_argument("--procs", type=int, default=1, help="driver processes")
     parser.add_argument("--attach", help=argparse.SUPPRESS)  # child driver: the server's URL

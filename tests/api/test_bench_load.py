@@ -26,7 +26,20 @@ def load(*args: str) -> list[dict[str, object]]:
 
 @pytest.mark.parametrize("kind", ["humans", "solo"])
 def test_two_driver_processes(kind: str) -> None:
-    (out,) = load("--kind", kind, "--rooms", "4", "--procs", "2", "--seconds", "3", "--warmup", "1")
+    (out,) = load(
+        "--kind",
+        kind,
+        "--rooms",
+        "4",
+        "--procs",
+        "2",
+        "--seconds",
+        "3",
+        "--warmup",
+        "1",
+        "--spread",
+        "0.5",
+    )
     assert out["rooms"] == 4
     assert out["connections"] == (16 if kind == "humans" else 4)
     assert out["errors"] == {} and out["disconnects"] == 0
@@ -54,6 +67,8 @@ def test_ramp_in_one_process_prints_the_last_good_size() -> None:
             "2",
             "--warmup",
             "1",
+            "--spread",
+            "0.5",
         ],
         cwd=ROOT,
         capture_output=True,
