@@ -496,7 +496,9 @@ class Fleet:
             room = RoomDriver(code, seats, self.stats, self.think, random.Random(self.seed + i))
             host_seat = min(seats)
             for seat, token in seats.items():
-                is_host = seat == host_seat and self.kind == "humans"
+                # The host starts the game (a solo room starts by itself) and, when a game
+                # is over, asks for the next, so rooms keep playing however long the run.
+                is_host = seat == host_seat
                 seat_client = SeatClient(self, room, seat, token, is_host, f"{ws_url}/ws/{code}")
                 try:
                     await loop.create_connection(partial(_same, seat_client), host, int(port))
