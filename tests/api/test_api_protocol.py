@@ -56,6 +56,16 @@ async def test_refused_actions_answer_errors_and_change_nothing(tmp_path: Path) 
             if isinstance(message, dict):
                 assert error["ref"] == i
         assert room.seq == seq
+        # An id too big to echo is refused (or left out of an error's `ref`), not a crash.
+        for huge in (2**63, -(2**63) - 1, 10**40):
+            await client.send_raw(json.dumps({"type": "ping", "id": huge}))
+            error = await client.until(lambda m: m["type"] == "error")
+            assert error["code"] == "invalid_message" and error["ref"] is None
+            await client.send_raw(json.dumps({"type": "teleport", "id": huge}))
+            error = await client.until(lambda m: m["type"] == "error")
+            assert error["code"] == "unknown_type" and error["ref"] is None
+        await client.send(type="ping", id=2**63 - 1)
+        assert (await client.until(lambda m: m["type"] == "pong"))["ref"] == 2**63 - 1
         # Now a legal bid, then plays that break the rules.
         await client.send(type="bid", bid=2, id="bid")
         await client.until(lambda m: m["type"] == "state" and m["ref"] == "bid")

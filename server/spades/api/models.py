@@ -11,7 +11,12 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 Mode = Literal["individual", "partnership"]
 BotLevel = Literal["random", "basic", "strong"]
-MessageId = Annotated[str, Field(max_length=64)] | int | None
+# A message id is echoed back as `ref`: text of at most 64 characters or a 64-bit integer
+# (a bigger one could not be written back).
+MIN_ID, MAX_ID = -(2**63), 2**63 - 1
+MessageId = (
+    Annotated[str, Field(max_length=64)] | Annotated[int, Field(ge=MIN_ID, le=MAX_ID)] | None
+)
 
 
 class _Strict(BaseModel):

@@ -25,7 +25,7 @@ from spades.rooms.observer import now
 
 from .limits import AddressLimiter, TokenBucket
 from .metrics import Metrics
-from .models import CLIENT_MESSAGE, CLIENT_TYPES
+from .models import CLIENT_MESSAGE, CLIENT_TYPES, MAX_ID, MIN_ID
 
 log = logging.getLogger(__name__)
 
@@ -146,6 +146,16 @@ async def _finish(write: Coroutine[Any, Any, None], waiting: Any) -> None:
         raise
 
 
+def _echoable(ref: Any) -> bool:
+    """An `id` the replies can echo as `ref`: what `MessageId` accepts (a 64-bit integer, or
+    text of at most 64 characters); anything else is answered with `ref: null`."""
+    if isinstance(ref, bool):
+        return False
+    if isinstance(ref, int):
+        return MIN_ID <= ref <= MAX_ID
+    return isinstance(ref, str) and len(ref) <= 64
+
+
 def _error(code: str, message: str, ref: Any = None) -> dict[str, Any]:
     return {"type": "error", "code": code, "message": message, "ref": ref}
 
@@ -164,7 +174,7 @@ def parse_frame(data: str | bytes, settings: Settings) -> tuple[dict[str, Any] |
     if not isinstance(raw, dict):
         return None, _error("invalid_message", "a message is a JSON object with a 'type'")
     ref = raw.get("id")
-    if not isinstance(ref, str | int) or isinstance(ref, bool) or len(str(ref)) > 64:
+    if not _echoable(ref):
         ref = None
     kind = raw.get("type")
     if not isinstance(kind, str) or kind not in CLIENT_TYPES:
