@@ -32,7 +32,7 @@ log = logging.getLogger(__name__)
 
 # View keys a state carries only when their value differs from the last state the
 # connection was sent: the bulky parts that change a few times a hand at most. With them and
-# an unchanged `room` left out, a state is about a quarter of its whole size.
+# an unchanged `room` left out, states take less than half the bytes (more in long games).
 SENT_ON_CHANGE = ("rules", "tricks", "last_trick", "commitment", "history")
 _ROOM_KEY = "room"  # the broadcast cache's entry for the room part shared by every seat
 
