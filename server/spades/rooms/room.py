@@ -34,7 +34,6 @@ log = logging.getLogger(__name__)
 # connection was sent: the bulky parts that change a few times a hand at most. With them and
 # an unchanged `room` left out, states take less than half the bytes (more in long games).
 SENT_ON_CHANGE = ("rules", "tricks", "last_trick", "commitment", "history")
-_ROOM_KEY = "room"  # the broadcast cache's entry for the room part shared by every seat
 
 SeatKind = Literal["human", "bot", "empty"]
 GAME_ACTIONS = ("look", "bid", "play")
@@ -274,14 +273,16 @@ class Room:
         }
 
     def state_for(
-        self, seat: int | None, cache: dict[Any, Message], clock: dict[str, Any]
+        self,
+        seat: int | None,
+        cache: dict[int | None, Message],
+        clock: dict[str, Any],
+        room: dict[str, Any],
     ) -> Message:
-        """The whole state message for `seat`; one per seat per broadcast."""
+        """The whole state message for `seat`; one per seat per broadcast. `room` is the
+        room part shared by every seat (`room_dict(None)`, built once per broadcast)."""
         message = cache.get(seat)
         if message is None:
-            room = cache.get(_ROOM_KEY)
-            if room is None:
-                room = cache[_ROOM_KEY] = self.room_dict(None)
             message = cache[seat] = {
                 "type": "state",
                 "seq": self.seq,
@@ -329,10 +330,13 @@ class Room:
         self._send(conn, {"type": "error", "code": code, "message": message, "ref": ref})
 
     def _broadcast(self, origin: Connection | None = None, ref: Any = None) -> None:
-        cache: dict[Any, Message] = {}
+        if not self.connections:
+            return
+        cache: dict[int | None, Message] = {}
         clock = self.clock_dict()
+        room = self.room_dict(None)
         for conn in list(self.connections.values()):
-            message = self._only_changes(conn, self.state_for(conn.seat, cache, clock))
+            message = self._only_changes(conn, self.state_for(conn.seat, cache, clock, room))
             if conn is origin:
                 message = {**message, "ref": ref}
             self._send(conn, message)
