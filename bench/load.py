@@ -9,7 +9,10 @@
 
 The server runs as its own process (`spades serve`, uvicorn, bot delay 0); this process
 drives the rooms. `humans`: four human clients per room; `solo`: one human and three bots.
-Every human acts a think time after its turn comes (default 1 s, ±50 % jitter).
+Every human acts a think time after its turn comes (default 1 s, ±50 % jitter), and
+chooses like the `basic` bot (`--players basic`, the default: bids and plays that make
+their contracts, so a game to 500 lasts about nine hands, as between people who know the
+game) or at random (`--players random`: contracts fail, games run to a hundred hands).
 Latency is from sending an action to the moment every human seat of the room has received
 the resulting `state` (seq past the one the action was sent on). Bounded in rooms and time;
 talks only to 127.0.0.1.
@@ -41,6 +44,8 @@ from websockets.client import ClientProtocol
 from websockets.frames import Frame, Opcode
 from websockets.http11 import Response
 from websockets.uri import parse_uri
+
+from spades.bots import decide
 
 try:  # the generator shares the machine with the server: spend as little CPU as it can
     import uvloop
@@ -144,6 +149,7 @@ class Stats:
     errors: dict[str, int] = field(default_factory=dict)
     disconnects: int = 0
     connections: int = 0
+    game_hands: list[int] = field(default_factory=list)  # hands of each game that ended
 
     def error(self, code: str) -> None:
         self.errors[code] = self.errors.get(code, 0) + 1
@@ -182,14 +188,17 @@ class RoomDriver:
             self.pending = None
 
 
-def choose(view: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
+def choose(view: dict[str, Any], rng: random.Random, players: str) -> dict[str, Any] | None:
     legal = view.get("legal") or []
     if not legal:
         return None
     if view["phase"] == "bidding":
         looks = [a for a in legal if a["type"] == "look"]
-        if looks:
+        if looks:  # look first (no blind nil), also when a look is offered out of turn
             return dict(looks[0])
+    if players == "basic":
+        return decide("basic", view)
+    if view["phase"] == "bidding":
         hand = view.get("hand") or []
         want = max(1, sum(c.endswith("S") for c in hand))
         for action in legal:
@@ -223,6 +232,7 @@ class SeatClient(asyncio.Protocol):
         self.acting_on: Any = -1
         self.looked_hand = -1
         self.started = False
+        self.view: dict[str, Any] | None = None  # the latest view, merged (docs/protocol.md)
 
     # --- I/O ---------------------------------------------------------------------------
 
@@ -296,7 +306,13 @@ class SeatClient(asyncio.Protocol):
             return
         seq = msg["seq"]
         room.received(self.seat, seq)
-        view = msg.get("view")  # its keys used here are in every state (docs/protocol.md)
+        view = msg.get("view")
+        last = self.view
+        if view is not None and last is not None and len(view) < len(last):
+            # Keys left out because they did not change (docs/protocol.md, "state").
+            for key in last.keys() - view.keys():
+                view[key] = last[key]
+        self.view = view
         info = msg.get("room")  # left out when unchanged
         if self.host and not self.started and info is not None and info["status"] == "open":
             seated = sum(s["kind"] == "human" and s["connected"] for s in info["seats"])
@@ -309,9 +325,10 @@ class SeatClient(asyncio.Protocol):
         if view["phase"] == "over":
             if self.host and self.acting_on != seq:
                 self.acting_on = seq
+                room.stats.game_hands.append(view["hand_number"])
                 self.send_text(b'{"type": "play_again"}')
             return
-        action = choose(view, room.rng)
+        action = choose(view, room.rng, self.fleet.players)
         if action is not None and action["type"] == "look":
             # A look may be offered out of turn: send it once per hand, not on every state.
             if self.looked_hand == view["hand_number"]:
@@ -413,6 +430,7 @@ def server_side(before: dict[str, float], after: dict[str, float]) -> dict[str, 
         "loop_lag_ms_max_le": quantile("spades_event_loop_lag_seconds", 1.0),
         "gc_collections": {g: count("spades_gc_pause_seconds", f'generation="{g}"') for g in "012"},
         "gc_ms_max_le": quantile("spades_gc_pause_seconds", 1.0),
+        "gc_frozen_objects": int(after.get("spades_gc_frozen_objects", 0)),
     }
 
 
@@ -450,6 +468,13 @@ def report(
         },
         "errors": dict(stats.errors),
         "disconnects": stats.disconnects,
+        "games_ended": len(stats.game_hands),
+        "hands_per_game": {
+            "mean": round(sum(stats.game_hands) / len(stats.game_hands), 1)
+            if stats.game_hands
+            else None,
+            "max": max(stats.game_hands, default=None),
+        },
         "server_cpu_percent": round(server.cpu_percent() if cpu is None else cpu, 1),
         "server_rss_mb": round((server.rss_bytes() if rss is None else rss) / 2**20, 1),
         "generator_cpu_percent": None if generator_cpu is None else round(generator_cpu, 1),
@@ -470,6 +495,7 @@ class Fleet:
     think: float
     seed: int
     spread: float = 30.0  # games start spread over this many seconds
+    players: str = "basic"  # how the simulated humans choose: basic or random
     stats: Stats = field(default_factory=Stats)
     stop: asyncio.Event = field(default_factory=asyncio.Event)
     go: bool = False  # games wait for it to start (every room open first)
@@ -478,7 +504,16 @@ class Fleet:
 
     @classmethod
     def of(cls, args: argparse.Namespace, url: str) -> Fleet:
-        return cls(url, args.bot_level, args.target, args.kind, args.think, args.seed, args.spread)
+        return cls(
+            url,
+            args.bot_level,
+            args.target,
+            args.kind,
+            args.think,
+            args.seed,
+            args.spread,
+            args.players,
+        )
 
     async def add_rooms(self, client: httpx.AsyncClient, first: int, n: int) -> None:
         """Open rooms first .. first+n-1 and connect their humans."""
@@ -537,6 +572,7 @@ class Fleet:
         self.stats.latencies.clear()
         self.stats.actions = 0
         self.stats.errors.clear()
+        self.stats.game_hands.clear()
 
     async def finish(self) -> None:
         self.stop.set()
@@ -646,6 +682,7 @@ async def run_child(args: argparse.Namespace) -> None:
                     "errors": stats.errors,
                     "disconnects": stats.disconnects,
                     "connections": stats.connections,
+                    "game_hands": stats.game_hands,
                     "cpu_percent": meter.percent(),
                 }
                 print(json.dumps(figures), flush=True)
@@ -679,6 +716,8 @@ class Drivers:
                     str(args.target),
                     "--spread",
                     str(args.spread),
+                    "--players",
+                    args.players,
                 ],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
@@ -719,6 +758,7 @@ class Drivers:
             merged.actions += data["actions"]
             merged.disconnects += data["disconnects"]
             merged.connections += data["connections"]
+            merged.game_hands += data["game_hands"]
             cpu += data["cpu_percent"]
             for code, count in data["errors"].items():
                 merged.errors[code] = merged.errors.get(code, 0) + count
@@ -850,6 +890,12 @@ def main() -> None:
     parser.add_argument("--max-rooms", type=int, default=2000)
     parser.add_argument("--idle", type=int, default=0, help="measure memory of N idle rooms")
     parser.add_argument("--bot-level", default="basic")
+    parser.add_argument(
+        "--players",
+        choices=["basic", "random"],
+        default="basic",
+        help="how simulated humans choose (random: long games, a memory stress)",
+    )
     parser.add_argument(
         "--target", type=int, default=500, help="target score: games end and start again"
     )

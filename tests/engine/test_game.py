@@ -321,3 +321,36 @@ def test_commitment_and_seed_revealed_after_hand() -> None:
     assert revealed["seed"] == seed
     assert revealed["commitment"] == commit
     assert deal_from_seed(seed) == dealt
+
+
+def test_every_kind_of_action_is_kept_exactly_in_the_compact_log() -> None:
+    from spades.engine.cards import card_text
+    from spades.engine.game import _Bid, _code_action, _Look, _op_code, _Play, _TimeUp
+
+    ops = [_Play(c) for c in range(52)] + [_Look(), _TimeUp()]
+    ops += [_Bid(t, blind=False) for t in range(14)] + [_Bid(0, blind=True)]
+    for seat in (0, 1, 2, 3, None):
+        for op in ops:
+            code = _op_code(seat, op)
+            assert 0 <= code < 2**16
+            got_seat, action = _code_action(code)
+            assert got_seat == seat
+            if isinstance(op, _Play):
+                assert action == {"type": "play", "card": card_text(op.card)}
+            elif isinstance(op, _Bid):
+                assert action["type"] == "bid"
+                assert action["bid"] == (
+                    "blind nil" if op.blind else "nil" if not op.tricks else op.tricks
+                )
+            else:
+                assert action == {"type": "look" if isinstance(op, _Look) else "time_up"}
+
+
+def test_the_action_log_counts_and_lists_what_was_accepted() -> None:
+    game = make(dealer=3)
+    bid_all(game, [3, 4, "nil", 2])
+    play_first_legal(game, 5)
+    assert game.action_count == len(game.actions) == 9
+    assert game.actions[0] == (0, {"type": "bid", "bid": 3})
+    assert game.actions[2] == (2, {"type": "bid", "bid": "nil"})
+    assert all(action["type"] == "play" for _, action in game.actions[4:])

@@ -40,7 +40,7 @@ BOT_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 
 STORE_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0)
 BATCH_BUCKETS = (0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
 LAG_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
-GC_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)
+GC_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
 LAG_PROBE_SECONDS = 0.1
 
 
@@ -135,6 +135,13 @@ class Metrics(Observer):
             registry=r,
         )
         self._gc_of = [self.gc_pause.labels(str(g)) for g in range(3)]
+        self.gc_frozen = Gauge(
+            "spades_gc_frozen_objects",
+            "Objects in the collector's permanent generation: under the server's GC policy, "
+            "nearly every object it tracks, which a full collection walks",
+            registry=r,
+        )
+        self.gc_frozen.set_function(gc.get_freeze_count)
         self._gc_started = 0.0
         # Known label values appear at 0 from the start, so rates work from the first scrape;
         # their children are kept, as `labels()` costs more than the observation itself.

@@ -192,7 +192,7 @@ class Room:
 
     @property
     def seq(self) -> int:
-        return len(self.game.actions) if self.game is not None else 0
+        return self.game.action_count if self.game is not None else 0
 
     @property
     def invite_url(self) -> str:
@@ -651,7 +651,7 @@ class Room:
         assert game is not None and self.game_id is not None
         hands_before = len(game.history)
         recorded = game.apply(seat, action)
-        seq = len(game.actions)
+        seq = game.action_count
         at = datetime.fromtimestamp(self.clock.now(), UTC)
         started = now()
         try:
