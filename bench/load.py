@@ -55,6 +55,7 @@ except ImportError:  # pragma: no cover - uvloop comes with uvicorn[standard]
 HOST = "127.0.0.1"
 MAX_ROOMS = 5000
 MAX_SECONDS = 1800
+STALLED_AFTER = 30  # think times without an action: the room is stuck
 
 
 # --- the server process --------------------------------------------------------------
@@ -150,6 +151,7 @@ class Stats:
     disconnects: int = 0
     connections: int = 0
     game_hands: list[int] = field(default_factory=list)  # hands of each game that ended
+    stalled: int = 0  # rooms with no action for STALLED_AFTER think times at the window's end
 
     def error(self, code: str) -> None:
         self.errors[code] = self.errors.get(code, 0) + 1
@@ -174,9 +176,11 @@ class RoomDriver:
         self.think = think
         self.rng = rng
         self.pending: Pending | None = None
+        self.last_acted = time.monotonic()
 
     def acted(self, seat: int, seq: int) -> None:
         self.pending = Pending(time.perf_counter(), seq, set(self.seats))
+        self.last_acted = time.monotonic()
 
     def received(self, seat: int, seq: int) -> None:
         p = self.pending
@@ -323,6 +327,7 @@ class SeatClient(asyncio.Protocol):
         if view is None:
             return
         if view["phase"] == "over":
+            self.looked_hand = -1  # hand numbers start again with the next game
             if self.host and self.acting_on != seq:
                 self.acting_on = seq
                 room.stats.game_hands.append(view["hand_number"])
@@ -468,6 +473,7 @@ def report(
         },
         "errors": dict(stats.errors),
         "disconnects": stats.disconnects,
+        "stalled_rooms": stats.stalled,
         "games_ended": len(stats.game_hands),
         "hands_per_game": {
             "mean": round(sum(stats.game_hands) / len(stats.game_hands), 1)
@@ -550,6 +556,18 @@ class Fleet:
         while not all(c.open for c in added) and time.monotonic() < deadline:
             await asyncio.sleep(0.2)
 
+    def count_stalled(self) -> int:
+        """Rooms none of whose humans acted lately (a stuck room would make the load fall)."""
+        limit = time.monotonic() - STALLED_AFTER * max(self.think, 0.1)
+        rooms = {id(c.room): c.room for c in self.clients}.values()
+        stalled = [r for r in rooms if r.last_acted < limit]
+        if stalled and os.environ.get("BENCH_DEBUG"):
+            for c in self.clients:
+                if c.room is stalled[0]:
+                    print(c.seat, c.acting_on, json.dumps(c.view), file=sys.stderr)
+        self.stats.stalled = len(stalled)
+        return len(stalled)
+
     def start_when_ready(self, host: SeatClient) -> None:
         """A host whose room is full: start now if the games are on, else at `start_games`."""
         if self.go:
@@ -616,6 +634,7 @@ async def run_load(args: argparse.Namespace, server: ServerProcess) -> None:
             meter.percent()
             before = await asyncio.to_thread(scrape, server.url)
             await asyncio.sleep(args.seconds)
+            fleet.count_stalled()
             after = await asyncio.to_thread(scrape, server.url)
             return report(
                 label,
@@ -683,6 +702,7 @@ async def run_child(args: argparse.Namespace) -> None:
                     "disconnects": stats.disconnects,
                     "connections": stats.connections,
                     "game_hands": stats.game_hands,
+                    "stalled": fleet.count_stalled(),
                     "cpu_percent": meter.percent(),
                 }
                 print(json.dumps(figures), flush=True)
@@ -759,6 +779,7 @@ class Drivers:
             merged.disconnects += data["disconnects"]
             merged.connections += data["connections"]
             merged.game_hands += data["game_hands"]
+            merged.stalled += data["stalled"]
             cpu += data["cpu_percent"]
             for code, count in data["errors"].items():
                 merged.errors[code] = merged.errors.get(code, 0) + count
