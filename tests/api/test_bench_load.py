@@ -83,3 +83,29 @@ def test_idle_rooms_memory() -> None:
     (out,) = load("--idle", "20")
     assert out["idle_rooms"] == 20
     assert isinstance(out["bytes_per_idle_room"], int)
+
+
+def test_rooms_play_game_after_game_without_getting_stuck() -> None:
+    """Quick players, short games: every room ends games and starts the next (a seat that
+    remembered its look from the last game's hand of the same number once stalled rooms)."""
+    (out,) = load(
+        "--kind",
+        "humans",
+        "--rooms",
+        "6",
+        "--think",
+        "0.005",
+        "--target",
+        "250",
+        "--seconds",
+        "12",
+        "--warmup",
+        "1",
+        "--spread",
+        "0.2",
+    )
+    assert out["errors"] == {} and out["disconnects"] == 0
+    assert isinstance(out["games_ended"], int) and out["games_ended"] >= 6
+    assert out["stalled_rooms"] == 0
+    hands = out["hands_per_game"]
+    assert isinstance(hands, dict) and hands["mean"] >= 1
