@@ -102,7 +102,7 @@ class Game:
         self.history: list[dict[str, Any]] = []
         # Every accepted action as a 16-bit code (`_op_code`): a game to 500 between weak
         # players can run to a hundred hands, and as (seat, dict) pairs its actions were
-        # 13 KB of the 15 KB a hand kept, and most of the objects a full GC walks.
+        # 13.9 KB of the 15.6 KB a hand kept, and a tracked tuple per action for the GC.
         self._log = array("H")
         self.time_is_up = False
         self.winner: int | None = None
