@@ -560,13 +560,8 @@ class Fleet:
         """Rooms none of whose humans acted lately (a stuck room would make the load fall)."""
         limit = time.monotonic() - STALLED_AFTER * max(self.think, 0.1)
         rooms = {id(c.room): c.room for c in self.clients}.values()
-        stalled = [r for r in rooms if r.last_acted < limit]
-        if stalled and os.environ.get("BENCH_DEBUG"):
-            for c in self.clients:
-                if c.room is stalled[0]:
-                    print(c.seat, c.acting_on, json.dumps(c.view), file=sys.stderr)
-        self.stats.stalled = len(stalled)
-        return len(stalled)
+        self.stats.stalled = sum(r.last_acted < limit for r in rooms)
+        return self.stats.stalled
 
     def start_when_ready(self, host: SeatClient) -> None:
         """A host whose room is full: start now if the games are on, else at `start_games`."""

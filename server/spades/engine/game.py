@@ -563,8 +563,9 @@ def _parse_bid(value: Any, rules: Rules) -> _Bid:
 # An action's code: the seat (0-3, or 4 for the game clock) in the low three bits, above it
 # the operation: a card 0-51 for a play, then the bids, then look and time_up.
 _NO_SEAT = 4
-_BID_CODE = 52  # + tricks, + 14 more when blind
-_LOOK_CODE = _BID_CODE + 28
+_BID_CODE = 52  # + tricks, + _BLIND more when blind
+_BLIND = 14  # bids 0 (nil) to 13
+_LOOK_CODE = _BID_CODE + 2 * _BLIND
 _TIME_UP_CODE = _LOOK_CODE + 1
 
 
@@ -572,7 +573,7 @@ def _op_code(seat: int | None, op: _Op) -> int:
     if isinstance(op, _Play):
         code = op.card
     elif isinstance(op, _Bid):
-        code = _BID_CODE + op.tricks + (14 if op.blind else 0)
+        code = _BID_CODE + op.tricks + (_BLIND if op.blind else 0)
     elif isinstance(op, _Look):
         code = _LOOK_CODE
     else:
@@ -586,7 +587,7 @@ def _code_op(code: int) -> _Op:
         return _Play(code)
     if code < _LOOK_CODE:
         tricks = code - _BID_CODE
-        return _Bid(tricks % 14, blind=tricks >= 14)
+        return _Bid(tricks % _BLIND, blind=tricks >= _BLIND)
     return _Look() if code == _LOOK_CODE else _TimeUp()
 
 
