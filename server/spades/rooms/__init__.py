@@ -19,12 +19,14 @@ from .errors import (
 )
 from .manager import RoomManager
 from .observer import Observer
+from .ownership import CLOSE_RECONNECT, LocalOwnership, OwnedElsewhere, Ownership
 from .room import CLOSE_ABANDONED, CLOSE_REPLACED, CLOSE_SLOW, Room, Seat
 from .settings import BOT_LEVELS, normalize_settings
 
 __all__ = [
     "BOT_LEVELS",
     "CLOSE_ABANDONED",
+    "CLOSE_RECONNECT",
     "CLOSE_REPLACED",
     "CLOSE_SLOW",
     "BadRequest",
@@ -35,9 +37,12 @@ __all__ = [
     "HostOnly",
     "Hub",
     "LocalHub",
+    "LocalOwnership",
     "ManualClock",
     "NotSeated",
     "Observer",
+    "OwnedElsewhere",
+    "Ownership",
     "Room",
     "RoomConfig",
     "RoomError",
