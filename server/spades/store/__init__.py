@@ -11,7 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 from .protocol import (
     ActionRow,
+    CodeTaken,
+    FencedOut,
     FinishedGame,
+    GameInProgress,
     GameRow,
     HandRow,
     NotFound,
@@ -48,7 +51,10 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "ActionRow",
+    "CodeTaken",
+    "FencedOut",
     "FinishedGame",
+    "GameInProgress",
     "GameRow",
     "HandRow",
     "NotFound",
