@@ -35,6 +35,7 @@ from spades.rooms import (
     RoomManager,
     RoomNotFound,
 )
+from spades.rooms.ownership import OwnedElsewhere
 from spades.store.protocol import GameInProgress, NotFound, Store
 
 from .gc_policy import GcPolicy
@@ -120,12 +121,25 @@ def create_app(
         else:
             assert store is not None
             the_store = store
+        cluster = None
+        if settings.redis_url:
+            from spades.cluster.node import ClusterNode
+
+            cluster = ClusterNode.from_settings(settings)
         manager = RoomManager(
-            the_store, RoomConfig.pick(settings), clock=clock, bots=bots, observer=metrics
+            the_store,
+            RoomConfig.pick(settings),
+            clock=clock,
+            bots=bots,
+            observer=metrics,
+            ownership=cluster.ownership if cluster is not None else None,
         )
         metrics.watch(manager)
         reloaded = await manager.start()
         log.info("%d unfinished room(s) reloaded", reloaded)
+        if cluster is not None:
+            await cluster.start(manager)
+        app.state.cluster = cluster
         # Long-lived objects go to the permanent generation as they age, so no collection
         # walks a busy server's whole heap (gc_policy.py says why and how often).
         gc_task = None
@@ -147,7 +161,11 @@ def create_app(
             lag_probe.cancel()
             metrics.watch_gc(False)
             metrics.watch(None)
+            if cluster is not None:
+                await cluster.drain()
             await manager.stop()
+            if cluster is not None:
+                await cluster.stop()
             if own_store:
                 await the_store.close()
 
@@ -183,13 +201,31 @@ def create_app(
         if not settings.public_url:
             room.base_url = str(request.base_url).rstrip("/")
 
-    async def get_room(request: Request, code: str) -> Room:
+    async def get_room(request: Request, code: str) -> Any:
+        """The room, or in a cluster a link to the process that owns it (RelayedRoom)."""
+        cluster = request.app.state.cluster
         try:
-            room = await manager_of(request).get(code)
+            if cluster is not None:
+                room = await cluster.find(code)
+            else:
+                room = await manager_of(request).get(code)
         except RoomNotFound as exc:
             raise HTTPException(404, exc.message) from exc
+        except OwnedElsewhere as exc:
+            raise HTTPException(503, "the room is moving to another server; retry") from exc
         remember_base(room, request)
         return room
+
+    async def ask_owner(request: Request, room: Any, op: str, *args: Any) -> Any:
+        """Run `op` on a room owned here, or on its owner's actor through the relay."""
+        if isinstance(room, Room):
+            if op == "room":
+                return room.room_dict(None)
+            return await room.call(room.join, *args)
+        try:
+            return await request.app.state.cluster.relay.call(room.owner, room.code, op, *args)
+        except OwnedElsewhere as exc:
+            raise HTTPException(503, "the room is moving to another server; retry") from exc
 
     @app.get("/healthz", tags=["ops"])
     async def healthz() -> dict[str, str]:
@@ -198,7 +234,7 @@ def create_app(
     @app.get("/readyz", tags=["ops"])
     async def readyz(request: Request) -> JSONResponse:
         try:
-            ok = await request.app.state.store.ping()
+            ok = await request.app.state.store.ping() and not manager_of(request).draining
         except Exception:
             ok = False
         return JSONResponse({"ready": ok}, status_code=200 if ok else 503)
@@ -239,12 +275,15 @@ def create_app(
 
     @app.get("/api/rooms", response_model=RoomList, tags=["rooms"])
     async def list_rooms(request: Request) -> dict[str, Any]:
+        if request.app.state.cluster is not None:  # rooms of every process: the database's
+            return {"rooms": await request.app.state.store.public_rooms()}
         return {"rooms": manager_of(request).public_rooms()}
 
     @app.get("/api/rooms/{code}", response_model=RoomOut, tags=["rooms"])
     async def room_state(code: str, request: Request) -> dict[str, Any]:
         room = await get_room(request, code)
-        return room.room_dict(None)
+        result: dict[str, Any] = await ask_owner(request, room, "room")
+        return result
 
     @app.post("/api/rooms/{code}/join", response_model=Joined, tags=["rooms"])
     async def join_room(code: str, body: JoinRoom, request: Request) -> Joined:
@@ -254,7 +293,9 @@ def create_app(
         if not body.spectator and not body.name.strip():
             raise HTTPException(422, "a player needs a name")
         try:
-            seat, token = await room.call(room.join, body.name, body.seat, body.spectator)
+            seat, token = await ask_owner(
+                request, room, "join", body.name, body.seat, body.spectator
+            )
         except RoomError as exc:
             raise _http_error(exc) from exc
         return Joined(seat=seat, token=token)
@@ -290,7 +331,16 @@ def create_app(
     @app.websocket("/ws/{code}")
     async def ws(websocket: WebSocket, code: str) -> None:
         manager: RoomManager = websocket.app.state.manager
-        await websocket_endpoint(websocket, code, manager, settings, connects, metrics)
+        cluster = websocket.app.state.cluster
+        await websocket_endpoint(
+            websocket,
+            code,
+            manager,
+            settings,
+            connects,
+            metrics,
+            find=cluster.find if cluster is not None else None,
+        )
 
     client = client_directory(settings)
 

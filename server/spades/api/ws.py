@@ -12,7 +12,7 @@ import itertools
 import json
 import logging
 from collections import deque
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 import orjson
@@ -20,7 +20,14 @@ from fastapi import WebSocket, WebSocketDisconnect
 from pydantic import ValidationError
 
 from spades.config import Settings
-from spades.rooms import CLOSE_SLOW, RoomError, RoomManager, RoomNotFound
+from spades.rooms import (
+    CLOSE_RECONNECT,
+    CLOSE_SLOW,
+    OwnedElsewhere,
+    RoomError,
+    RoomManager,
+    RoomNotFound,
+)
 from spades.rooms.observer import now
 
 from .limits import AddressLimiter, TokenBucket
@@ -196,7 +203,9 @@ async def websocket_endpoint(
     settings: Settings,
     connects: AddressLimiter,
     metrics: Metrics | None = None,
+    find: Callable[[str], Awaitable[Any]] | None = None,
 ) -> None:
+    """`find`: in a cluster, the room here or a link relaying to its owner (cluster/relay.py)."""
     address = websocket.client.host if websocket.client else "?"
     # Refusals accept first, so the browser sees the close code and reason (a refused
     # handshake would only show 1006).
@@ -204,11 +213,16 @@ async def websocket_endpoint(
         await websocket.accept()
         await websocket.close(code=CLOSE_TOO_MANY, reason="too many connections; wait a minute")
         return
+    room: Any
     try:
-        room = await manager.get(code)
+        room = await (find or manager.get)(code)
     except RoomNotFound:
         await websocket.accept()
         await websocket.close(code=CLOSE_NO_ROOM, reason="no such room")
+        return
+    except OwnedElsewhere:  # its owner is gone and its lease has not lapsed yet
+        await websocket.accept()
+        await websocket.close(code=CLOSE_RECONNECT, reason="the room is moving: reconnect")
         return
     await websocket.accept()
     if not room.base_url:

@@ -19,11 +19,13 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-# KEYS: lease, fence. ARGV: holder, ttl ms. The new fencing number, or -1 when held.
+# KEYS: lease, fence, the set of rooms to watch. ARGV: holder, ttl ms, room id.
+# The new fencing number, or -1 when another process holds the lease.
 CLAIM = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return -1 end
 local fence = redis.call('INCR', KEYS[2])
 redis.call('SET', KEYS[1], ARGV[1] .. '|' .. fence, 'PX', ARGV[2])
+redis.call('SADD', KEYS[3], ARGV[3])
 return fence
 """
 
@@ -80,6 +82,11 @@ class RedisOwnership:
     def fence_key(self, room_id: str) -> str:
         return f"{self.prefix}fence:{room_id}"
 
+    @property
+    def rooms_key(self) -> str:
+        """A set of the rooms ever claimed and maybe unfinished: the orphan sweep's list."""
+        return f"{self.prefix}rooms"
+
     def alive_key(self, node: str) -> str:
         return f"{self.prefix}node:{node}"
 
@@ -93,8 +100,8 @@ class RedisOwnership:
     async def claim(self, room_id: str) -> int | None:
         fence = int(
             await self._claim(
-                keys=[self.lease_key(room_id), self.fence_key(room_id)],
-                args=[self.node_id, self.ttl_ms],
+                keys=[self.lease_key(room_id), self.fence_key(room_id), self.rooms_key],
+                args=[self.node_id, self.ttl_ms, room_id],
             )
         )
         if fence < 0:

@@ -14,10 +14,11 @@ import secrets
 import socket
 from typing import Any
 
-from spades.rooms import RoomError, RoomManager
+from spades.config import Settings
+from spades.rooms import Room, RoomError, RoomManager
 
 from .lease import RedisOwnership
-from .relay import Relay
+from .relay import Relay, RelayedRoom
 
 log = logging.getLogger(__name__)
 
@@ -56,10 +57,25 @@ class ClusterNode:
         self.manager: RoomManager | None = None
         self._tasks: list[asyncio.Task[Any]] = []
 
+    @classmethod
+    def from_settings(cls, settings: Settings) -> ClusterNode:
+        return cls(
+            settings.redis_url,
+            prefix=settings.redis_prefix,
+            node_id=settings.node_id,
+            lease_ttl=settings.lease_ttl,
+            orphan_every=settings.orphan_sweep_seconds,
+            orphan_batch=settings.orphan_batch,
+        )
+
+    async def find(self, code: str) -> Room | RelayedRoom:
+        """The room, claimed here if nobody holds it, or a link to the process that does."""
+        assert self.relay is not None
+        return await self.relay.find(code)
+
     @property
     def rooms_key(self) -> str:
-        """A set of the rooms that may still need an owner (open or playing)."""
-        return f"{self.prefix}rooms"
+        return self.ownership.rooms_key
 
     @property
     def released_channel(self) -> str:
@@ -69,7 +85,9 @@ class ClusterNode:
         self.manager = manager
         await self.redis.ping()
         await self.ownership.renew_once()  # our liveness key, before any room is claimed
-        self.relay = Relay(self.redis, prefix=self.prefix, ownership=self.ownership, manager=manager)
+        self.relay = Relay(
+            self.redis, prefix=self.prefix, ownership=self.ownership, manager=manager
+        )
         await self.relay.start()
         await self._seed_rooms(manager)
         loop = asyncio.get_running_loop()
@@ -89,10 +107,6 @@ class ClusterNode:
         if ids:
             await self.redis.sadd(self.rooms_key, *ids)
 
-    async def note_room(self, room_id: str) -> None:
-        with contextlib.suppress(Exception):
-            await self.redis.sadd(self.rooms_key, room_id)
-
     # --- rooms nobody holds: claim them so their bots and clocks go on ----------------
 
     async def claim_orphans(self) -> int:
@@ -100,7 +114,10 @@ class ClusterNode:
         manager = self.manager
         if manager is None or manager.draining:
             return 0
-        ids = [r.decode() if isinstance(r, bytes) else r for r in await self.redis.smembers(self.rooms_key)]
+        ids = [
+            r.decode() if isinstance(r, bytes) else r
+            for r in await self.redis.smembers(self.rooms_key)
+        ]
         ids = [room_id for room_id in ids if room_id not in manager.rooms]
         if not ids:
             return 0

@@ -229,7 +229,9 @@ class Relay:
         elif kind == "f":  # owner: a client message
             remote = self.remotes.get((edge, msg["c"]))
             if remote is None or remote.room is None or remote.room.closed:
-                self.post(edge, {"t": "x", "c": msg["c"], "code": CLOSE_RECONNECT, "reason": "moved"})
+                self.post(
+                    edge, {"t": "x", "c": msg["c"], "code": CLOSE_RECONNECT, "reason": "moved"}
+                )
                 return
             # Queued on the room in arrival order (the task's first step enqueues).
             self._spawn(self._frame(remote, remote.room, msg["m"], now()))
@@ -244,11 +246,15 @@ class Relay:
     def _attach(self, edge: str, msg: dict[str, Any]) -> None:
         room = self.manager.rooms.get(msg["room"])
         if room is None or room.closed:
-            self.post(edge, {"t": "x", "c": msg["c"], "code": CLOSE_RECONNECT, "reason": "moved"})
+            self._moved(edge, msg["c"])
             return
         remote = RemoteConnection(self, edge, msg["c"], str(msg.get("addr", "?")))
         remote.room = room
         self.remotes[(edge, msg["c"])] = remote
+
+    def _moved(self, edge: str, edge_conn: int) -> None:
+        reason = "the room moved: reconnect"
+        self.post(edge, {"t": "x", "c": edge_conn, "code": CLOSE_RECONNECT, "reason": reason})
 
     def forget(self, remote: RemoteConnection) -> None:
         self.remotes.pop((remote.edge, remote.edge_conn), None)
@@ -263,7 +269,12 @@ class Relay:
                 await room.call(room.handle, remote, message, received)
         except RoomError as exc:
             remote.send(
-                {"type": "error", "code": exc.code, "message": exc.message, "ref": message.get("id")}
+                {
+                    "type": "error",
+                    "code": exc.code,
+                    "message": exc.message,
+                    "ref": message.get("id"),
+                }
             )
             if room.closed:
                 remote.close(CLOSE_RECONNECT, "the room moved: reconnect")

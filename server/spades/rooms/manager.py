@@ -9,7 +9,7 @@ import secrets
 from datetime import timedelta
 from typing import Any
 
-from spades.store.protocol import NotFound, RoomRow, RoomStatus, Store
+from spades.store.protocol import CodeTaken, NotFound, RoomRow, RoomStatus, Store
 
 from .bots import BotRunner
 from .broadcast import Hub, LocalHub
@@ -172,8 +172,8 @@ class RoomManager:
                 try:
                     # Fence first, then read: the old owner can write nothing after the
                     # fence moved, so this read sees the whole log.
-                    await self.store.claim_room(code, fence)  # type: ignore[attr-defined]
-                    stored = await self.store.get_room(code)
+                    await self.store.claim_room(code, fence)
+                    stored = await self.store.load_room(code)
                     if stored.room.status == "abandoned":
                         raise RoomNotFound(f"room {code} was closed")
                     room = Room.from_stored(stored, **self._room_kwargs(code, fence))
@@ -235,10 +235,15 @@ class RoomManager:
             await self.store.create_room(
                 RoomRow(id=code, code=code, settings=settings, host_seat=0, status=status),
                 [seat.row(code) for seat in seats],
+                **({} if fence is None else {"fence": fence}),
             )
-            if fence is not None:
-                await self.store.claim_room(code, fence)  # type: ignore[attr-defined]
             self.rooms[code] = room
+        except CodeTaken:
+            # Another process made a room with this code this instant: pick another.
+            if fence is not None:
+                await self._release(code)
+            self._reserved.discard(code)
+            return await self.create(host_name, settings, solo=solo)
         except BaseException:
             if fence is not None:
                 await self._release(code)

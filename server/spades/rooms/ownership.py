@@ -13,7 +13,7 @@ import logging
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from spades.store.protocol import StoreError
+from spades.store.protocol import FencedOut
 
 from .errors import RoomError
 
@@ -69,11 +69,6 @@ class LocalOwnership:
         return None
 
 
-def is_fenced_out(exc: BaseException) -> bool:
-    """The store refused a write because a newer owner holds the room."""
-    return isinstance(exc, StoreError) and type(exc).__name__ == "FencedOut"
-
-
 # The owner writes of the Store protocol: each takes `fence=` in a cluster.
 FENCED_WRITES = (
     "update_room",
@@ -93,9 +88,7 @@ class FencedStore:
     the room at once) and the error goes on to the room like any failed write.
     """
 
-    def __init__(
-        self, store: Any, room_id: str, fence: int, fenced: Callable[[str], None]
-    ) -> None:
+    def __init__(self, store: Any, room_id: str, fence: int, fenced: Callable[[str], None]) -> None:
         self._store = store
         self.room_id = room_id
         self.fence = fence
@@ -110,8 +103,8 @@ class FencedStore:
         async def fenced_write(*args: Any, **kwargs: Any) -> Any:
             try:
                 return await attr(*args, fence=self.fence, **kwargs)
-            except Exception as exc:
-                if is_fenced_out(exc) and not self._told:
+            except FencedOut:
+                if not self._told:
                     self._told = True
                     log.warning(
                         "room %s: fenced out (fence %d): another process owns it",
