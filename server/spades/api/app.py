@@ -276,7 +276,9 @@ def create_app(
     @app.get("/api/rooms", response_model=RoomList, tags=["rooms"])
     async def list_rooms(request: Request) -> dict[str, Any]:
         if request.app.state.cluster is not None:  # rooms of every process: the database's
-            return {"rooms": await request.app.state.store.public_rooms()}
+            base = (settings.public_url or str(request.base_url)).rstrip("/")
+            rooms = await request.app.state.store.public_rooms()
+            return {"rooms": [{**r, "invite_url": f"{base}/r/{r['code']}"} for r in rooms]}
         return {"rooms": manager_of(request).public_rooms()}
 
     @app.get("/api/rooms/{code}", response_model=RoomOut, tags=["rooms"])
