@@ -253,13 +253,17 @@ class Player:
     """A seat played through WebSockets; reconnects (and says hello again) on any close,
     like the web client, and keeps every state it was sent."""
 
-    def __init__(self, base: Callable[[], str] | str, code: str, token: str | None) -> None:
+    def __init__(
+        self, base: Callable[[], str] | str, code: str, token: str | None, think: float = 0.0
+    ) -> None:
         self.base = base if callable(base) else (lambda b=base: b)
+        self.think = think  # seconds before each action, so a game lasts a while
         self.code = code
         self.token = token
         self.states: list[dict[str, Any]] = []
         self.close_codes: list[int | None] = []
         self.errors: list[dict[str, Any]] = []
+        self.failures: list[str] = []
         self.held: dict[str, Any] | None = None
 
     async def play(
@@ -276,6 +280,7 @@ class Player:
             except (ConnectionClosed, OSError, InvalidStatus, TimeoutError) as exc:
                 code = getattr(getattr(exc, "rcvd", None), "code", None)
                 self.close_codes.append(code)
+                self.failures.append(repr(exc))
                 if len(self.close_codes) > 200:
                     raise
                 await asyncio.sleep(0.05 if code == CLOSE_RECONNECT else 0.2)
@@ -310,5 +315,6 @@ class Player:
                 if pending is None and view is not None and view["legal"]:
                     action = chooser(view)
                     if action is not None:
+                        await asyncio.sleep(self.think)
                         pending = f"a{state['seq']}-{secrets.token_hex(2)}"
                         await ws.send(json.dumps({**action, "id": pending}))
