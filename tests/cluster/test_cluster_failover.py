@@ -118,7 +118,9 @@ async def test_rolling_restart_during_ten_games_loses_nothing(cluster: Cluster) 
     await wait_for(lambda: all(p.states for p in players))
     for node in cluster.nodes:
         await restart(node)
+    assert not all(game.done() for game in games), "the games ended before the restarts"
     finals = await asyncio.gather(*games)
+    assert any(p.close_codes for p in players)
     for (code, _), player, final in zip(rooms, players, finals, strict=True):
         assert final["view"]["phase"] == "over"
         seqs_never_go_back(player)
