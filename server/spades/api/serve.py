@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import signal
 import sys
@@ -35,6 +36,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 # of a few rows took 10-50 ms on a loaded server. Only a waiting thread makes the loop
 # switch, so the shorter interval costs nothing while the loop runs alone.
 SWITCH_INTERVAL = 0.001
+STARTUP_FAILURE = 3  # uvicorn's exit status when the app failed to start
 DRAIN_SECONDS = 10.0  # a drain taking longer than this is cut short (leases then lapse)
 
 
@@ -69,8 +71,10 @@ def run(args: argparse.Namespace) -> int:
         proxy_headers=True,
         **extra,
     )
-    DrainingServer(config, app).run()
-    return 0
+    server = DrainingServer(config, app)
+    with contextlib.suppress(KeyboardInterrupt):  # as uvicorn.run: Ctrl-C is a normal stop
+        server.run()
+    return 0 if server.started else STARTUP_FAILURE
 
 
 class DrainingServer(uvicorn.Server):
