@@ -239,7 +239,7 @@ def create_app(
 
     @app.get("/api/rooms", response_model=RoomList, tags=["rooms"])
     async def list_rooms(request: Request) -> dict[str, Any]:
-        return {"rooms": manager_of(request).public_rooms()}
+        return {"rooms": await manager_of(request).lobby()}
 
     @app.get("/api/rooms/{code}", response_model=RoomOut, tags=["rooms"])
     async def room_state(code: str, request: Request) -> dict[str, Any]:
