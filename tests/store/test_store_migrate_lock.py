@@ -6,9 +6,10 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
+from typing import Any
 
 import asyncpg
-from conftest import PgDatabases, _asyncpg_dsn
+from sqlalchemy.engine import make_url
 from test_store_migrations import TABLES, differences, tables
 
 from spades.store import current_revision
@@ -22,6 +23,10 @@ WAITING = """
 """
 
 
+def asyncpg_dsn(url: str) -> str:
+    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
 def start_upgrade(url: str) -> subprocess.Popen[str]:
     """`spades db upgrade` in a process of its own, as a server's start-up would run it."""
     return subprocess.Popen(
@@ -32,7 +37,7 @@ def start_upgrade(url: str) -> subprocess.Popen[str]:
     )
 
 
-def test_concurrent_upgrades_on_a_fresh_database(pg_databases: PgDatabases) -> None:
+def test_concurrent_upgrades_on_a_fresh_database(pg_databases: Any) -> None:
     url = pg_databases.create()
     upgrades = [start_upgrade(url) for _ in range(3)]
     outputs = [p.communicate(timeout=300)[0] for p in upgrades]
@@ -42,13 +47,13 @@ def test_concurrent_upgrades_on_a_fresh_database(pg_databases: PgDatabases) -> N
     assert differences(url) == []
 
 
-def test_upgrade_waits_for_the_lock(pg_databases: PgDatabases) -> None:
+def test_upgrade_waits_for_the_lock(pg_databases: Any) -> None:
     """While another session holds the migration lock, an upgrade changes nothing; it
     goes ahead once the lock is let go."""
     url = pg_databases.create()
 
     async def scenario() -> str:
-        holder = await asyncpg.connect(_asyncpg_dsn(url))
+        holder = await asyncpg.connect(asyncpg_dsn(url))
         try:
             await holder.execute("SELECT pg_advisory_lock($1)", MIGRATION_LOCK)
             upgrading = start_upgrade(url)
