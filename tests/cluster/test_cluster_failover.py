@@ -79,7 +79,7 @@ async def test_owner_paused_past_its_lease_is_fenced_out(cluster: Cluster) -> No
     finally:
         node.signal(signal.SIGCONT)
     final = await game
-    assert CLOSE_RECONNECT in player.close_codes, player.failures  # the old owner moved its client on
+    assert CLOSE_RECONNECT in player.close_codes, player.failures  # moved on by the old owner
     seqs_never_go_back(player)
     await record_matches(cluster, code, final)
     text = node.log.read_text()
@@ -125,4 +125,3 @@ async def test_rolling_restart_during_ten_games_loses_nothing(cluster: Cluster) 
         assert final["view"]["phase"] == "over"
         seqs_never_go_back(player)
         await record_matches(cluster, code, final)
-

@@ -8,8 +8,9 @@ import json
 from typing import Any
 
 from cluster_support import Cluster, Player, get, post, ws_url
-from hidden_cards import card_strings, deals_of, played
 from websockets.asyncio.client import connect
+
+from hidden_cards import card_strings, deals_of, played
 
 
 async def start_game(base: str, code: str, token: str) -> None:

@@ -133,6 +133,7 @@ def create_app(
             bots=bots,
             observer=metrics,
             ownership=cluster.ownership if cluster is not None else None,
+            shared_lobby=cluster is not None,
         )
         metrics.watch(manager)
         reloaded = await manager.start()
@@ -275,11 +276,7 @@ def create_app(
 
     @app.get("/api/rooms", response_model=RoomList, tags=["rooms"])
     async def list_rooms(request: Request) -> dict[str, Any]:
-        if request.app.state.cluster is not None:  # rooms of every process: the database's
-            base = (settings.public_url or str(request.base_url)).rstrip("/")
-            rooms = await request.app.state.store.public_rooms()
-            return {"rooms": [{**r, "invite_url": f"{base}/r/{r['code']}"} for r in rooms]}
-        return {"rooms": manager_of(request).public_rooms()}
+        return {"rooms": await manager_of(request).lobby()}
 
     @app.get("/api/rooms/{code}", response_model=RoomOut, tags=["rooms"])
     async def room_state(code: str, request: Request) -> dict[str, Any]:

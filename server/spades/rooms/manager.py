@@ -50,11 +50,14 @@ class RoomManager:
         bots: BotRunner | None = None,
         observer: Observer | None = None,
         ownership: Ownership | None = None,
+        shared_lobby: bool = False,
     ) -> None:
         self.store = store
         self.ownership: Ownership = ownership or LocalOwnership()
         self.ownership.on_lost(self._lost)
         self.draining = False  # set by drain(): no new rooms taken here
+        # Cluster mode: the lobby lists the rooms of every process, from the store.
+        self.shared_lobby = shared_lobby
         self.config = config
         self.clock = clock or SystemClock()
         self.hub = hub or LocalHub()
@@ -306,6 +309,18 @@ class RoomManager:
             if room.game_id == game_id:
                 return room
         return None
+
+    async def lobby(self) -> list[dict[str, Any]]:
+        """The public rooms: this process's (`public_rooms`), or with `shared_lobby` every
+        process's, as the store lists them."""
+        if not self.shared_lobby:
+            return self.public_rooms()
+        listed = await self.store.public_rooms()
+        base = self.config.public_url.rstrip("/")
+        for entry in listed:
+            live = self.rooms.get(entry["code"])
+            entry["invite_url"] = live.invite_url if live else f"{base}/r/{entry['code']}"
+        return listed
 
     def public_rooms(self) -> list[dict[str, Any]]:
         return [

@@ -33,6 +33,14 @@ class FencedOut(StoreError):
     """
 
 
+class StorageUnavailable(StoreError):
+    """The database could not be reached, or did not answer in time.
+
+    A write that failed this way was not stored, except when the answer to its commit was
+    what got lost: then it may have been. Reading the log again tells which.
+    """
+
+
 class GameInProgress(StoreError):
     """A game's record (which holds its master seed) asked for before the game is over."""
 

@@ -15,7 +15,7 @@ import functools
 import json
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -23,7 +23,7 @@ from typing import Any, cast
 
 from sqlalchemy import Table, bindparam, delete, func, insert, select, text, update
 from sqlalchemy.engine import URL, Connection
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from spades.engine import Rules
@@ -44,6 +44,7 @@ from .protocol import (
     RoomStatus,
     SeatRow,
     SequenceError,
+    StorageUnavailable,
     Store,
     StoredRoom,
     StoreError,
@@ -148,19 +149,21 @@ class SqlStore:
     async def _write(self) -> AsyncIterator[AsyncConnection]:
         if self._closed:
             raise StoreError("the store is closed")
-        if self._write_lock is None:
-            async with self.engine.begin() as conn:
+        with _unavailable_as_store_error():
+            if self._write_lock is None:
+                async with self.engine.begin() as conn:
+                    yield conn
+                return
+            async with self._write_lock, self.engine.begin() as conn:
                 yield conn
-            return
-        async with self._write_lock, self.engine.begin() as conn:
-            yield conn
 
     @contextlib.asynccontextmanager
     async def _read(self) -> AsyncIterator[AsyncConnection]:
         if self._closed:
             raise StoreError("the store is closed")
-        async with self.engine.connect() as conn:
-            yield conn
+        with _unavailable_as_store_error():
+            async with self.engine.connect() as conn:
+                yield conn
 
     async def _run_write(self, fn: Callable[[Connection], Any]) -> Any:
         """Run `fn` in a write transaction; durable when this returns.
@@ -445,8 +448,9 @@ class SqlStore:
                     _fail(p, SequenceError(f"game {p.row.game_id}: seq {p.row.seq} was taken"))
             return
         except Exception as exc:
+            failure = _as_unavailable(exc) or exc
             for item in batch:
-                _fail(item, exc)
+                _fail(item, failure)
             return
         self.commits += 1
         if self.on_commit is not None:
@@ -918,6 +922,31 @@ def _append_rows_sqlite(
     finally:
         cursor.close()
     return outcomes
+
+
+def _as_unavailable(exc: BaseException) -> StorageUnavailable | None:
+    """The database was unreachable or did not answer (not: it refused the statement)."""
+    if isinstance(exc, StoreError):
+        return None
+    lost = isinstance(exc, OSError | TimeoutError | OperationalError | InterfaceError) or (
+        isinstance(exc, DBAPIError) and exc.connection_invalidated
+    )
+    if not lost:
+        return None
+    failure = StorageUnavailable(f"the database is unavailable: {exc!r}")
+    failure.__cause__ = exc
+    return failure
+
+
+@contextlib.contextmanager
+def _unavailable_as_store_error() -> Iterator[None]:
+    try:
+        yield
+    except Exception as exc:
+        failure = _as_unavailable(exc)
+        if failure is None:
+            raise
+        raise failure from exc
 
 
 def _on_disk_sqlite(url: URL) -> bool:
