@@ -133,7 +133,9 @@ class Node:
 
 
 class Cluster:
-    def __init__(self, database_url: str, logdir: Path, size: int = 3) -> None:
+    def __init__(
+        self, database_url: str, logdir: Path, size: int = 3, env: dict[str, str] | None = None
+    ) -> None:
         self.prefix = f"spades-test-{secrets.token_hex(4)}:"
         self.logdir = logdir
         env = {
@@ -148,6 +150,7 @@ class Cluster:
             "SPADES_ROOMS_PER_MINUTE": "10000",
             "SPADES_JOINS_PER_MINUTE": "10000",
             "SPADES_GC_FREEZE_EVERY": "0",
+            **(env or {}),
         }
         env.pop("SPADES_NODE_ID", None)
         self.nodes = [Node(i, free_port(), env, logdir) for i in range(1, size + 1)]

@@ -77,9 +77,14 @@ def database_url(services: None) -> Iterator[str]:
         asyncio.run(_pg_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "cluster_env(**env): settings for the cluster's processes")
+
+
 @pytest.fixture
-def cluster(database_url: str, tmp_path: Path) -> Iterator[Cluster]:
-    cluster = Cluster(database_url, tmp_path)
+def cluster(database_url: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Cluster]:
+    marker = request.node.get_closest_marker("cluster_env")
+    cluster = Cluster(database_url, tmp_path, env=marker.kwargs if marker else {})
     try:
         cluster.start()
         yield cluster

@@ -7,6 +7,8 @@ import asyncio
 import json
 from typing import Any
 
+import httpx
+import pytest
 from cluster_support import Cluster, Player, get, post, ws_url
 from websockets.asyncio.client import connect
 
@@ -91,3 +93,13 @@ async def test_lobby_creation_and_joining_from_any_process(cluster: Cluster) -> 
     assert room["seats"][1]["name"] == "guest"
     missing = await get(nodes[1].url, "/api/rooms/ZZZZZZ")
     assert missing.status_code == 404
+
+
+@pytest.mark.cluster_env(SPADES_ROOMS_PER_MINUTE="4", SPADES_JOINS_PER_MINUTE="5")
+async def test_per_address_limits_count_across_processes(cluster: Cluster) -> None:
+    nodes = cluster.nodes
+    statuses = []
+    for i in range(6):  # one address, creations spread over the three processes
+        async with httpx.AsyncClient(base_url=nodes[i % 3].url, timeout=30) as http:
+            statuses.append((await http.post("/api/rooms", json={"name": "h"})).status_code)
+    assert statuses == [200] * 4 + [429] * 2

@@ -53,7 +53,7 @@ from .models import (
     RoomOut,
     settings_dict,
 )
-from .ws import websocket_endpoint
+from .ws import CLOSE_TOO_MANY, websocket_endpoint
 
 log = logging.getLogger(__name__)
 
@@ -194,6 +194,14 @@ def create_app(
     joins = AddressLimiter(settings.joins_per_minute)
     connects = AddressLimiter(settings.joins_per_minute)
 
+    async def allowed(request: Request, local: AddressLimiter, action: Any) -> bool:
+        """One count per address for the whole cluster (in Redis), else this process's."""
+        cluster = request.app.state.cluster
+        if cluster is not None:
+            allow: bool = await cluster.limits.allow(action, _address(request))
+            return allow
+        return local.allow(_address(request))
+
     def manager_of(request: Request) -> RoomManager:
         manager: RoomManager = request.app.state.manager
         return manager
@@ -254,7 +262,7 @@ def create_app(
         return await _create(body, request, solo=True)
 
     async def _create(body: CreateRoom, request: Request, *, solo: bool) -> RoomCreated:
-        if not creations.allow(_address(request)):
+        if not await allowed(request, creations, "create"):
             raise HTTPException(429, "too many rooms created from your address; wait a minute")
         manager = manager_of(request)
         options = settings_dict(body)
@@ -286,7 +294,7 @@ def create_app(
 
     @app.post("/api/rooms/{code}/join", response_model=Joined, tags=["rooms"])
     async def join_room(code: str, body: JoinRoom, request: Request) -> Joined:
-        if not joins.allow(_address(request)):
+        if not await allowed(request, joins, "join"):
             raise HTTPException(429, "too many join attempts from your address; wait a minute")
         room = await get_room(request, code)
         if not body.spectator and not body.name.strip():
@@ -331,6 +339,11 @@ def create_app(
     async def ws(websocket: WebSocket, code: str) -> None:
         manager: RoomManager = websocket.app.state.manager
         cluster = websocket.app.state.cluster
+        address = websocket.client.host if websocket.client else "?"
+        if cluster is not None and not await cluster.limits.allow("connect", address):
+            await websocket.accept()
+            await websocket.close(code=CLOSE_TOO_MANY, reason="too many connections; wait a minute")
+            return
         await websocket_endpoint(
             websocket,
             code,

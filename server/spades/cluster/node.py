@@ -18,6 +18,7 @@ from spades.config import Settings
 from spades.rooms import Room, RoomError, RoomManager
 
 from .lease import RedisOwnership
+from .limits import RedisLimiter
 from .relay import Relay, RelayedRoom
 
 log = logging.getLogger(__name__)
@@ -55,11 +56,19 @@ class ClusterNode:
         self.orphan_batch = orphan_batch
         self.relay: Relay | None = None
         self.manager: RoomManager | None = None
+        # Per-address limits for the whole cluster (from_settings sets the real ones).
+        self.limits = RedisLimiter(
+            self.redis,
+            rooms_per_minute=1_000_000,
+            joins_per_minute=1_000_000,
+            connects_per_minute=1_000_000,
+            prefix=f"{prefix}limits:",
+        )
         self._tasks: list[asyncio.Task[Any]] = []
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ClusterNode:
-        return cls(
+        node = cls(
             settings.redis_url,
             prefix=settings.redis_prefix,
             node_id=settings.node_id,
@@ -67,6 +76,14 @@ class ClusterNode:
             orphan_every=settings.orphan_sweep_seconds,
             orphan_batch=settings.orphan_batch,
         )
+        node.limits = RedisLimiter(
+            node.redis,
+            rooms_per_minute=settings.rooms_per_minute,
+            joins_per_minute=settings.joins_per_minute,
+            connects_per_minute=settings.joins_per_minute,
+            prefix=f"{settings.redis_prefix}limits:",
+        )
+        return node
 
     async def find(self, code: str) -> Room | RelayedRoom:
         """The room, claimed here if nobody holds it, or a link to the process that does."""
@@ -91,6 +108,7 @@ class ClusterNode:
         await self.relay.start()
         await self._seed_rooms(manager)
         loop = asyncio.get_running_loop()
+        self.limits.start()
         self._tasks = [
             loop.create_task(self.ownership.run(), name="lease-renewal"),
             loop.create_task(self._orphans_forever(), name="orphan-sweep"),
@@ -203,5 +221,7 @@ class ClusterNode:
             await self.relay.flush()
             await self.relay.stop()
         await self.ownership.release_all()
+        with contextlib.suppress(Exception):
+            await self.limits.stop()
         with contextlib.suppress(Exception):
             await self.redis.aclose()
