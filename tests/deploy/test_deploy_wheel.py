@@ -101,9 +101,9 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     assert "License-Expression: MIT" in metadata.splitlines()
     venv = root / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    pip = [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python")]
     done = subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python")]
-        + ["install", "-q", str(wheel)],
+        [*pip, "install", "-q", str(wheel)],
         capture_output=True,
         text=True,
         check=False,
@@ -276,9 +276,7 @@ def test_every_other_command(installed: Installed) -> None:
     assert bot.returncode == 0, bot.stderr
     assert json.loads(bot.stdout) in view["legal"]
 
-    simulate = installed.run(
-        ["spades", "simulate", "--games", "2", "--target", "100", "--seed", "1"]
-        + ["--json", "--no-progress"]
-    )
+    games = ["--games", "2", "--target", "100", "--seed", "1"]
+    simulate = installed.run(["spades", "simulate", *games, "--json", "--no-progress"])
     assert simulate.returncode == 0, simulate.stderr
     assert json.loads(simulate.stdout)
