@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -43,11 +44,61 @@ def dockerfile_instructions() -> list[tuple[str, str]]:
     return out
 
 
+def stages() -> list[list[tuple[str, str]]]:
+    """The instructions of each stage, FROM first."""
+    out: list[list[tuple[str, str]]] = []
+    for word, args in dockerfile_instructions():
+        if word == "FROM":
+            out.append([])
+        if out:
+            out[-1].append((word, args))
+    return out
+
+
 def runtime_stage() -> list[tuple[str, str]]:
     """The instructions of the last stage (the image that runs)."""
-    steps = dockerfile_instructions()
-    last_from = max(i for i, (word, _) in enumerate(steps) if word == "FROM")
-    return steps[last_from:]
+    return stages()[-1]
+
+
+def build_stage() -> list[tuple[str, str]]:
+    """The stage that builds the wheels."""
+    (stage,) = stages()[:-1]
+    return stage
+
+
+def pip_commands(stage: list[tuple[str, str]]) -> list[list[str]]:
+    """The argv of each `RUN pip ...` of a stage (RUN flags such as --mount dropped)."""
+    out: list[list[str]] = []
+    for word, args in stage:
+        if word != "RUN":
+            continue
+        argv = shlex.split(args)
+        while argv and argv[0].startswith("--"):
+            argv.pop(0)
+        if argv and argv[0] == "pip":
+            out.append(argv)
+        else:
+            assert "pip" not in argv, f"a pip command in a form the tests do not run: {args}"
+    return out
+
+
+def copy_build_context(target: Path) -> None:
+    """Lay out the build stage's sources as its COPY instructions do (from the checkout)."""
+    for word, args in build_stage():
+        if word != "COPY":
+            continue
+        *sources, destination = args.split()
+        assert not destination.startswith("/"), "COPY into the WORKDIR (relative targets)"
+        for source in sources:
+            origin = REPO / source
+            dest = target / destination
+            if destination.endswith("/"):
+                dest = dest / origin.name
+            if origin.is_dir():
+                shutil.copytree(origin, dest, ignore=shutil.ignore_patterns("__pycache__"))
+            else:
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(origin, dest)
 
 
 def _exec_form(args: str) -> list[str]:

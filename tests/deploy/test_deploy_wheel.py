@@ -1,9 +1,6 @@
-"""The wheel is the product: build it, install it into a fresh virtualenv, and from an
-unrelated directory run exactly the commands the Dockerfile and docker-compose.yml run.
-
-The Dockerfile builds the wheels of every dependency too; here only the project's wheel is
-built and its dependencies come from pip's configured indexes (no build needed).
-"""
+"""The wheel is the product: build it and install it into a fresh virtualenv with the
+Dockerfile's own pip commands, then, from an unrelated directory, run exactly the commands
+the Dockerfile and docker-compose.yml run."""
 
 from __future__ import annotations
 
@@ -22,11 +19,14 @@ from pathlib import Path
 
 import pytest
 from deploy_support import (
-    REPO,
+    build_stage,
+    copy_build_context,
     default_command,
     entrypoint,
     healthcheck_command,
     in_ci,
+    pip_commands,
+    runtime_stage,
     service_command,
     service_env,
     with_port,
@@ -84,31 +84,40 @@ class Installed:
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    """The Dockerfile's two stages, run here: its build stage's pip commands in a copy of
+    its build context, then its runtime stage's pip commands into a fresh virtualenv
+    (`/wheels` is a temporary folder; `pip` is this interpreter's, told which venv)."""
     root = tmp_path_factory.mktemp("wheel")
-    wheels = root / "wheels"
-    built = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels), str(REPO)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert built.returncode == 0, built.stdout + built.stderr
+    context, wheels, venv = root / "src", root / "wheels", root / "venv"
+    copy_build_context(context)
+
+    def pip(argv: list[str], *options: str) -> None:
+        argv = [str(wheels) if a == "/wheels" else a for a in argv]
+        done = subprocess.run(
+            [sys.executable, "-m", "pip", *options, *argv[1:], "-q"],
+            cwd=context,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+
+    builds = pip_commands(build_stage())
+    assert builds, "the build stage builds the wheels with pip"
+    for argv in builds:
+        pip(argv)
     (wheel,) = wheels.glob("spades_server-*.whl")
     with zipfile.ZipFile(wheel) as archive:
         name = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
         metadata = archive.read(name).decode()
     # An SPDX expression (the old table form printed a setuptools deprecation warning).
     assert "License-Expression: MIT" in metadata.splitlines()
-    venv = root / "venv"
+
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    pip = [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python")]
-    done = subprocess.run(
-        [*pip, "install", "-q", str(wheel)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
+    installs = pip_commands(runtime_stage())
+    assert installs, "the runtime stage installs the wheels with pip"
+    for argv in installs:
+        pip(argv, "--python", str(venv / "bin" / "python"))
     workdir = root / "elsewhere"
     workdir.mkdir()
     return Installed(venv, workdir)
