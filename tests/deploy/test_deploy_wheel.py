@@ -146,8 +146,12 @@ def test_db_upgrade_on_sqlite_from_an_unrelated_directory(installed: Installed) 
     assert current.returncode == 0 and "up to date" in current.stdout, current
     heads = installed.run(["spades", "db", "heads"], env)
     assert heads.stdout.strip() and heads.stdout.strip() in migrate.stdout
-    again = installed.run(service_command("migrate"), env)  # a second start changes nothing
+    down = installed.run(["spades", "db", "downgrade", "base"], env)
+    assert down.returncode == 0 and "at base" in down.stdout, down
+    again = installed.run(service_command("migrate"), env)
     assert again.returncode == 0, again.stderr
+    twice = installed.run(service_command("migrate"), env)  # a second start changes nothing
+    assert twice.returncode == 0 and twice.stdout == again.stdout, twice
 
 
 async def _pg_admin(sql: str) -> None:
