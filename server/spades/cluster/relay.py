@@ -40,7 +40,7 @@ from spades.rooms import (
 )
 from spades.rooms.observer import now
 
-from .lease import RedisOwnership
+from .lease import RedisOwnership, holder_of
 
 log = logging.getLogger(__name__)
 
@@ -337,27 +337,49 @@ class Relay:
                 return await self.manager.get(code)
             except OwnedElsewhere as exc:
                 owner = exc.owner
-                if owner and owner != self.node_id and await self.ownership.alive(owner):
+                if owner and owner != self.node_id and await self.listening(owner):
                     return RelayedRoom(self, code, owner)
+                # Its owner is gone (or is this process, letting go): its lease lapses
+                # within a ttl, then the room is claimed here.
                 if loop.time() >= deadline:
                     raise
             await asyncio.sleep(0.1)
 
+    async def listening(self, node: str) -> bool:
+        """Whether a process listens on its channel: a process that died (kill -9) dropped
+        its Redis connection, and with it its subscription, at once."""
+        counts = await self.redis.pubsub_numsub(self.channel_of(node))
+        return bool(counts and counts[0][1])
+
     async def watch_links(self) -> None:
-        """Edge side: a link whose room has a new owner (or none) is told to reconnect."""
+        """Edge side: a link whose room has a new owner (or none), or whose owner stopped
+        listening, is told to reconnect."""
         while True:
-            await asyncio.sleep(self.ownership.ttl / 2)
+            await asyncio.sleep(self.ownership.ttl / 4)
+            for node in {link.owner for link in self.links.values()}:
+                try:
+                    alive = await self.listening(node)
+                except Exception:
+                    continue
+                if not alive:
+                    for link in list(self.links.values()):
+                        if link.owner == node:
+                            link.moved()
             by_room: dict[str, list[RelayedRoom]] = defaultdict(list)
             for link in list(self.links.values()):
                 by_room[link.code].append(link)
-            for code, links in by_room.items():
+            codes = list(by_room)
+            for i in range(0, len(codes), 500):
+                chunk = codes[i : i + 500]
                 try:
-                    owner = await self.ownership.owner_of(code)
+                    values = await self.redis.mget([self.ownership.lease_key(c) for c in chunk])
                 except Exception:
                     continue
-                for link in links:
-                    if owner != link.owner:
-                        link.moved()
+                for code, value in zip(chunk, values, strict=True):
+                    owner = holder_of(value)
+                    for link in by_room[code]:
+                        if owner != link.owner:
+                            link.moved()
 
     # --- life cycle -------------------------------------------------------------------
 
