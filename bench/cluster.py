@@ -217,19 +217,23 @@ class ClusterServer:
         raise RuntimeError("haproxy did not come up")
 
     def cpu_percent(self) -> float:
-        return sum(n.cpu_percent() for n in self.nodes)
+        """CPU % (of one core) of every process since the last call, summed."""
+        self.last_cpu = [n.cpu_percent() for n in self.nodes]
+        return sum(self.last_cpu)
 
     def rss_bytes(self) -> int:
         return sum(n.rss_bytes() for n in self.nodes)
 
     def per_process(self) -> list[dict[str, Any]]:
+        """Each process's CPU % over the last cpu_percent() window, and its memory now."""
+        cpu = getattr(self, "last_cpu", [None] * len(self.nodes))
         return [
             {
                 "node": n.index,
-                "cpu_percent": round(n.cpu_percent(), 1),
+                "cpu_percent": None if c is None else round(c, 1),
                 "rss_mb": round(n.rss_bytes() / 2**20, 1),
             }
-            for n in self.nodes
+            for n, c in zip(self.nodes, cpu, strict=True)
         ]
 
     def stop(self) -> None:

@@ -397,6 +397,15 @@ def scrape(url: str) -> dict[str, float]:
     return out
 
 
+def scrape_server(server: Any) -> dict[str, float]:
+    """Every process's /metrics summed (a cluster's processes each count their own)."""
+    total: dict[str, float] = {}
+    for url in getattr(server, "metric_urls", [server.url]):
+        for key, value in scrape(url).items():
+            total[key] = total.get(key, 0.0) + value
+    return total
+
+
 def server_side(before: dict[str, float], after: dict[str, float]) -> dict[str, Any]:
     """What the server's own histograms saw in the window: upper bounds of p50/p99 buckets."""
 
@@ -483,6 +492,7 @@ def report(
         },
         "server_cpu_percent": round(server.cpu_percent() if cpu is None else cpu, 1),
         "server_rss_mb": round((server.rss_bytes() if rss is None else rss) / 2**20, 1),
+        "per_process": server.per_process() if hasattr(server, "per_process") else None,
         "generator_cpu_percent": None if generator_cpu is None else round(generator_cpu, 1),
         "server": server_metrics,
     }
@@ -627,10 +637,10 @@ async def run_load(args: argparse.Namespace, server: ServerProcess) -> None:
             fleet.reset()
             server.cpu_percent()
             meter.percent()
-            before = await asyncio.to_thread(scrape, server.url)
+            before = await asyncio.to_thread(scrape_server, server)
             await asyncio.sleep(args.seconds)
             fleet.count_stalled()
-            after = await asyncio.to_thread(scrape, server.url)
+            after = await asyncio.to_thread(scrape_server, server)
             return report(
                 label,
                 rooms,
@@ -832,11 +842,11 @@ def measure_step(
     def server_window() -> None:
         time.sleep(max(0.0, window_start - time.time()))
         server.cpu_percent()
-        results["before"] = scrape(server.url)
+        results["before"] = scrape_server(server)
         time.sleep(args.seconds)
         results["cpu"] = server.cpu_percent()
         results["rss"] = server.rss_bytes()
-        results["after"] = scrape(server.url)
+        results["after"] = scrape_server(server)
 
     watcher = threading.Thread(target=server_window)
     watcher.start()
@@ -924,6 +934,12 @@ def main() -> None:
         help="seconds over which the games start (keep --warmup longer)",
     )
     parser.add_argument("--procs", type=int, default=1, help="driver processes")
+    parser.add_argument(
+        "--cluster",
+        type=int,
+        default=0,
+        help="N server processes on PostgreSQL + Redis behind HAProxy (bench/cluster.py)",
+    )
     parser.add_argument("--attach", help=argparse.SUPPRESS)  # child driver: the server's URL
     args = parser.parse_args()
     args.rooms = min(args.rooms, MAX_ROOMS)
@@ -944,7 +960,13 @@ def main() -> None:
             )
         else:
             url = f"sqlite+aiosqlite:///{tmp}/load.db"
-        server = ServerProcess(url, args.bot_level)
+        server: Any
+        if args.cluster:
+            from bench.cluster import ClusterServer
+
+            server = ClusterServer(args.cluster, args.bot_level)
+        else:
+            server = ServerProcess(url, args.bot_level)
         try:
             if args.procs > 1 and not args.idle:
                 run_parent(args, server)
