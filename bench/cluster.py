@@ -251,7 +251,10 @@ class ClusterServer:
                 r.delete(*keys)
         with contextlib.suppress(Exception):
             _pg(f'DROP DATABASE IF EXISTS "{self.database}" WITH (FORCE)')
-        shutil.rmtree(self.tmp, ignore_errors=True)
+        if os.environ.get("SPADES_BENCH_KEEP_LOGS"):
+            print(f"logs kept in {self.tmp}", flush=True)
+        else:
+            shutil.rmtree(self.tmp, ignore_errors=True)
 
     def owner_of(self, code: str) -> int | None:
         import redis

@@ -65,6 +65,7 @@ class ClusterNode:
             prefix=f"{prefix}limits:",
         )
         self._tasks: list[asyncio.Task[Any]] = []
+        self._claiming = asyncio.Semaphore(8)  # orphan claims at once (store round trips)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ClusterNode:
@@ -144,21 +145,25 @@ class ClusterNode:
                 pipe.exists(self.ownership.lease_key(room_id))
             held = await pipe.execute()
         orphans = [room_id for room_id, h in zip(ids, held, strict=True) if not h]
-        claimed = 0
-        for room_id in orphans[: self.orphan_batch]:
+        results = await asyncio.gather(
+            *(self._claim_orphan(manager, room_id) for room_id in orphans[: self.orphan_batch])
+        )
+        return sum(results)
+
+    async def _claim_orphan(self, manager: RoomManager, room_id: str) -> int:
+        async with self._claiming:
             try:
                 room = await manager.get(room_id)
             except RoomError:  # gone, or another process was quicker
                 if room_id not in manager.rooms:
                     await self._forget_if_over(room_id)
-                continue
+                return 0
             except Exception:
                 log.exception("room %s: claim failed", room_id, extra={"room": room_id})
-                continue
-            claimed += 1
+                return 0
             if room.status in ("finished", "abandoned"):
                 await self.redis.srem(self.rooms_key, room_id)
-        return claimed
+            return 1
 
     async def _forget_if_over(self, room_id: str) -> None:
         manager = self.manager

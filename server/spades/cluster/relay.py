@@ -155,6 +155,7 @@ class Relay:
         self.links: dict[int, RelayedRoom] = {}  # edge side: local socket id -> link
         self.remotes: dict[tuple[str, int], RemoteConnection] = {}  # owner side
         self._calls: dict[int, asyncio.Future[Any]] = {}
+        self._lapses: dict[str, asyncio.Task[None]] = {}
         self._call_ids = itertools.count(1)
         # (channel, payload, what to call when nobody listened)
         self._outbox: list[tuple[str, bytes, Callable[[], None] | None]] = []
@@ -343,7 +344,25 @@ class Relay:
                 # within a ttl, then the room is claimed here.
                 if loop.time() >= deadline:
                     raise
-            await asyncio.sleep(0.1)
+            await self._lapse(code)
+
+    async def _lapse(self, code: str) -> None:
+        """Wait until the room's lease has run out: one wait per room, however many
+        sockets and requests wait for it (a dead process's players all reconnect at once)."""
+        waiting = self._lapses.get(code)
+        if waiting is None:
+            waiting = asyncio.get_running_loop().create_task(self._until_lapsed(code))
+            self._lapses[code] = waiting
+            waiting.add_done_callback(lambda _: self._lapses.pop(code, None))
+        await asyncio.shield(waiting)
+
+    async def _until_lapsed(self, code: str) -> None:
+        try:
+            left = await self.redis.pttl(self.ownership.lease_key(code))
+        except Exception:
+            left = 100
+        # A few ms past the expiry; a lease with no expiry (-1) or none (-2): look again soon.
+        await asyncio.sleep(left / 1000 + 0.005 if left > 0 else 0.05)
 
     async def listening(self, node: str) -> bool:
         """Whether a process listens on its channel: a process that died (kill -9) dropped
