@@ -421,6 +421,7 @@ async def failover(args: argparse.Namespace) -> dict[str, Any]:
             "rooms_not_back": stuck,
             "acknowledged_actions": sum(len(s.acks) for s in seats),
             "actions_lost": lost,
+            "load_average": os.getloadavg()[0],
         }
         print(json.dumps(result), flush=True)
         return result
@@ -451,10 +452,12 @@ async def rolling(args: argparse.Namespace) -> dict[str, Any]:
         await asyncio.gather(*tasks, return_exceptions=True)
         # Per player: the longest wait for an action of theirs to be accepted, during the
         # restarts (sent after they began, or still unanswered when they began).
-        worst = []
+        worst, calm = [], []
         for seat in seats:
             waits = [w for sent, w in seat.waits if sent + w >= started and sent <= ended + 5]
             worst.append(max(waits, default=0.0))
+            # The same player before the restarts: what the machine's load alone costs.
+            calm.append(max((w for sent, w in seat.waits if sent + w < started), default=0.0))
         logged = await logged_seqs(cluster, [code for code, _ in rooms])
         lost = sum(1 for seat in seats for _, seq in seat.acks if seq > logged.get(seat.code, 0))
         result = {
@@ -463,6 +466,8 @@ async def rolling(args: argparse.Namespace) -> dict[str, Any]:
             "rooms": args.rooms,
             "restart_window_s": round(ended - started, 1),
             "per_player_longest_wait_ms": percentiles(worst),
+            "per_player_longest_wait_before_ms": percentiles(calm),
+            "load_average": os.getloadavg()[0],
             "acknowledged_actions": sum(len(s.acks) for s in seats),
             "actions_lost": lost,
         }

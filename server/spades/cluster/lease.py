@@ -120,6 +120,16 @@ class RedisOwnership:
     async def alive(self, node: str) -> bool:
         return bool(await self.redis.exists(self.alive_key(node)))
 
+    def draining_key(self, node: str) -> str:
+        return f"{self.prefix}draining:{node}"
+
+    async def draining(self, node: str) -> bool:
+        """A process that is handing its rooms over (SIGTERM): relay nothing new to it."""
+        return bool(await self.redis.exists(self.draining_key(node)))
+
+    async def mark_draining(self) -> None:
+        await self.redis.set(self.draining_key(self.node_id), "1", px=60_000)
+
     def _lose(self, room_id: str) -> None:
         self.held.pop(room_id, None)
         for callback in self._callbacks:

@@ -209,6 +209,9 @@ class ClusterNode:
         if manager is None:
             return
         count = len(manager.rooms)
+        manager.draining = True
+        with contextlib.suppress(Exception):
+            await self.ownership.mark_draining()
         await manager.drain()
         with contextlib.suppress(Exception):
             await self.redis.publish(self.released_channel, self.node_id)

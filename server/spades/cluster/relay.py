@@ -337,8 +337,15 @@ class Relay:
             try:
                 return await self.manager.get(code)
             except OwnedElsewhere as exc:
+                if self.manager.draining:
+                    raise  # this process is going: the client reconnects to another one
                 owner = exc.owner
-                if owner and owner != self.node_id and await self.listening(owner):
+                if (
+                    owner
+                    and owner != self.node_id
+                    and await self.listening(owner)
+                    and not await self.ownership.draining(owner)
+                ):
                     return RelayedRoom(self, code, owner)
                 # Its owner is gone (or is this process, letting go): its lease lapses
                 # within a ttl, then the room is claimed here.
@@ -361,8 +368,8 @@ class Relay:
             left = await self.redis.pttl(self.ownership.lease_key(code))
         except Exception:
             left = 100
-        # A few ms past the expiry; a lease with no expiry (-1) or none (-2): look again soon.
-        await asyncio.sleep(left / 1000 + 0.005 if left > 0 else 0.05)
+        # A few ms past the expiry, or sooner: a draining owner releases its leases early.
+        await asyncio.sleep(min(left / 1000 + 0.005, 0.1) if left > 0 else 0.05)
 
     async def listening(self, node: str) -> bool:
         """Whether a process listens on its channel: a process that died (kill -9) dropped
