@@ -31,9 +31,10 @@ def seqs_never_go_back(player: Player) -> None:
 
 async def record_matches(cluster: Cluster, code: str, final: dict[str, Any]) -> None:
     """Every accepted action is in the log, in order, exactly the ones the players saw."""
-    room = (await get(cluster.url, f"/api/rooms/{code}")).json()
-    record = (await get(cluster.url, f"/api/games/{room['game_id']}/record")).json()
-    assert len(record["actions"]) == final["seq"]
+    game_id = final["room"]["game_id"]
+    response = await get(cluster.url, f"/api/games/{game_id}/record")
+    assert response.status_code == 200, (code, response.status_code, response.text)
+    assert len(response.json()["actions"]) == final["seq"]
 
 
 async def test_kill_9_of_the_owner_mid_hand(cluster: Cluster) -> None:
@@ -119,7 +120,14 @@ async def test_rolling_restart_during_ten_games_loses_nothing(cluster: Cluster) 
     for node in cluster.nodes:
         await restart(node)
     assert not all(game.done() for game in games), "the games ended before the restarts"
-    finals = await asyncio.gather(*games)
+    done, waiting = await asyncio.wait(games, timeout=150)
+    stuck = [
+        (p.code, p.states[-1]["seq"] if p.states else None, p.close_codes, p.errors[-3:])
+        for p, g in zip(players, games, strict=True)
+        if g in waiting
+    ]
+    assert not stuck, stuck
+    finals = [g.result() for g in games]
     assert any(p.close_codes for p in players)
     for (code, _), player, final in zip(rooms, players, finals, strict=True):
         assert final["view"]["phase"] == "over"

@@ -213,6 +213,9 @@ class ClusterNode:
         with contextlib.suppress(Exception):
             await self.ownership.mark_draining()
         await manager.drain()
+        if self.relay is not None:  # sockets held here for rooms of other processes
+            for link in list(self.relay.links.values()):
+                link.moved()
         with contextlib.suppress(Exception):
             await self.redis.publish(self.released_channel, self.node_id)
         if self.relay is not None:
