@@ -98,7 +98,12 @@ class Node:
     def start(self) -> None:
         with self.log.open("ab") as out:
             command = [sys.executable, "-m", "spades.cli", "serve", "--host", HOST]
-            command += ["--port", str(self.port), "--log-level", "warning"]
+            command += [
+                "--port",
+                str(self.port),
+                "--log-level",
+                os.environ.get("SPADES_BENCH_LOG_LEVEL", "warning"),
+            ]
             self.proc = subprocess.Popen(
                 command,
                 env=self.env,

@@ -23,6 +23,8 @@ from .relay import Relay, RelayedRoom
 
 log = logging.getLogger(__name__)
 
+REDIS_CONNECTIONS = 64  # per process; pub/sub listeners hold one each
+
 
 def node_name(configured: str) -> str:
     """The holder name of this process: the configured id (or host:pid) plus a random part,
@@ -44,9 +46,16 @@ class ClusterNode:
     ) -> None:
         import redis.asyncio as aioredis
 
-        self.redis: Any = aioredis.Redis.from_url(
-            redis_url, socket_timeout=max(1.0, lease_ttl / 2), socket_connect_timeout=2.0
+        # A blocking pool: a burst (a dead process's players all reconnecting) waits for a
+        # free connection instead of failing with "too many connections".
+        pool = aioredis.BlockingConnectionPool.from_url(
+            redis_url,
+            max_connections=REDIS_CONNECTIONS,
+            timeout=max(1.0, lease_ttl),
+            socket_timeout=max(1.0, lease_ttl / 2),
+            socket_connect_timeout=2.0,
         )
+        self.redis: Any = aioredis.Redis(connection_pool=pool)
         self.prefix = prefix
         self.ownership = RedisOwnership(
             self.redis, prefix=prefix, node_id=node_name(node_id), ttl=lease_ttl

@@ -122,8 +122,8 @@ class RoomManager:
     async def _release(self, room_id: str) -> None:
         try:
             await self.ownership.release(room_id)
-        except Exception:  # the lease lapses on its own
-            log.warning("room %s: lease not released", room_id, extra={"room": room_id})
+        except Exception as exc:  # the lease lapses on its own
+            log.warning("room %s: lease not released (%r)", room_id, exc, extra={"room": room_id})
 
     def _lost(self, room_id: str) -> None:
         """The lease of a room is gone (or the store fenced us out): drop it at once."""
