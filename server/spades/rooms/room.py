@@ -79,6 +79,23 @@ class Seat:
         self.timeouts_in_row = 0
 
 
+@dataclass(frozen=True)
+class TurnPlan:
+    """What waits for the seat to act: its bot (after `bot_delay`), or, with a `deadline`,
+    the turn timer whose expiry lets the bot move for a human. Keyed on the game's id and
+    sequence number, so a plan made for a turn that has passed does nothing."""
+
+    game_id: int
+    seq: int
+    seat: int
+    level: str
+    deadline: float | None = None
+
+    @property
+    def timeout(self) -> bool:
+        return self.deadline is not None
+
+
 BOT_NAMES = ("South Bot", "West Bot", "North Bot", "East Bot")
 
 
@@ -130,10 +147,15 @@ class Room:
         self._queue = asyncio.Queue()
         self._worker: asyncio.Task[None] | None = None
         self._turn_task: asyncio.Task[None] | None = None
-        self._turn_plan: tuple[Any, ...] | None = None
+        self._turn_plan: TurnPlan | None = None
         self._clock_task: asyncio.Task[None] | None = None
         self._side_tasks: set[asyncio.Task[Any]] = set()
         self._hinting: set[int] = set()  # connections waiting for a hint
+        # Bookkeeping writes (hand and game ends, the room's status) that failed after
+        # their action was stored: retried in order until they go through.
+        self._pending_writes: list[tuple[str, Callable[[], Awaitable[Any]]]] = []
+        self._retrying: asyncio.Task[None] | None = None
+        self._unsent = False  # an action was stored and not yet broadcast
 
     # --- the actor ----------------------------------------------------------------------
 
@@ -157,6 +179,10 @@ class Room:
             else:
                 if not future.done():
                     future.set_result(result)
+            if self._unsent:
+                # A command stored an action and failed before showing it: show it now, so
+                # clients never stay behind the log and the next turn is scheduled.
+                self._changed()
 
     async def call(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> Any:
         """Run `fn(*args)` inside the actor, after every command queued before it."""
@@ -169,7 +195,7 @@ class Room:
     async def stop(self) -> None:
         """Stop taking commands, let the ones queued finish (so nothing is half stored)."""
         self.closed = True
-        for task in (self._turn_task, self._clock_task, *self._side_tasks):
+        for task in (self._turn_task, self._clock_task, self._retrying, *self._side_tasks):
             if task is not None and task is not asyncio.current_task():
                 task.cancel()
         worker = self._worker
@@ -342,8 +368,62 @@ class Room:
             self._send(conn, message)
 
     def _changed(self, origin: Connection | None = None, ref: Any = None) -> None:
-        self._broadcast(origin, ref)
-        self._reschedule()
+        """Show the new state and schedule the next turn; one failing never stops the other."""
+        self._unsent = False
+        try:
+            self._broadcast(origin, ref)
+        except Exception:
+            log.exception("room %s: broadcast failed", self.code, extra=self._ctx(None))
+        try:
+            self._reschedule()
+        except Exception:
+            log.exception(
+                "room %s: scheduling the next turn failed", self.code, extra=self._ctx(None)
+            )
+
+    async def _write(self, write: Awaitable[Any]) -> Any:
+        """A write that comes before any change: its failure refuses the command."""
+        try:
+            return await write
+        except Exception as exc:
+            log.exception("room %s: a write failed", self.code, extra=self._ctx(None))
+            raise RoomError("that could not be saved; try again", code="storage_error") from exc
+
+    async def _bookkeep(self, what: str, write: Callable[[], Awaitable[Any]]) -> None:
+        """A write that follows a stored action: on failure it is logged and retried later
+        (in order, after those already waiting), and the room goes on."""
+        if not self._pending_writes:
+            try:
+                await write()
+                return
+            except Exception:
+                log.exception(
+                    "room %s: %s failed; will retry", self.code, what, extra=self._ctx(None)
+                )
+        self._pending_writes.append((what, write))
+        if self._retrying is None or self._retrying.done():
+            self._retrying = asyncio.create_task(self._retry_writes())
+
+    async def _retry_writes(self) -> None:
+        while self._pending_writes and not self.closed:
+            await self.clock.sleep_until(self.clock.now() + STORE_RETRY_SECONDS)
+            try:
+                await self.call(self._flush_writes)
+            except RoomError:
+                return  # closed
+
+    async def _flush_writes(self) -> None:
+        while self._pending_writes:
+            what, write = self._pending_writes[0]
+            try:
+                await write()
+            except Exception:
+                log.exception(
+                    "room %s: %s failed again; will retry", self.code, what, extra=self._ctx(None)
+                )
+                return
+            self._pending_writes.pop(0)
+            log.info("room %s: %s stored on retry", self.code, what, extra=self._ctx(None))
 
     # --- connections -------------------------------------------------------------------
 
@@ -368,7 +448,11 @@ class Room:
             s = self.seats[seat]
             s.reset_flags()
             s.disconnected_at = None
-        chats = await self.store.recent_chat(self.room_id)
+        try:
+            chats = await self.store.recent_chat(self.room_id)
+        except Exception:
+            log.exception("room %s: reading the chat failed", self.code, extra=self._ctx(seat))
+            chats = []
         self.connections[conn.conn_id] = conn
         self._sent.pop(conn.conn_id, None)  # the answer to a hello is whole
         log.info("room %s: connection %s joined", self.code, conn.conn_id, extra=self._ctx(seat))
@@ -426,11 +510,11 @@ class Room:
 
     async def _store_seat(self, seat: Seat) -> None:
         """Store first, then take it in memory: a failed write leaves the room as it was."""
-        await self.store.set_seat(seat.row(self.room_id))
+        await self._write(self.store.set_seat(seat.row(self.room_id)))
         self.seats[seat.index] = seat
 
     async def _set_host(self, seat: int | None) -> None:
-        await self.store.update_room(self.room_id, host_seat=seat)
+        await self._write(self.store.update_room(self.room_id, host_seat=seat))
         self.host_seat = seat
 
     def game_in_progress(self) -> bool:
@@ -468,6 +552,9 @@ class Room:
             self._error(conn, exc.code, exc.message, ref)
         except RoomError as exc:
             self._error(conn, exc.code, exc.message, ref)
+        except Exception:
+            log.exception("room %s: %s failed", self.code, kind, extra=self._ctx(conn.seat))
+            self._error(conn, "server_error", "that could not be done; try again", ref)
         else:
             if kind in GAME_ACTIONS:
                 self.observer.action_latency("human", now() - received)
@@ -540,7 +627,7 @@ class Room:
         if not isinstance(raw, dict):
             raise BadRequest("settings must be an object")
         settings = normalize_settings(raw, self.settings)
-        await self.store.update_room(self.room_id, settings=settings)
+        await self._write(self.store.update_room(self.room_id, settings=settings))
         self.settings = settings
         self._changed(conn, ref)
 
@@ -565,8 +652,8 @@ class Room:
                 await self._make_bot(seat.index)
         rules: Rules = rules_of(self.settings)
         game = Game.new(rules)
-        game_id = await self.store.start_game(
-            self.room_id, rules.to_dict(), game.first_dealer, game.seed
+        game_id = await self._write(
+            self.store.start_game(self.room_id, rules.to_dict(), game.first_dealer, game.seed)
         )
         self.game, self.game_id = game, game_id
         log.info(
@@ -576,8 +663,11 @@ class Room:
             extra={**self._ctx(None), "game_id": game_id},
         )
         if self.status != "playing":
-            await self.store.update_room(self.room_id, status="playing")
             self.status = "playing"
+            await self._bookkeep(
+                "marking the room playing",
+                lambda: self.store.update_room(self.room_id, status="playing"),
+            )
         for seat in self.seats:
             seat.reset_flags()
         now = self.clock.now()
@@ -626,7 +716,7 @@ class Room:
         text = clean_text(str(msg.get("text") or ""), self.config.chat_length, "chat message")
         seat = conn.seat
         name = (self.seats[seat].name if seat is not None else None) or "Spectator"
-        await self.store.add_chat(self.room_id, seat, name, text)
+        await self._write(self.store.add_chat(self.room_id, seat, name, text))
         chat = {
             "type": "chat",
             "seat": seat,
@@ -671,20 +761,40 @@ class Room:
             )
             self._spawn(self._retry_turn(STORE_RETRY_SECONDS))
             raise RoomError("the action could not be saved", code="storage_error") from exc
+        # Stored: from here on nothing may stop the room from showing it and going on.
+        self._unsent = True
         self.observer.store_append(now() - started)
         self.observer.action(recorded["type"])
         if recorded["type"] in ("bid", "play"):
             self.turn_started = self.clock.now()
         for entry in game.history[hands_before:]:
-            await self.store.finish_hand(HandRow(self.game_id, entry["hand"], entry))
+            row = HandRow(self.game_id, entry["hand"], entry)
+            await self._bookkeep(
+                f"storing hand {row.hand_number} of game {row.game_id}",
+                self._hand_write(row),
+            )
         if game.phase == "over":
             await self._finish_game()
         return recorded
 
+    def _hand_write(self, row: HandRow) -> Callable[[], Awaitable[None]]:
+        return lambda: self.store.finish_hand(row)
+
     async def _finish_game(self) -> None:
         game = self.game
-        assert game is not None and self.game_id is not None
-        await self.store.finish_game(self.game_id, game.winner, list(game.scores))
+        game_id = self.game_id
+        assert game is not None and game_id is not None
+        winner, scores = game.winner, list(game.scores)
+        self.status = "finished"
+        self._set_game_clock(None)
+        await self._bookkeep(
+            f"finishing game {game_id}",
+            lambda: self.store.finish_game(game_id, winner, scores),
+        )
+        await self._bookkeep(
+            "marking the room finished",
+            lambda: self.store.update_room(self.room_id, status="finished"),
+        )
         log.info(
             "room %s: game %s over, winner %s",
             self.code,
@@ -692,33 +802,36 @@ class Room:
             game.winner,
             extra={**self._ctx(None), "game_id": self.game_id},
         )
-        self.status = "finished"
-        await self.store.update_room(self.room_id, status="finished")
-        self._set_game_clock(None)
 
     def _set_game_clock(self, deadline: float | None) -> None:
         if self._clock_task is not None:
             self._clock_task.cancel()
             self._clock_task = None
         self.game_deadline = deadline
-        if deadline is not None and self.game is not None:
-            self._clock_task = asyncio.create_task(self._game_clock(self.game, deadline))
+        if deadline is not None and self.game_id is not None:
+            self._clock_task = asyncio.create_task(self._game_clock(self.game_id, deadline))
 
-    async def _game_clock(self, game: Game, deadline: float) -> None:
-        await self.clock.sleep_until(deadline)
-        self._clock_task = None
-        try:
-            await self.call(self._time_up, game)
-        except RoomError as exc:
-            log.warning(
-                "room %s: the game clock could not end the game: %s",
-                self.code,
-                exc,
-                extra=self._ctx(None),
-            )
+    async def _game_clock(self, game_id: int, deadline: float) -> None:
+        """Keyed on the game's id, not its object: a failed write rebuilds the object."""
+        while True:
+            await self.clock.sleep_until(deadline)
+            if self.closed or self.game_id != game_id:
+                return
+            try:
+                await self.call(self._time_up, game_id)
+                return
+            except Exception as exc:
+                log.warning(
+                    "room %s: the game clock could not end the game (%s); will retry",
+                    self.code,
+                    exc,
+                    extra=self._ctx(None),
+                )
+                deadline = self.clock.now() + STORE_RETRY_SECONDS
 
-    async def _time_up(self, game: Game) -> None:
-        if self.game is not game or game.phase == "over" or game.time_is_up:
+    async def _time_up(self, game_id: int) -> None:
+        game = self.game
+        if self.game_id != game_id or game is None or game.phase == "over" or game.time_is_up:
             return
         await self._act(None, {"type": "time_up"})
         self._changed()
@@ -738,85 +851,74 @@ class Room:
         A pending move for the same turn is kept, so people coming and going do not keep
         restarting a bot's delay.
         """
-        game = self.game
-        plan: tuple[Any, ...] | None = None
-        if (
-            not self.closed
-            and game is not None
-            and game.phase != "over"
-            and game.to_act is not None
-        ):
-            seat = self.seats[game.to_act]
-            if seat.kind != "human" or seat.away:
-                plan = (
-                    game,
-                    self.seq,
-                    seat.index,
-                    "bot",
-                    seat.bot_level or self.settings["bot_level"],
-                )
-            else:
-                deadline = self.turn_deadline()
-                if deadline is not None:
-                    plan = (game, self.seq, seat.index, "timer", deadline)
+        plan = None if self.closed else self._plan()
         task = self._turn_task
         if plan is not None and plan == self._turn_plan and task is not None and not task.done():
             return
         if task is not None and task is not asyncio.current_task():
             task.cancel()
         self._turn_task, self._turn_plan = None, plan
-        if plan is None:
-            return
-        game, seq, index, kind, extra = plan
-        if kind == "bot":
-            when = self.clock.now() + self.config.bot_delay
-            self._turn_task = asyncio.create_task(
-                self._bot_turn(game, index, seq, extra, when, timeout=False)
-            )
-        else:
-            self._turn_task = asyncio.create_task(
-                self._bot_turn(game, index, seq, self.settings["bot_level"], extra, timeout=True)
-            )
+        if plan is not None:
+            when = plan.deadline
+            if when is None:
+                when = self.clock.now() + self.config.bot_delay
+            self._turn_task = asyncio.create_task(self._bot_turn(plan, when))
 
-    async def _bot_turn(
-        self, game: Game, seat: int, seq: int, level: str, when: float, *, timeout: bool
-    ) -> None:
+    def _plan(self) -> TurnPlan | None:
+        game = self.game
+        if game is None or self.game_id is None or game.phase == "over" or game.to_act is None:
+            return None
+        seat = self.seats[game.to_act]
+        if seat.kind != "human" or seat.away:
+            level = seat.bot_level or self.settings["bot_level"]
+            return TurnPlan(self.game_id, self.seq, seat.index, level)
+        deadline = self.turn_deadline()
+        if deadline is None:
+            return None
+        return TurnPlan(self.game_id, self.seq, seat.index, self.settings["bot_level"], deadline)
+
+    def _is_current(self, plan: TurnPlan) -> bool:
+        game = self.game
+        return (
+            not self.closed
+            and game is not None
+            and self.game_id == plan.game_id
+            and self.seq == plan.seq
+            and game.to_act == plan.seat
+        )
+
+    async def _bot_turn(self, plan: TurnPlan, when: float) -> None:
         await self.clock.sleep_until(when)
-        if self.game is not game or self.seq != seq or self.closed:
+        game = self.game
+        if game is None or not self._is_current(plan):
             return
-        action = await self.bots.decide(level, game.view(seat), self._bot_seed(seq))
+        action = await self.bots.decide(plan.level, game.view(plan.seat), self._bot_seed(plan.seq))
         try:
-            await self.call(self._bot_move, game, seat, seq, level, action, timeout, now())
+            await self.call(self._bot_move, plan, action, now())
         except RoomError as exc:
             log.warning(
                 "room %s: bot move for seat %s failed: %s",
                 self.code,
-                seat,
+                plan.seat,
                 exc,
-                extra=self._ctx(seat),
+                extra=self._ctx(plan.seat),
             )
 
     def _bot_seed(self, seq: int) -> int:
         return (self.game_id or 0) * 10_007 + seq
 
-    async def _bot_move(
-        self,
-        game: Game,
-        seat: int,
-        seq: int,
-        level: str,
-        action: dict[str, Any],
-        timeout: bool,
-        queued: float,
-    ) -> None:
-        if self.game is not game or self.seq != seq or game.to_act != seat:
+    async def _bot_move(self, plan: TurnPlan, action: dict[str, Any], queued: float) -> None:
+        game = self.game
+        if game is None or not self._is_current(plan):
             return
+        seat = plan.seat
         try:
             await self._act(seat, action)
-            if timeout and action.get("type") == "look" and game.to_act == seat:
+            if plan.timeout and action.get("type") == "look" and game.to_act == seat:
                 # A timed-out seat that had to look still owes its bid: make it now.
                 view = game.view(seat)
-                await self._act(seat, await self.bots.decide(level, view, self._bot_seed(seq)))
+                bid = await self.bots.decide(plan.level, view, self._bot_seed(plan.seq))
+                await self._act(seat, bid)
         except ActionError as exc:
             # The refused action is not logged: it may name a card not played.
             log.error(
@@ -831,7 +933,7 @@ class Room:
             if not legal:
                 return
             await self._act(seat, legal[-1] if legal[0].get("type") == "look" else legal[0])
-        if timeout:
+        if plan.timeout:
             s = self.seats[seat]
             s.timed_out = True
             s.timeouts_in_row += 1
