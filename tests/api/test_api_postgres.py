@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from api_helpers import play_until_over, running_server
 from sqlalchemy.engine import make_url
+from test_api_restart import finished_game_survives_kill_9
 
 ADMIN_URL = os.environ.get(
     "SPADES_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
@@ -66,3 +67,7 @@ async def test_a_game_on_postgresql_survives_a_restart(tmp_path: Path, pg_url: s
         host = await server.client(waiting["code"], waiting["token"])
         assert host.state["room"]["you"] == 0
         await host.close()
+
+
+async def test_a_finished_game_on_postgresql_survives_kill_9(tmp_path: Path, pg_url: str) -> None:
+    await finished_game_survives_kill_9(pg_url, tmp_path / "server.log")

@@ -996,7 +996,12 @@ class Room:
         if game is None and self.status == "playing":
             # The crash came after the game was finished but before the room was told.
             self.status = "finished"
-            await self.store.update_room(self.room_id, status="finished")
+            await self._bookkeep(
+                "marking the room finished",
+                lambda: self.store.update_room(self.room_id, status="finished"),
+            )
+        if game is None and self.status == "finished":
+            await self._load_last_game()
         if game is not None and self.game_id is not None:
             if game.phase == "over" and self.status == "playing":
                 await self._finish_game()
@@ -1005,6 +1010,18 @@ class Room:
                 self._set_game_clock(self.clock.now() + self._game_time_left(minutes * 60.0))
         self.turn_started = self.clock.now()
         self._changed()
+
+    async def _load_last_game(self) -> None:
+        """A finished room shows its last game's final state (scores, winner, game over),
+        after a restart as before it."""
+        try:
+            finished = await self.store.finished_games(self.room_id)
+            if finished:
+                game_id = finished[-1].game.id
+                self.game = Game.from_record(await self.store.export_game(game_id))
+                self.game_id = game_id
+        except Exception:
+            log.exception("room %s: its last game could not be loaded", self.code)
 
     def _game_time_left(self, total: float) -> float:
         # The clock ran from the game's start to its last stored action; the rest is left.
