@@ -129,7 +129,10 @@ async def test_a_write_that_fails_once_does_not_stop_the_room(
 
     async def stored() -> bool:
         finished[:] = await store.finished_games(room.room_id)
-        return bool(finished) and len(finished[0].hands) == len(game.history)
+        status = (await store.get_room(room.room_id)).room.status
+        return (
+            bool(finished) and len(finished[0].hands) == len(game.history) and status == "finished"
+        )
 
     for _ in range(200):
         if await stored():
