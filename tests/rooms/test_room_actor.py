@@ -10,7 +10,7 @@ from room_helpers import Conn, first_legal, make_settings, settle
 
 from spades.engine import Game
 from spades.rooms import BotRunner, ManualClock, Room, RoomConfig, RoomManager, RoomNotFound
-from spades.rooms.room import SENT_ON_CHANGE
+from spades.rooms.audience import SENT_ON_CHANGE
 
 
 def manager_for(store: Any, clock: ManualClock, tmp_path: Path, **overrides: Any) -> RoomManager:
@@ -313,7 +313,7 @@ async def test_states_leave_out_only_what_the_connection_already_holds(
 
         def send(self, message: dict[str, Any]) -> None:
             super().send(message)
-            room._sent.pop(self.conn_id, None)
+            room.audience.forget(self)
 
     watcher, reference = Conn(), Forgetful()
     await hello(room, watcher, None)

@@ -13,7 +13,7 @@ import pytest
 from room_helpers import Conn, first_legal, make_settings, settle
 
 from spades.rooms import BotRunner, ManualClock, Room, RoomConfig, RoomManager
-from spades.rooms.room import STORE_RETRY_SECONDS
+from spades.rooms.writes import STORE_RETRY_SECONDS
 
 WRITES = ("append_action", "finish_hand", "finish_game", "set_seat", "add_chat")
 

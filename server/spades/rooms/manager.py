@@ -17,7 +17,8 @@ from .clock import Clock, SystemClock
 from .config import RoomConfig
 from .errors import RoomError, RoomNotFound
 from .observer import NO_OBSERVER, Observer
-from .room import BOT_NAMES, Room, Seat
+from .room import Room
+from .seats import Seat
 from .settings import clean_text, normalize_settings
 from .tokens import hash_token, new_token
 
@@ -110,10 +111,7 @@ class RoomManager:
         token = new_token()
         host = Seat(0, "human", name, None, hash_token(token))
         host.disconnected_at = self.clock.now()
-        others = [
-            Seat(i, "bot", BOT_NAMES[i], settings["bot_level"]) if solo else Seat(i)
-            for i in (1, 2, 3)
-        ]
+        others = [Seat.bot(i, settings["bot_level"]) if solo else Seat(i) for i in (1, 2, 3)]
         code = await self._free_code()
         try:
             seats = [host, *others]
@@ -148,7 +146,7 @@ class RoomManager:
     @staticmethod
     async def _start_now(room: Room) -> None:
         await room.start_game()
-        room._changed()
+        room.changed()
 
     async def _free_code(self) -> str:
         """A code no room has, reserved until the caller drops it from `_reserved`."""
