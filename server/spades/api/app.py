@@ -34,6 +34,7 @@ from spades.rooms import (
     RoomFull,
     RoomManager,
     RoomNotFound,
+    settings_schema,
 )
 from spades.store.protocol import NotFound, Store
 
@@ -207,6 +208,12 @@ def create_app(
     async def prometheus_metrics() -> Response:
         """Prometheus text format: rooms, connections, actions, latencies, errors."""
         return Response(metrics.render(), media_type=CONTENT_TYPE_LATEST)
+
+    @app.get("/api/settings", tags=["rooms"])
+    async def room_settings_schema() -> dict[str, Any]:
+        """The JSON Schema of a room's settings: per field its default, limits, choices,
+        title and description (the web client builds its settings form from it)."""
+        return settings_schema()
 
     @app.post("/api/rooms", response_model=RoomCreated, tags=["rooms"])
     async def create_room(body: CreateRoom, request: Request) -> RoomCreated:

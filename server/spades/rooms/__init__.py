@@ -22,7 +22,7 @@ from .manager import RoomManager
 from .observer import Observer
 from .room import Room
 from .seats import Seat
-from .settings import BOT_LEVELS, normalize_settings
+from .settings import BOT_LEVELS, RoomSettings, RuleOptions, settings_schema
 
 __all__ = [
     "BOT_LEVELS",
@@ -46,8 +46,10 @@ __all__ = [
     "RoomFull",
     "RoomManager",
     "RoomNotFound",
+    "RoomSettings",
+    "RuleOptions",
     "Seat",
     "SystemClock",
     "WrongStatus",
-    "normalize_settings",
+    "settings_schema",
 ]

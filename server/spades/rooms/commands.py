@@ -145,7 +145,7 @@ async def hint(room: Room, conn: Connection, msg: Message, ref: Any) -> None:
 
 async def _hint(room: Room, conn: Connection, view: Message, ref: Any) -> None:
     try:
-        action = await room.bots.decide(room.settings["bot_level"], view, None)
+        action = await room.bots.decide(room.settings.bot_level, view, None)
     finally:
         room.hinting.discard(conn.conn_id)
     if conn in room.audience:

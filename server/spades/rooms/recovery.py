@@ -10,7 +10,7 @@ from spades.engine import Game, Rules
 from spades.store.protocol import StoredRoom
 
 from .seats import Seat
-from .settings import normalize_settings
+from .settings import RoomSettings
 
 if TYPE_CHECKING:
     from .room import Room
@@ -28,7 +28,7 @@ def room_from_stored(cls: type[Room], stored: StoredRoom, **parts: Any) -> Room:
     room = cls(
         room_id=row.id,
         code=row.code,
-        settings=normalize_settings(row.settings),
+        settings=RoomSettings.from_stored(row.settings),
         host_seat=row.host_seat,
         status=row.status,
         seats=seats,
@@ -65,7 +65,7 @@ async def resume(room: Room) -> None:
     if game is not None and room.game_id is not None:
         if game.phase == "over" and room.status == "playing":
             await room.finish_game()
-        minutes = room.settings["game_minutes"]
+        minutes = room.settings.game_minutes
         if game.phase != "over" and minutes and not game.time_is_up:
             # The clock ran from the game's start to its last stored action; the rest is left.
             left = max(0.0, minutes * 60.0 - room.elapsed_at_load)

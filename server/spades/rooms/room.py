@@ -33,7 +33,7 @@ from .gameclock import GameClock
 from .observer import NO_OBSERVER, Observer, now
 from .recovery import resume, room_from_stored
 from .seats import Seat
-from .settings import normalize_settings, rules_of
+from .settings import RoomSettings
 from .turns import TurnScheduler, plan_turn, turn_deadline
 from .writes import STORE_RETRY_SECONDS, Bookkeeping
 
@@ -46,7 +46,7 @@ class Room:
         *,
         room_id: str,
         code: str,
-        settings: dict[str, Any],
+        settings: RoomSettings,
         store: Store,
         clock: Clock,
         hub: Hub,
@@ -111,6 +111,15 @@ class Room:
     # --- queries (safe outside the actor: they only read) -----------------------------
 
     @property
+    def settings(self) -> RoomSettings:
+        return self._settings
+
+    @settings.setter
+    def settings(self, settings: RoomSettings) -> None:
+        self._settings = settings
+        self.settings_dict = settings.model_dump()  # as every state shows it, made once
+
+    @property
     def seq(self) -> int:
         return self.game.action_count if self.game is not None else 0
 
@@ -156,7 +165,7 @@ class Room:
             game,
             self.seats,
             turn_started=self.turn_started,
-            turn_seconds=self.settings["turn_seconds"],
+            turn_seconds=self.settings.turn_seconds,
             connected=to_act is not None and self.connected(to_act),
             grace=self.config.grace_seconds,
         )
@@ -186,7 +195,7 @@ class Room:
             return
         deadline = self.turn_deadline()
         self.turns.schedule(
-            plan_turn(self.game, self.game_id, self.seats, self.settings["bot_level"], deadline)
+            plan_turn(self.game, self.game_id, self.seats, self.settings.bot_level, deadline)
         )
 
     def _ctx(self, seat: int | None) -> dict[str, Any]:
@@ -249,8 +258,8 @@ class Room:
         self.host_seat = seat
 
     async def change_settings(self, raw: dict[str, Any]) -> None:
-        settings = normalize_settings(raw, self.settings)
-        await self.write(self.store.update_room(self.room_id, settings=settings))
+        settings = RoomSettings.parse(raw, self.settings)
+        await self.write(self.store.update_room(self.room_id, settings=settings.model_dump()))
         self.settings = settings
 
     # --- the game ----------------------------------------------------------------------
@@ -260,7 +269,7 @@ class Room:
         for seat in list(self.seats):
             if seat.kind == "empty":
                 await seating.make_bot(self, seat.index)
-        rules: Rules = rules_of(self.settings)
+        rules: Rules = self.settings.rules_value()
         game = Game.new(rules)
         game_id = await self.write(
             self.store.start_game(self.room_id, rules.to_dict(), game.first_dealer, game.seed)
@@ -277,7 +286,7 @@ class Room:
             seat.reset_flags()
         now = self.clock.now()
         self.turn_started = now
-        minutes = self.settings["game_minutes"]
+        minutes = self.settings.game_minutes
         self.game_clock.set(game_id, now + 60 * minutes if minutes else None)
 
     async def act(self, seat: int | None, action: dict[str, Any]) -> dict[str, Any]:

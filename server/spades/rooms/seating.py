@@ -58,4 +58,4 @@ async def vacate(room: Room, seat: int) -> None:
 
 
 async def make_bot(room: Room, seat: int) -> None:
-    await store_seat(room, Seat.bot(seat, room.settings["bot_level"]))
+    await store_seat(room, Seat.bot(seat, room.settings.bot_level))

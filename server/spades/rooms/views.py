@@ -20,7 +20,7 @@ def room_dict(room: Room, you: int | None = None) -> dict[str, Any]:
         "status": room.status,
         "host_seat": room.host_seat,
         "you": you,
-        "settings": room.settings,
+        "settings": room.settings_dict,
         "seats": [
             {
                 "seat": s.index,
@@ -45,7 +45,7 @@ def summary(room: Room) -> dict[str, Any]:
         "id": room.room_id,
         "code": room.code,
         "status": room.status,
-        "settings": room.settings,
+        "settings": room.settings_dict,
         "host": seats[room.host_seat].name if room.host_seat is not None else None,
         "seats": [{"seat": s.index, "name": s.name, "kind": s.kind} for s in seats],
         "open_seats": [s.index for s in seats if s.kind == "empty"],
