@@ -92,7 +92,7 @@ class RoomSettings(_Frozen):
         description="how the bots play (and the hints)",
         json_schema_extra={"enum": list(BOT_LEVELS)},
     )
-    public: bool = Field(True, title="Public", description="listed in the lobby")
+    public: bool = Field(True, title="List in public rooms", description="shown in the lobby")
 
     @field_validator("bot_level")
     @classmethod
