@@ -160,7 +160,7 @@ def _error(code: str, message: str, ref: Any = None) -> dict[str, Any]:
     return {"type": "error", "code": code, "message": message, "ref": ref}
 
 
-def parse_frame(data: str | bytes, settings: Settings) -> tuple[dict[str, Any] | None, Any]:
+def parse_frame(data: str | bytes) -> tuple[dict[str, Any] | None, Any]:
     """Check one frame; returns (message, None) or (None, error message)."""
     if isinstance(data, bytes):
         try:
@@ -240,7 +240,7 @@ async def websocket_endpoint(
                     _error("too_large", f"messages are at most {settings.max_message_bytes} bytes")
                 )
                 continue
-            message, error = parse_frame(data, settings)
+            message, error = parse_frame(data)
             if message is None:
                 conn.send(error)
                 continue
