@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from e2e_helpers import SHEET_BUTTON, act, fill_solo_choices, shoot, wait_turn
-from e2e_server import CHROMIUM, CHROMIUM_ARGS, DESKTOP, PHONE
+from e2e_server import DESKTOP, PHONE
 
 pytestmark = pytest.mark.e2e
 
@@ -147,18 +147,15 @@ def play_to_game_over(page: Any, tour: Tour, mode: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def tour(server: str, screenshots: Path) -> Iterator[Tour]:
+def tour(browser: Any, server: str, screenshots: Path) -> Iterator[Tour]:
     """Both modes played to game over once, each screen measured on the way."""
-    from playwright.sync_api import sync_playwright
-
     found = Tour(screenshots)
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport=DESKTOP, base_url=server, reduced_motion="reduce")
-        context.set_default_timeout(20_000)
-        page = context.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
+    context = browser.new_context(viewport=DESKTOP, base_url=server, reduced_motion="reduce")
+    context.set_default_timeout(20_000)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
         page.goto("/")
         page.get_by_role("button", name="Play solo").wait_for()
         found.screen(page, "home")
@@ -180,8 +177,8 @@ def tour(server: str, screenshots: Path) -> Iterator[Tour]:
             page.get_by_role("button", name="Start game").wait_for()
             found.screen(page, f"{mode}-lobby")
         found.facts["errors"] = errors
+    finally:
         context.close()
-        browser.close()
     yield found
 
 
@@ -352,7 +349,15 @@ def test_table_shows_contracts_leader_nil_bags_and_trick_winners(
     page.get_by_role("button", name="Nil", exact=True).click()
     page.locator(".seat-plate.mine .tag.nil-alive, .seat-plate.mine .tag.nil-broken").wait_for()
     contracts = page.get_by_role("list", name="Contracts this hand")
-    assert len(re.findall(r"\d+ of \d+|no contract", contracts.inner_text())) == 4
+    # Three contracts "0 of N"; our nil is shown as alive or broken instead.
+    assert len(re.findall(r"\d+ of \d+", contracts.inner_text())) == 3
+    assert re.search(r"You Nil, (alive|broken)", contracts.inner_text())
+    # 6. The progress bars say what they show, and where the target is.
+    bars = page.locator(".scoreboard .target-bars")
+    assert "Progress to the target (500)" in bars.inner_text()
+    assert bars.get_by_text("You: 0 of 500").count() == 1
+    assert bars.locator(".target-mark").count() == 4
+    assert "★" not in page.locator(".scoreboard").inner_text()
     wait_turn(page)
     played = 0
     while page.locator(".hand .card.legal").count() and played < 13:
