@@ -201,11 +201,14 @@ def test_no_serious_accessibility_violation(tour: Tour) -> None:
 
 def test_last_trick_is_seen_after_the_hand(tour: Tour) -> None:
     """4. The 13th trick is in the result sheet, and "Last trick" shows it while bidding."""
+    checked = 0
     for mode in ("partnership", "individual"):
         assert tour.facts[f"{mode}-sheet-trick"] == 4
-        if f"{mode}-last-enabled" in tour.facts:
+        if f"{mode}-last-enabled" in tour.facts:  # (a one-hand game has no next bidding)
             assert tour.facts[f"{mode}-last-enabled"] is True
             assert tour.facts[f"{mode}-last-cards"] == 4
+            checked += 1
+    assert checked >= 1
 
 
 def test_score_sheet_lists_each_hand(tour: Tour) -> None:
@@ -232,7 +235,15 @@ def test_result_sheet_yields_to_a_running_turn_clock(
     """1. With a turn timer, the result sheet folds into a strip when your turn comes; the
     countdown and the bidding panel stay in view and usable."""
     page = new_page(viewport=size)
-    api_solo(page, mode="individual", target=500, turn_seconds=25, bot_level="random")
+    # No blind nil: after hand 1 our cards must show, whatever the score.
+    api_solo(
+        page,
+        mode="individual",
+        target=500,
+        turn_seconds=25,
+        bot_level="random",
+        rules={"blind_nil": False},
+    )
     wait_turn(page)
     assert act(page) == "bid"
     for _ in range(13):

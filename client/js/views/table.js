@@ -221,6 +221,9 @@ function contracts(room, view) {
       else if (c.bid === 0 && nils.length) text = `${nils.map((seat) => bidText(view.bids[seat])).join(" + ")}, ${nils.every((seat) => view.tricks_won[seat] === 0) ? "alive" : "broken"}`;
       else if (c.bid === 0) text = `no contract · ${c.won} won`;
       else text = `${c.won} of ${c.bid}`;
+      if (c.complete && c.bid > 0 && nils.length && view.phase === "playing") {
+        text += nils.map((seat) => ` · ${who(room, seat)}: ${bidText(view.bids[seat])} ${view.tricks_won[seat] === 0 ? "alive" : "broken"}`).join("");
+      }
       const made = c.complete && c.bid > 0 && c.won >= c.bid;
       return h("li", { class: [made ? "made" : null, room.you !== null && (view.mode === "partnership" ? room.you % 2 : room.you) === side ? "mine" : null] },
         h("span", { class: "who" }, sideName(room, view, side)), " ",
