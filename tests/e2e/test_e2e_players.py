@@ -398,6 +398,15 @@ def test_table_shows_contracts_leader_nil_bags_and_trick_winners(
     ]
     warnings = page.locator(".contracts .tag.bag-warn").count()
     assert warnings == sum(1 for b in bags if b >= 1)
+    # 5. The score sheet opens from the keyboard at any time, and Escape closes it.
+    page.get_by_role("button", name="Score sheet").focus()
+    page.keyboard.press("Enter")
+    sheet = page.get_by_role("dialog", name="Score sheet")
+    sheet.wait_for()
+    assert sheet.locator("tbody tr").count() == 4
+    assert sheet.locator("svg.score-chart").count() == 1
+    page.keyboard.press("Escape")
+    sheet.wait_for(state="detached")
     # 4. In the next hand's bidding, "Last trick" still shows the 13th trick.
     page.locator(".bid-panel button.bid").first.wait_for()
     page.get_by_role("button", name="Last trick").click()
@@ -439,3 +448,17 @@ def test_review_steps_through_a_finished_game(new_page: Any, tour: Tour, screens
     # Buttons do the same as the keys.
     other.get_by_role("button", name="Forward ▶").click()
     other.locator(".review-where").get_by_text("step 7 of").wait_for()
+
+
+@pytest.mark.parametrize("mode", ["partnership", "individual"])
+def test_table_in_play_fits_every_width_and_passes_axe(new_page: Any, mode: str) -> None:
+    """3 and axe, on their own (the tour covers every screen): the table while playing."""
+    page = new_page()
+    api_solo(page, mode=mode, target=500, rules={"blind_nil": False})
+    for _ in range(10):
+        wait_turn(page)
+        if page.locator(".hand .card.legal").count() and page.locator(".played").count():
+            break
+        act(page)
+    assert overflow(page) == []
+    assert axe_violations(page) == []
