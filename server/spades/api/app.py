@@ -35,6 +35,7 @@ from spades.rooms import (
     RoomFull,
     RoomManager,
     RoomNotFound,
+    settings_schema,
 )
 from spades.store.protocol import NotFound, Store
 
@@ -91,6 +92,8 @@ def _http_error(exc: RoomError) -> HTTPException:
         return HTTPException(409, exc.message)
     if isinstance(exc, BadRequest):
         return HTTPException(422, exc.message)
+    if exc.code == "storage_error":  # nothing changed; the database may be back soon
+        return HTTPException(503, exc.message)
     return HTTPException(409, exc.message)
 
 
@@ -213,6 +216,12 @@ def create_app(
     async def prometheus_metrics() -> Response:
         """Prometheus text format: rooms, connections, actions, latencies, errors."""
         return Response(metrics.render(), media_type=CONTENT_TYPE_LATEST)
+
+    @app.get("/api/settings", tags=["rooms"])
+    async def room_settings_schema() -> dict[str, Any]:
+        """The JSON Schema of a room's settings: per field its default, limits, choices,
+        title and description (the web client builds its settings form from it)."""
+        return settings_schema()
 
     @app.post("/api/rooms", response_model=RoomCreated, tags=["rooms"])
     async def create_room(body: CreateRoom, request: Request) -> RoomCreated:
