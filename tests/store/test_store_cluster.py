@@ -238,6 +238,21 @@ async def test_record_is_refused_until_the_game_is_over(store: SqlStore, other: 
         await store.export_game(999)
 
 
+async def test_record_of_the_next_game_is_refused_while_the_room_still_says_finished(
+    store: SqlStore,
+) -> None:
+    await room(store, "r")
+    first = await store.start_game("r", {"mode": "partnership"}, 0, "seed-1")
+    await store.finish_game(first, 0, [300, 100])
+    await store.update_room("r", status="finished")
+    second = await store.start_game("r", {"mode": "partnership"}, 1, "seed-2")
+    # The room is told "playing" only after its next game started (or never, if that
+    # write failed): the new game is secret all the same.
+    with pytest.raises(GameInProgress):
+        await store.export_game(second)
+    assert (await store.export_game(first))["seed"] == "seed-1"
+
+
 async def test_record_of_an_abandoned_game_is_shown(store: SqlStore) -> None:
     await room(store, "r")
     game_id = await store.start_game("r", {"mode": "partnership"}, 0, "the-seed")

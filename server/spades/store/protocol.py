@@ -193,7 +193,7 @@ class Store(Protocol):
         """The engine's game record (Game.to_record() format). Raises NotFound.
 
         It holds the master seed, so it raises GameInProgress until the game is over
-        (finished, or its room finished or abandoned), unless `in_progress` is True (a
+        (finished, or its room abandoned), unless `in_progress` is True (a
         server-side caller that keeps the record to itself).
         """
         ...

@@ -534,7 +534,7 @@ class SqlStore:
         """The engine's game record (Game.to_record() format). Raises NotFound.
 
         It holds the master seed, so until the game is over (finished, or its room
-        finished or abandoned) it raises GameInProgress, whichever process asks, unless
+        abandoned) it raises GameInProgress, whichever process asks, unless
         `in_progress` (a server-side caller that keeps the record to itself).
         """
         async with self._read() as conn:
@@ -547,7 +547,9 @@ class SqlStore:
             ).one_or_none()
             if game is None:
                 raise NotFound(f"no game {game_id}")
-            over = game.finished_at is not None or game.room_status in ("finished", "abandoned")
+            # A room closed mid-game never plays on. (Not "finished": a room's next game
+            # starts before the room's status says "playing" again.)
+            over = game.finished_at is not None or game.room_status == "abandoned"
             if not over and not in_progress:
                 raise GameInProgress(f"game {game_id} is still being played")
             actions = await conn.execute(
