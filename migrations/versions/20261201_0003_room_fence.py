@@ -1,6 +1,6 @@
 """rooms.fence: the fencing number of the room's latest owner (cluster mode)
 
-Revision ID: 0002
+Revision ID: 0003
 Revises: 0001
 Create Date: 2026-12-01 02:10:00
 """
@@ -10,7 +10,9 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0002"
+revision: str = "0003"
+# Written beside issue 13's 0002 (drop seats.connected_since), which revises 0001 too:
+# whichever lands second must revise the other (here: "0002"), or Alembic sees two heads.
 down_revision: str | None = "0001"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
