@@ -120,7 +120,7 @@ async def test_rolling_restart_during_ten_games_loses_nothing(cluster: Cluster) 
     for node in cluster.nodes:
         await restart(node)
     assert not all(game.done() for game in games), "the games ended before the restarts"
-    done, waiting = await asyncio.wait(games, timeout=150)
+    _, waiting = await asyncio.wait(games, timeout=150)
     stuck = [
         (p.code, p.states[-1]["seq"] if p.states else None, p.close_codes, p.errors[-3:])
         for p, g in zip(players, games, strict=True)

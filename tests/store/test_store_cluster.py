@@ -180,8 +180,15 @@ async def test_one_group_commit_refuses_only_the_stale_rows(store: SqlStore) -> 
     assert await seqs(store, "c") == [1]
 
 
+# Sessions of this database waiting for a row lock (PostgreSQL).
+LOCK_WAITERS = """
+    SELECT count(*) FROM pg_stat_activity
+    WHERE wait_event_type = 'Lock' AND datname = current_database()
+"""
+
+
 async def test_a_claim_in_flight_fences_an_append_waiting_behind_it(
-    store: SqlStore, other: SqlStore
+    store: SqlStore, other: SqlStore, backend: str
 ) -> None:
     """The check is in the append's own transaction: an append that waits for the new
     owner's claim to commit sees the new fence and is refused."""
@@ -193,11 +200,22 @@ async def test_a_claim_in_flight_fences_an_append_waiting_behind_it(
         transaction = await conn.begin()
         await conn.execute(text("UPDATE rooms SET fence = 2 WHERE id = 'r'"))
         append = asyncio.create_task(store.append_action(ActionRow(game_id, 1, 1, bid(3)), fence=1))
-        await asyncio.sleep(0)
+        if backend == "postgresql":
+            # Wait (no deadline of our own) until the append is blocked on the room's row.
+            async with store.engine.connect() as watcher:
+                while not (await watcher.execute(text(LOCK_WAITERS))).scalar():
+                    assert not append.done()
+                    await watcher.rollback()  # a transaction keeps one snapshot of the view
+                    await asyncio.sleep(0.01)
+        else:
+            await asyncio.sleep(0.05)
         await transaction.commit()
     with pytest.raises(FencedOut):
         await append
     assert await seqs(store, "r") == []
+    # The new owner carries on.
+    await store.append_action(ActionRow(game_id, 1, 1, bid(3)), fence=2)
+    assert await seqs(store, "r") == [1]
 
 
 # --- secrecy -----------------------------------------------------------------------------
@@ -218,6 +236,21 @@ async def test_record_is_refused_until_the_game_is_over(store: SqlStore, other: 
         assert record["seed"] == "the-seed" and len(record["actions"]) == 1
     with pytest.raises(NotFound):
         await store.export_game(999)
+
+
+async def test_record_of_the_next_game_is_refused_while_the_room_still_says_finished(
+    store: SqlStore,
+) -> None:
+    await room(store, "r")
+    first = await store.start_game("r", {"mode": "partnership"}, 0, "seed-1")
+    await store.finish_game(first, 0, [300, 100])
+    await store.update_room("r", status="finished")
+    second = await store.start_game("r", {"mode": "partnership"}, 1, "seed-2")
+    # The room is told "playing" only after its next game started (or never, if that
+    # write failed): the new game is secret all the same.
+    with pytest.raises(GameInProgress):
+        await store.export_game(second)
+    assert (await store.export_game(first))["seed"] == "seed-1"
 
 
 async def test_record_of_an_abandoned_game_is_shown(store: SqlStore) -> None:

@@ -35,6 +35,7 @@ from spades.rooms import (
     RoomFull,
     RoomManager,
     RoomNotFound,
+    settings_schema,
 )
 from spades.rooms.ownership import OwnedElsewhere
 from spades.store.protocol import GameInProgress, NotFound, Store
@@ -54,6 +55,7 @@ from .models import (
     RoomOut,
     settings_dict,
 )
+from .review import with_deals
 from .ws import CLOSE_TOO_MANY, websocket_endpoint
 
 log = logging.getLogger(__name__)
@@ -91,6 +93,8 @@ def _http_error(exc: RoomError) -> HTTPException:
         return HTTPException(409, exc.message)
     if isinstance(exc, BadRequest):
         return HTTPException(422, exc.message)
+    if exc.code == "storage_error":  # nothing changed; the database may be back soon
+        return HTTPException(503, exc.message)
     return HTTPException(409, exc.message)
 
 
@@ -258,6 +262,12 @@ def create_app(
         """Prometheus text format: rooms, connections, actions, latencies, errors."""
         return Response(metrics.render(), media_type=CONTENT_TYPE_LATEST)
 
+    @app.get("/api/settings", tags=["rooms"])
+    async def room_settings_schema() -> dict[str, Any]:
+        """The JSON Schema of a room's settings: per field its default, limits, choices,
+        title and description (the web client builds its settings form from it)."""
+        return settings_schema()
+
     @app.post("/api/rooms", response_model=RoomCreated, tags=["rooms"])
     async def create_room(body: CreateRoom, request: Request) -> RoomCreated:
         return await _create(body, request, solo=False)
@@ -338,7 +348,7 @@ def create_app(
             raise HTTPException(409, "the game is still being played") from exc
         except NotFound as exc:
             raise HTTPException(404, f"no game {game_id}") from exc
-        return record
+        return with_deals(record)
 
     @app.websocket("/ws/{code}")
     async def ws(websocket: WebSocket, code: str) -> None:

@@ -67,7 +67,6 @@ class SeatRow:
     name: str | None = None  # display name; None for an empty seat
     bot_level: str | None = None  # set for a bot seat; None for a human or empty seat
     token_hash: str | None = None  # hash of the seat token (never the token itself)
-    connected_since: datetime | None = None
 
 
 @dataclass
@@ -193,7 +192,7 @@ class Store(Protocol):
         """The engine's game record (Game.to_record() format). Raises NotFound.
 
         It holds the master seed, so it raises GameInProgress until the game is over
-        (finished, or its room finished or abandoned), unless `in_progress` is True (a
+        (finished, or its room abandoned), unless `in_progress` is True (a
         server-side caller that keeps the record to itself).
         """
         ...

@@ -534,7 +534,7 @@ class SqlStore:
         """The engine's game record (Game.to_record() format). Raises NotFound.
 
         It holds the master seed, so until the game is over (finished, or its room
-        finished or abandoned) it raises GameInProgress, whichever process asks, unless
+        abandoned) it raises GameInProgress, whichever process asks, unless
         `in_progress` (a server-side caller that keeps the record to itself).
         """
         async with self._read() as conn:
@@ -547,7 +547,9 @@ class SqlStore:
             ).one_or_none()
             if game is None:
                 raise NotFound(f"no game {game_id}")
-            over = game.finished_at is not None or game.room_status in ("finished", "abandoned")
+            # A room closed mid-game never plays on. (Not "finished": a room's next game
+            # starts before the room's status says "playing" again.)
+            over = game.finished_at is not None or game.room_status == "abandoned"
             if not over and not in_progress:
                 raise GameInProgress(f"game {game_id} is still being played")
             actions = await conn.execute(
@@ -689,22 +691,16 @@ def _append_checked(
 
 
 def _fence_room(conn: Connection, room_id: str, fence: int | None) -> None:
-    """Raise the room's fence to `fence` in the caller's transaction, or refuse the write.
-
-    The UPDATE takes the room's row lock (PostgreSQL), so a claim and an older owner's
-    write to the same room cannot interleave: whichever commits second sees the other.
-    """
+    """Check `fence` against the room's in the caller's transaction (raising the room's to
+    it when it is newer), or refuse the write: FencedOut, or NotFound for no such room."""
     if fence is None:
         return
-    result = conn.execute(
-        update(ROOMS).where(ROOMS.c.id == room_id, ROOMS.c.fence <= fence).values(fence=fence)
-    )
-    if result.rowcount:
-        return
-    current = conn.execute(select(ROOMS.c.fence).where(ROOMS.c.id == room_id)).scalar()
-    if current is None:
+    rows = _lock_fences(conn, select(ROOMS.c.id, ROOMS.c.fence).where(ROOMS.c.id == room_id))
+    current = {str(room): int(f) for room, f in rows}
+    if room_id not in current:
         raise NotFound(f"no room {room_id!r}")
-    raise FencedOut(f"room {room_id!r} has a newer owner (fence {current} > {fence})")
+    if _raise_fences(conn, current, {(room_id, fence)}):
+        raise FencedOut(f"room {room_id!r} has a newer owner (fence {current[room_id]} > {fence})")
 
 
 def _fence_game(conn: Connection, game_id: int, fence: int | None) -> None:
@@ -714,6 +710,37 @@ def _fence_game(conn: Connection, game_id: int, fence: int | None) -> None:
     if room_id is None:
         raise NotFound(f"no game {game_id}")
     _fence_room(conn, room_id, fence)
+
+
+def _lock_fences(conn: Connection, query: Any) -> list[Any]:
+    """Run `query` (of rooms, with other tables maybe), locking those rooms' rows in id
+    order until the transaction ends.
+
+    On PostgreSQL a claim (an UPDATE of the row) and a write holding this lock wait for
+    each other, and the lock read sees the latest committed fence, so whichever commits
+    second sees the other. Taking the locks in one order (by room id) means two processes'
+    batches cannot deadlock. SQLite has one writer at a time and no row locks.
+    """
+    return list(conn.execute(query.order_by(ROOMS.c.id).with_for_update(of=ROOMS, key_share=True)))
+
+
+def _raise_fences(
+    conn: Connection, current: dict[str, int], claims: set[tuple[str, int]]
+) -> set[tuple[str, int]]:
+    """The claims (room, fence) older than their room's fence; the rooms' fences are raised
+    to the newest of the others."""
+    refused = {(room, f) for room, f in claims if f < current[room]}
+    newest: dict[str, int] = {}
+    for room, f in claims:
+        if f > current[room] and f > newest.get(room, -1):
+            newest[room] = f
+    if newest:
+        conn.execute(
+            update(ROOMS).where(ROOMS.c.id == bindparam("room")).values(fence=bindparam("f")),
+            [{"room": room, "f": f} for room, f in sorted(newest.items())],
+        )
+        current.update(newest)
+    return refused
 
 
 def _with_fences(
@@ -729,21 +756,29 @@ def _with_fences(
     if not fences or all(f is None for f in fences):
         return append(rows) if rows else []
     claims = {(r.game_id, f) for r, f in zip(rows, fences, strict=True) if f is not None}
-    rooms: dict[int, str] = {}
-    for chunk in _chunks(sorted({g for g, _ in claims})):
-        found = conn.execute(select(GAMES.c.id, GAMES.c.room_id).where(GAMES.c.id.in_(chunk)))
-        rooms.update({int(g): str(r) for g, r in found})
-    refused: set[tuple[int, int]] = set()
-    # Rooms in one order (by id), so two processes' batches cannot deadlock on their rows.
-    for room_id, fence in sorted({(rooms[g], f) for g, f in claims if g in rooms}):
-        try:
-            _fence_room(conn, room_id, fence)
-        except FencedOut:
-            refused.update((g, f) for g, f in claims if f == fence and rooms.get(g) == room_id)
+    games = sorted({g for g, _ in claims})
+    # One locking read for the whole batch on PostgreSQL (so the locks come in one order);
+    # SQLite takes the ids in slices under its parameter limit.
+    size = 500 if conn.dialect.name == "sqlite" else MAX_BATCH
+    room_of: dict[int, str] = {}
+    current: dict[str, int] = {}
+    for chunk in _chunks(games, max(size, 1)):
+        query = (
+            select(ROOMS.c.id, ROOMS.c.fence, GAMES.c.id)
+            .select_from(GAMES.join(ROOMS, ROOMS.c.id == GAMES.c.room_id))
+            .where(GAMES.c.id.in_(chunk))
+        )
+        for room, fence, game in _lock_fences(conn, query):
+            room_of[int(game)] = str(room)
+            current[str(room)] = int(fence)
+    refused_rooms = _raise_fences(
+        conn, current, {(room_of[g], f) for g, f in claims if g in room_of}
+    )
     outcomes: list[StoreError | None] = [None] * len(rows)
     kept: list[int] = []
     for i, (r, f) in enumerate(zip(rows, fences, strict=True)):
-        if f is not None and (r.game_id, f) in refused:
+        room = room_of.get(r.game_id)
+        if f is not None and room is not None and (room, f) in refused_rooms:
             outcomes[i] = FencedOut(f"game {r.game_id}: its room has a newer owner than {f}")
         else:
             kept.append(i)
@@ -970,7 +1005,6 @@ def _seat_values(seat: SeatRow, room_id: str) -> dict[str, Any]:
         "name": seat.name,
         "bot_level": seat.bot_level,
         "token_hash": seat.token_hash,
-        "connected_since": seat.connected_since,
     }
 
 
@@ -993,7 +1027,6 @@ def _seat_row(s: Any) -> SeatRow:
         name=s.name,
         bot_level=s.bot_level,
         token_hash=s.token_hash,
-        connected_since=s.connected_since,
     )
 
 
