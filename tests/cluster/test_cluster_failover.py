@@ -12,7 +12,7 @@ from cluster_support import CLOSE_RECONNECT, LEASE_TTL, Cluster, Node, Player, g
 
 
 async def solo(base: str, **settings: Any) -> tuple[str, str]:
-    made = await post(base, "/api/solo", {"name": "south", "target": 1, **settings})
+    made = await post(base, "/api/solo", {"name": "south", "target": 50, **settings})
     return made["code"], made["token"]
 
 
