@@ -330,7 +330,18 @@ class Relay:
     async def find(self, code: str, *, wait: float | None = None) -> Room | RelayedRoom:
         """The room, claimed here when nobody holds it, or a link to its live owner.
 
-        A lease whose holder is dead lapses within a ttl: wait for it (up to `wait`)."""
+        A lease whose holder is dead lapses within a ttl: wait for it (up to `wait`).
+        Redis out of reach: nobody can be sure who owns the room, so it is refused for now
+        (OwnedElsewhere: the socket is told to reconnect, a REST call answers 503)."""
+        try:
+            return await self._find(code, wait)
+        except RoomError:
+            raise
+        except Exception as exc:
+            log.warning("room %s: cannot tell its owner (%r)", code, exc, extra={"room": code})
+            raise OwnedElsewhere("", code) from exc
+
+    async def _find(self, code: str, wait: float | None) -> Room | RelayedRoom:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + (self.ownership.ttl + 1.0 if wait is None else wait)
         while True:
