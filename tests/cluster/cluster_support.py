@@ -34,10 +34,6 @@ RECV_LIMIT = 30.0  # a guard against hangs, not a timing assertion
 CLOSE_RECONNECT = 4012
 
 
-def in_ci() -> bool:
-    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
-
-
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -15,8 +15,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from cluster_support import Cluster, haproxy_missing, in_ci, redis_unreachable
+from cluster_support import Cluster, haproxy_missing, redis_unreachable
 from sqlalchemy.engine import make_url
+
+from ci_env import skip_or_fail
 
 PG_ADMIN_URL = os.environ.get(
     "SPADES_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
@@ -52,11 +54,8 @@ def _missing() -> str | None:
 @pytest.fixture(scope="session")
 def services() -> None:
     reason = _missing()
-    if reason is None:
-        return
-    if in_ci():
-        pytest.fail(f"CI=true requires PostgreSQL, Redis and HAProxy: {reason}")
-    pytest.skip(reason)
+    if reason is not None:
+        skip_or_fail(f"the cluster tests need PostgreSQL, Redis and HAProxy: {reason}")
 
 
 @pytest.fixture
