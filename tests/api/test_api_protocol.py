@@ -160,7 +160,8 @@ async def test_reconnect_mid_trick_and_take_over_from_another_tab(tmp_path: Path
 
 
 async def test_abuse_closes_the_connection(tmp_path: Path) -> None:
-    async with running_server(tmp_path, messages_per_second=2.0, message_burst=5) as server:
+    # A hello costs 5 of the burst (limits.MESSAGE_COSTS), a ping or an oversize frame 1.
+    async with running_server(tmp_path, messages_per_second=2.0, message_burst=10) as server:
         created = await server.create(mode="individual")
         code = created["code"]
         flood = await server.client(code, None)

@@ -8,14 +8,15 @@ from api_helpers import running_server
 
 
 async def test_rest_routes_and_errors(tmp_path: Path) -> None:
-    async with running_server(tmp_path, rooms_per_minute=3, joins_per_minute=50) as server:
+    async with running_server(tmp_path, rooms_per_minute=3 + 10, joins_per_minute=50) as server:
         assert (await server.get("/healthz")).json() == {"status": "ok"}
         assert (await server.get("/readyz")).status_code == 200
         created = await server.create(
             mode="individual", target=250, turn_seconds=30, rules={"bag_limit": 5}
         )
         code = created["code"]
-        assert created["invite_url"] == f"{server.url}/r/{code}"
+        # Without SPADES_PUBLIC_URL the link is relative: the client completes it.
+        assert created["invite_url"] == f"/r/{code}"
         room = (await server.get(f"/api/rooms/{code.lower()}")).json()
         assert room["settings"]["rules"] == {"bag_limit": 5}
         assert room["settings"]["turn_seconds"] == 30
@@ -55,7 +56,10 @@ async def test_rest_routes_and_errors(tmp_path: Path) -> None:
         watch = await server.post(f"/api/rooms/{code}/join", {"spectator": True})
         assert watch.json() == {"seat": None, "token": None}
 
-        # The third creation from this address in a minute is the last one allowed.
+        # Refused bodies count too (the limit is checked before the body is read): with
+        # 3 + 10 allowed, the 1 + 9 above leave 3, and the third of them is the last one.
+        await server.create()
+        await server.create()
         await server.create()
         limited = await server.post("/api/rooms", {"name": "x"})
         assert limited.status_code == 429
