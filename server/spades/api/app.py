@@ -37,7 +37,7 @@ from spades.rooms import (
 from spades.store.protocol import NotFound, Store
 
 from .gc_policy import GcPolicy
-from .guard import Guard, safe_validation_errors
+from .guard import Guard, refusals, safe_validation_errors
 from .limits import Limiter, LocalLimiter
 from .metrics import CONTENT_TYPE_LATEST, Metrics
 from .models import (
@@ -75,13 +75,18 @@ def _datetime_clock(clock: Clock) -> Callable[[], datetime]:
     return lambda: datetime.fromtimestamp(clock.now(), UTC)
 
 
+def _invalid(message: str, *field: str) -> HTTPException:
+    # The shape of every 422 (FastAPI's validation errors): a list naming the field.
+    return HTTPException(422, [{"type": "value_error", "loc": ["body", *field], "msg": message}])
+
+
 def _http_error(exc: RoomError) -> HTTPException:
     if isinstance(exc, RoomNotFound):
         return HTTPException(404, exc.message)
     if isinstance(exc, RoomFull):
         return HTTPException(409, exc.message)
     if isinstance(exc, BadRequest):
-        return HTTPException(422, exc.message)
+        return _invalid(exc.message)
     return HTTPException(409, exc.message)
 
 
@@ -158,6 +163,7 @@ def create_app(
         description="REST API of the Spades rooms; the game itself runs over /ws/{code} "
         "(see docs/protocol.md).",
         lifespan=lifespan,
+        responses=refusals(400, 413),  # any body: unreadable, or too large (the Guard)
     )
     app.state.metrics = metrics
 
@@ -202,7 +208,7 @@ def create_app(
     async def healthz() -> dict[str, str]:
         return {"status": "ok"}
 
-    @app.get("/readyz", tags=["ops"])
+    @app.get("/readyz", tags=["ops"], responses=refusals(503))
     async def readyz(request: Request) -> JSONResponse:
         try:
             ok = await request.app.state.store.ping()
@@ -210,16 +216,18 @@ def create_app(
             ok = False
         return JSONResponse({"ready": ok}, status_code=200 if ok else 503)
 
-    @app.get("/metrics", tags=["ops"], response_class=Response)
+    @app.get("/metrics", tags=["ops"], response_class=Response, responses=refusals(403))
     async def prometheus_metrics() -> Response:
         """Prometheus text format: rooms, connections, actions, latencies, errors."""
         return Response(metrics.render(), media_type=CONTENT_TYPE_LATEST)
 
-    @app.post("/api/rooms", response_model=RoomCreated, tags=["rooms"])
+    @app.post(
+        "/api/rooms", response_model=RoomCreated, tags=["rooms"], responses=refusals(409, 429)
+    )
     async def create_room(body: CreateRoom, request: Request) -> RoomCreated:
         return await _create(body, request, solo=False)
 
-    @app.post("/api/solo", response_model=RoomCreated, tags=["rooms"])
+    @app.post("/api/solo", response_model=RoomCreated, tags=["rooms"], responses=refusals(409, 429))
     async def create_solo(body: CreateSolo, request: Request) -> RoomCreated:
         return await _create(body, request, solo=True)
 
@@ -245,23 +253,33 @@ def create_app(
     async def list_rooms(request: Request) -> dict[str, Any]:
         return {"rooms": manager_of(request).public_rooms()}
 
-    @app.get("/api/rooms/{code}", response_model=RoomOut, tags=["rooms"])
+    @app.get("/api/rooms/{code}", response_model=RoomOut, tags=["rooms"], responses=refusals(404))
     async def room_state(code: str, request: Request) -> dict[str, Any]:
         room = await get_room(request, code)
         return room.room_dict(None)
 
-    @app.post("/api/rooms/{code}/join", response_model=Joined, tags=["rooms"])
+    @app.post(
+        "/api/rooms/{code}/join",
+        response_model=Joined,
+        tags=["rooms"],
+        responses=refusals(404, 409, 429),
+    )
     async def join_room(code: str, body: JoinRoom, request: Request) -> Joined:
         room = await get_room(request, code)
         if not body.spectator and not body.name.strip():
-            raise HTTPException(422, "a player needs a name")
+            raise _invalid("a player needs a name", "name")
         try:
             seat, token = await room.call(room.join, body.name, body.seat, body.spectator)
         except RoomError as exc:
             raise _http_error(exc) from exc
         return Joined(seat=seat, token=token)
 
-    @app.get("/api/rooms/{code}/history", response_model=RoomHistory, tags=["games"])
+    @app.get(
+        "/api/rooms/{code}/history",
+        response_model=RoomHistory,
+        tags=["games"],
+        responses=refusals(404),
+    )
     async def room_history(code: str, request: Request) -> RoomHistory:
         room = await get_room(request, code)
         finished = await request.app.state.store.finished_games(room.room_id)
@@ -277,7 +295,7 @@ def create_app(
             ]
         )
 
-    @app.get("/api/games/{game_id}/record", tags=["games"])
+    @app.get("/api/games/{game_id}/record", tags=["games"], responses=refusals(404, 409))
     async def game_record(
         game_id: Annotated[int, PathParam(ge=0, le=MAX_ID)], request: Request
     ) -> dict[str, Any]:

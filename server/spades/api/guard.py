@@ -22,6 +22,7 @@ from typing import Any
 
 from .limits import Action, Limiter
 from .metrics import Metrics
+from .models import Refusal
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -255,3 +256,19 @@ def _printable(value: Any) -> str:
     if len(text) > 200:
         text = text[:200] + "…"
     return text.encode("utf-8", "replace").decode("utf-8")
+
+
+_MEANINGS = {
+    400: "the body could not be read as JSON",
+    403: "not served to this address",
+    404: "no such room or game",
+    409: "not now: a full room, a taken seat, a game still being played",
+    413: "the request body is too large",
+    429: "too many requests of this kind from your address; wait a minute",
+    503: "not ready",
+}
+
+
+def refusals(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI `responses` for the refusals a route may answer (each a `{"detail"}`)."""
+    return {code: {"model": Refusal, "description": _MEANINGS[code]} for code in codes}
