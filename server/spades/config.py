@@ -22,7 +22,7 @@ class Settings(BaseSettings):
     # reserved for the multi-process hub (rooms relayed through Redis); one process ignores it
     redis_url: str = ""
 
-    # where invite links point; empty = derived from the request's Host header
+    # where invite links point; empty = relative links (/r/CODE) the client completes
     public_url: str = ""
     client_dir: str = Field("", description="static client directory; empty = ./client")
 
