@@ -86,7 +86,8 @@ def _http_error(exc: RoomError) -> HTTPException:
     if isinstance(exc, RoomFull):
         return HTTPException(409, exc.message)
     if isinstance(exc, BadRequest):
-        return _invalid(exc.message)
+        # The only free text of a REST body is the display name.
+        return _invalid(exc.message, *(("name",) if exc.code in ("too_long", "empty_text") else ()))
     return HTTPException(409, exc.message)
 
 
