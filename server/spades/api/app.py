@@ -6,6 +6,7 @@ Thin: parse, authenticate, hand to a room, return what the room answers.
 from __future__ import annotations
 
 import asyncio
+import importlib.resources
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -53,6 +54,7 @@ from .models import (
     RoomOut,
     settings_dict,
 )
+from .review import with_deals
 from .ws import websocket_endpoint
 
 log = logging.getLogger(__name__)
@@ -67,6 +69,10 @@ PLACEHOLDER = (
 def client_directory(settings: Settings) -> Path:
     if settings.client_dir:
         return Path(settings.client_dir)
+    # The wheel ships the client as `spades/client` (setup.py); a checkout has it at the top.
+    packaged = importlib.resources.files("spades") / "client"
+    if isinstance(packaged, Path) and packaged.is_dir():
+        return packaged
     repo = Path(__file__).resolve().parents[3] / "client"
     return repo if repo.is_dir() else Path.cwd() / "client"
 
@@ -308,7 +314,7 @@ def create_app(
             record: dict[str, Any] = await request.app.state.store.export_game(game_id)
         except NotFound as exc:
             raise HTTPException(404, f"no game {game_id}") from exc
-        return record
+        return with_deals(record)
 
     @app.websocket("/ws/{code}")
     async def ws(websocket: WebSocket, code: str) -> None:

@@ -24,7 +24,7 @@ class _Strict(BaseModel):
 
 
 class RuleOptions(_Strict):
-    """Rule options of RULES.md (everything of `spades.engine.Rules` but mode and target)."""
+    """Rule options of docs/rules.md (everything of `spades.engine.Rules` but mode and target)."""
 
     nil: bool | None = None
     blind_nil: bool | None = None
