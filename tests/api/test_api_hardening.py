@@ -7,13 +7,17 @@ believed only from trusted proxies; security headers; /metrics only for allowed 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import os
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from api_helpers import ThreadServer, running_server
+from api_helpers import ThreadServer, free_socket, running_server
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from websockets.asyncio.client import connect
@@ -354,3 +358,61 @@ async def test_metrics_only_for_allowed_addresses(tmp_path: Path) -> None:
         assert allowed.status_code == 200
         other = await server.http.get("/metrics", headers={"x-forwarded-for": "203.0.113.9"})
         assert other.status_code == 403
+
+
+# --- behind HAProxy (deploy/haproxy.cfg's frontend) ----------------------------------------
+
+REPO = Path(__file__).resolve().parents[2]
+SET_FORWARDED_FOR = "http-request set-header X-Forwarded-For %[src]"
+
+
+def haproxy_binary() -> str:
+    found = shutil.which("haproxy") or shutil.which("haproxy", path="/usr/sbin:/usr/local/sbin")
+    if found is None:
+        if os.environ.get("CI", "").lower() in ("1", "true"):
+            pytest.fail("CI requires haproxy (Debian's package)")
+        pytest.skip("haproxy is not installed")
+    return found
+
+
+async def test_behind_haproxy_a_client_cannot_choose_its_address(tmp_path: Path) -> None:
+    assert SET_FORWARDED_FOR in (REPO / "deploy" / "haproxy.cfg").read_text()
+    haproxy = haproxy_binary()
+    async with running_server(
+        tmp_path, rooms_per_minute=2, forwarded_allow_ips="127.0.0.1"
+    ) as server:
+        listen = free_socket()
+        port = listen.getsockname()[1]
+        listen.close()
+        config = tmp_path / "haproxy.cfg"
+        config.write_text(
+            "defaults\n    mode http\n    timeout connect 5s\n    timeout client 30s\n"
+            "    timeout server 30s\n"
+            f"frontend web\n    bind 127.0.0.1:{port}\n    {SET_FORWARDED_FOR}\n"
+            "    default_backend servers\n"
+            f"backend servers\n    server s1 {server.url.removeprefix('http://')}\n"
+        )
+        proc = subprocess.Popen([haproxy, "-db", "-f", str(config)])
+        try:
+            async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
+                for _ in range(100):  # until HAProxy listens
+                    with contextlib.suppress(httpx.TransportError):
+                        if (await http.get("/healthz")).status_code == 200:
+                            break
+                    await asyncio.sleep(0.05)
+                # Forged headers do not reach the server: one client, one bucket.
+                codes = [
+                    (
+                        await http.post(
+                            "/api/rooms", json={"name": "x"}, headers={"x-forwarded-for": f}
+                        )
+                    ).status_code
+                    for f in ("10.0.0.1", "10.0.0.2", "10.0.0.3")
+                ]
+                assert codes == [200, 200, 429]
+                assert (
+                    await http.get("/metrics")
+                ).status_code == 200  # 127.0.0.1, via a trusted proxy
+        finally:
+            proc.terminate()
+            proc.wait(10)
