@@ -12,7 +12,7 @@ import * as storage from "./storage.js";
 import { banner, countdown, formatClock, topbar } from "./views/common.js";
 import { renderLobby } from "./views/lobby.js";
 import { gameOver, handSheet, resultStrip, scoreSheet } from "./views/sheets.js";
-import { readSettings, wireCustomTarget } from "./views/settings.js";
+import { readSettings, settingsChanges, wireCustomTarget } from "./views/settings.js";
 import { renderTable } from "./views/table.js";
 
 const TOKEN_ERRORS = new Set(["bad_token", "invalid_token", "unknown_token", "forbidden", "unauthorized", "auth"]);
@@ -28,6 +28,7 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
   let chatCount = 0;
   let recentTimer = null;
   let toastTimer = null;
+  let savingSettings = null; // { id, before }: the settings sent, answered by a state or an error
 
   const conn = new Connection({
     code,
@@ -61,6 +62,11 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
     if (state.view && state.view.phase !== "over") state.playAgainAsked = false;
     // "replaced" comes with a close (4001) that the banner explains.
     if (msg.type === "error" && msg.code !== "replaced") showToast(state.toast.text);
+    if (savingSettings && msg.ref === savingSettings.id) {
+      const changed = msg.type === "state" ? settingsChanges(savingSettings.before, state.room.settings) : null;
+      if (msg.type === "state") showToast(changed ? `Saved: ${changed}` : "Saved: nothing changed");
+      savingSettings = null;
+    }
     if (state.recentTrick && state.recentTrick !== before.recentTrick) {
       clearTimeout(recentTimer);
       const trick = state.recentTrick;
@@ -124,7 +130,7 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
       showToast("Not connected right now; try again in a moment.");
       return;
     }
-    conn.send(msg);
+    return conn.send(msg);
   }
 
   function myName() {
@@ -275,9 +281,9 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
     },
     "submit:settings": (form) => {
       const settings = readSettings(form, { prefix: "room", includePublic: true });
-      send({ type: "settings", settings });
+      const id = send({ type: "settings", settings });
+      if (id !== undefined) savingSettings = { id, before: state.room ? state.room.settings : null };
       for (const el of form.querySelectorAll("[data-dirty]")) delete el.dataset.dirty;
-      showToast("Settings sent");
     },
   });
   trackDirty(main);

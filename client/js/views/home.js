@@ -1,7 +1,7 @@
 // The home page: play solo, create a room, join by code, public rooms.
 
 import { h } from "../dom.js";
-import { settingsFields, settingsSummary, BOT_LEVELS } from "./settings.js";
+import { settingsFields, settingsSummary, BOT_LEVELS, TARGET_LIMITS } from "./settings.js";
 
 const SOLO_TARGETS = [200, 300, 500];
 const SOLO_TURNS = [[0, "Off"], [15, "15 s"], [30, "30 s"], [60, "1 min"]];
@@ -46,7 +46,7 @@ function soloChoices(solo) {
         h("label", { class: "sr-only", for: "solo-target-value" }, "Other solo target"),
         h("input", {
           type: "number", id: "solo-target-value", name: "solo-target-value", class: "custom-target",
-          min: 1, max: 10000, inputmode: "numeric", placeholder: "e.g. 250",
+          min: TARGET_LIMITS.minimum, max: TARGET_LIMITS.maximum, inputmode: "numeric", placeholder: "e.g. 250",
           value: custom ? String(solo.target) : "", "data-key": "solo-target-value", "data-custom-for": "solo-target",
         }))),
     h("div", { class: "row2" },

@@ -34,6 +34,7 @@ from spades.rooms import (
     RoomFull,
     RoomManager,
     RoomNotFound,
+    settings_schema,
 )
 from spades.store.protocol import NotFound, Store
 
@@ -94,6 +95,8 @@ def _http_error(exc: RoomError) -> HTTPException:
     if isinstance(exc, BadRequest):
         # The only free text of a REST body is the display name.
         return _invalid(exc.message, *(("name",) if exc.code in ("too_long", "empty_text") else ()))
+    if exc.code == "storage_error":  # nothing changed; the database may be back soon
+        return HTTPException(503, exc.message)
     return HTTPException(409, exc.message)
 
 
@@ -228,13 +231,21 @@ def create_app(
         """Prometheus text format: rooms, connections, actions, latencies, errors."""
         return Response(metrics.render(), media_type=CONTENT_TYPE_LATEST)
 
+    @app.get("/api/settings", tags=["rooms"])
+    async def room_settings_schema() -> dict[str, Any]:
+        """The JSON Schema of a room's settings: per field its default, limits, choices,
+        title and description (the web client builds its settings form from it)."""
+        return settings_schema()
+
     @app.post(
-        "/api/rooms", response_model=RoomCreated, tags=["rooms"], responses=refusals(409, 429)
+        "/api/rooms", response_model=RoomCreated, tags=["rooms"], responses=refusals(409, 429, 503)
     )
     async def create_room(body: CreateRoom, request: Request) -> RoomCreated:
         return await _create(body, request, solo=False)
 
-    @app.post("/api/solo", response_model=RoomCreated, tags=["rooms"], responses=refusals(409, 429))
+    @app.post(
+        "/api/solo", response_model=RoomCreated, tags=["rooms"], responses=refusals(409, 429, 503)
+    )
     async def create_solo(body: CreateSolo, request: Request) -> RoomCreated:
         return await _create(body, request, solo=True)
 
@@ -269,7 +280,7 @@ def create_app(
         "/api/rooms/{code}/join",
         response_model=Joined,
         tags=["rooms"],
-        responses=refusals(404, 409, 429),
+        responses=refusals(404, 409, 429, 503),
     )
     async def join_room(code: str, body: JoinRoom, request: Request) -> Joined:
         room = await get_room(request, code)

@@ -265,7 +265,7 @@ _MEANINGS = {
     409: "not now: a full room, a taken seat, a game still being played",
     413: "the request body is too large",
     429: "too many requests of this kind from your address; wait a minute",
-    503: "not ready",
+    503: "the database did not answer; nothing changed",
 }
 
 

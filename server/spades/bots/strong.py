@@ -20,15 +20,14 @@ from typing import Any
 
 from spades.engine.cards import FULL_DECK, card_text, parse_card
 
-from .basic import bid_number, choose_bid, choose_card, estimate_tricks, nil_danger
-from .state import NIL, UNKNOWN, PlayState, from_view
+from .basic import choose_bid, choose_card, estimate_tricks, nil_danger
+from .state import NIL, PlayState, from_view
 
 Action = dict[str, Any]
 
 DEFAULT_ITERATIONS = 600  # rollouts per decision (split over the legal cards)
 DEFAULT_BUDGET_MS = 150.0  # wall-clock cap per decision
 MIN_SAMPLES = 6
-MC_BIDDING = False  # experimental: bid by sampling deals and rolling out whole hands
 
 
 def decide_strong(
@@ -47,9 +46,7 @@ def decide_strong(
         budget_ms = DEFAULT_BUDGET_MS
     rng = random.Random(seed if seed is not None else _view_key(view))
     if legal[0]["type"] != "play":
-        if not MC_BIDDING or view.get("hand") is None:
-            return choose_bid(view)
-        return choose_bid_by_sampling(view, rng, iterations, budget_ms)
+        return choose_bid(view)
     st = from_view(view)
     seat = int(view["seat"])
     card = search(st, seat, view, rng, iterations, budget_ms)
@@ -271,74 +268,3 @@ def search(
 
 
 __all__ = ["DEFAULT_BUDGET_MS", "DEFAULT_ITERATIONS", "decide_strong", "sample_world", "search"]
-
-
-# --- bidding by sampling ---------------------------------------------------------------------
-
-
-def choose_bid_by_sampling(
-    view: dict[str, Any], rng: random.Random, iterations: int, budget_ms: float
-) -> Action:
-    """Try the basic bid and its neighbours (and nil) on sampled deals; keep the best."""
-    legal = view["legal"]
-    basic_action = choose_bid(view)
-    offered = {a.get("bid") for a in legal if a["type"] == "bid"}
-    st = from_view(view)
-    seat = int(view["seat"])
-    hand = st.hands[seat]
-    base = 0 if basic_action.get("bid") == "nil" else int(basic_action["bid"])
-    cands: list[int] = []
-    for n in (base - 1, base, base + 1):
-        if n >= 1 and n in offered and n not in cands:
-            cands.append(n)
-    if "nil" in offered and base <= 4 and nil_danger(hand) < 4.0:
-        cands.append(NIL)
-    if len(cands) <= 1:
-        return basic_action
-    partnership = st.partnership
-    bags = list(view.get("bags") or [])
-    dealer = int(view.get("dealer", 0))
-    first = (dealer + 1) & 3
-    order = [(first + k) & 3 for k in range(4)]
-    later = order[order.index(seat) + 1 :]
-    scorer = Scorer(view, st, seat)
-    blind = list(st.blind)
-    deadline = time.perf_counter() + budget_ms / 1000.0
-    totals = [0.0] * len(cands)
-    samples = 0
-    rollouts = 0
-    sizes = [13, 13, 13, 13]
-    while True:
-        hands = sample_world(st, seat, sizes, rng)
-        if hands is None:
-            break
-        log_w = 0.0
-        for s in range(4):
-            if s != seat and st.bids[s] != UNKNOWN:
-                log_w += _fit(hands[s], st.bids[s])
-        weight = math.exp(max(log_w, -30.0))
-        samples += 1
-        for i, cand in enumerate(cands):
-            bids = list(st.bids)
-            bids[seat] = cand
-            for s in later:
-                s_side = s % 2 if partnership else s
-                s_bags = bags[s_side] if s_side < len(bags) else 0
-                bids[s] = bid_number(hands[s], s, bids, partnership, s_bags, "nil" in offered)
-            world = st.copy()
-            world.hands = hands[:]
-            world.bids = bids
-            world.prepare()
-            world.leader = first
-            while world.tricks_done < 13:
-                world.play(choose_card(world, world.to_act))
-            scorer.bids = bids
-            totals[i] += weight * scorer.value(world.tricks_won, blind)
-            rollouts += 1
-        if rollouts >= iterations and samples >= MIN_SAMPLES:
-            break
-        if time.perf_counter() >= deadline and samples >= 2:
-            break
-    best = max(range(len(cands)), key=lambda i: totals[i])
-    n = cands[best]
-    return {"type": "bid", "bid": "nil" if n == NIL else n}
