@@ -36,7 +36,7 @@ from spades.rooms import (
     RoomNotFound,
     settings_schema,
 )
-from spades.store.protocol import NotFound, Store
+from spades.store.protocol import GameInProgress, NotFound, Store
 
 from .gc_policy import GcPolicy
 from .guard import Guard, refusals, safe_validation_errors
@@ -269,7 +269,7 @@ def create_app(
 
     @app.get("/api/rooms", response_model=RoomList, tags=["rooms"])
     async def list_rooms(request: Request) -> dict[str, Any]:
-        return {"rooms": manager_of(request).public_rooms()}
+        return {"rooms": await manager_of(request).lobby()}
 
     @app.get("/api/rooms/{code}", response_model=RoomOut, tags=["rooms"], responses=refusals(404))
     async def room_state(code: str, request: Request) -> dict[str, Any]:
@@ -317,12 +317,12 @@ def create_app(
     async def game_record(
         game_id: Annotated[int, PathParam(ge=0, le=MAX_ID)], request: Request
     ) -> dict[str, Any]:
-        live = manager_of(request).find_game(game_id)
-        if live is not None and live.game_in_progress():
-            # The record holds the master seed, which would reveal every later deal.
-            raise HTTPException(409, "the game is still being played")
         try:
             record: dict[str, Any] = await request.app.state.store.export_game(game_id)
+        except GameInProgress as exc:
+            # The record holds the master seed, which would reveal every later deal; the
+            # store decides, so every process of a cluster refuses it alike.
+            raise HTTPException(409, "the game is still being played") from exc
         except NotFound as exc:
             raise HTTPException(404, f"no game {game_id}") from exc
         return with_deals(record)
