@@ -438,9 +438,9 @@ def test_review_steps_through_a_finished_game(new_page: Any, tour: Tour, screens
     page.keyboard.press("PageDown")
     # A short game may end after one hand (a made nil alone can reach the target).
     assert f"Hand {min(2, hands)} of {hands}" in where.inner_text()
-    # The score sheet beside holds the finished hands.
-    assert page.locator(".review-side tbody tr").count() == 4
     page.keyboard.press("End")
+    # The score sheet beside holds the finished hands (every hand, at the end).
+    assert page.locator(".review-side tbody tr").count() >= 4
     total = int(re.search(r"of (\d+):", where.inner_text()).group(1))
     assert f"step {total} of {total}" in where.inner_text()
     shoot(page, screenshots, "p17-review")
