@@ -6,6 +6,7 @@
     python -m bench.load --idle 1000            # resident memory per idle room
     python -m bench.load ... --postgres         # PostgreSQL at 127.0.0.1:5432 instead of SQLite
     python -m bench.load ... --target 500       # games' target score (they end, start again)
+    python -m bench.load ... --repeat 3         # 3 runs on fresh servers: min / median / max
 
 The server runs as its own process (`spades serve`, uvicorn, bot delay 0); this process
 drives the rooms. `humans`: four human clients per room; `solo`: one human and three bots.
@@ -423,7 +424,13 @@ def server_side(before: dict[str, float], after: dict[str, float]) -> dict[str, 
         b = buckets(metric, labels)
         return int(b[-1][1]) if b else 0
 
+    accepted = sum(
+        value - before.get(key, 0.0)
+        for key, value in after.items()
+        if key.startswith("spades_actions_total{")
+    )
     return {
+        "actions_accepted": int(accepted),
         "action_ms_p50_le": quantile("spades_action_latency_seconds", 0.5),
         "action_ms_p99_le": quantile("spades_action_latency_seconds", 0.99),
         "append_ms_p50_le": quantile("spades_store_append_seconds", 0.5),
@@ -459,6 +466,11 @@ def report(
     server_metrics: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     lat = [x * 1000 for x in stats.latencies]
+    cpu_percent = server.cpu_percent() if cpu is None else cpu
+    accepted = (server_metrics or {}).get("actions_accepted") or 0
+    # Everything an accepted action costs the server process (validation, store, every
+    # connection's message), as CPU time of the window over the actions /metrics counted.
+    cpu_ms = cpu_percent / 100 * seconds * 1000 / accepted if accepted else None
     out = {
         "label": label,
         "rooms": rooms,
@@ -481,13 +493,51 @@ def report(
             else None,
             "max": max(stats.game_hands, default=None),
         },
-        "server_cpu_percent": round(server.cpu_percent() if cpu is None else cpu, 1),
+        "server_cpu_percent": round(cpu_percent, 1),
+        "server_cpu_ms_per_action": None if cpu_ms is None else round(cpu_ms, 3),
         "server_rss_mb": round((server.rss_bytes() if rss is None else rss) / 2**20, 1),
         "generator_cpu_percent": None if generator_cpu is None else round(generator_cpu, 1),
         "server": server_metrics,
     }
     print(json.dumps(out), flush=True)
+    if cpu_ms is not None:
+        print(f"server CPU ms per action: {cpu_ms:.3f} ({accepted} actions)", flush=True)
+    RESULTS.append(out)
     return out
+
+
+RESULTS: list[dict[str, Any]] = []  # every window reported by this process, in order
+
+# The figures `--repeat` summarises as min / median / max over the runs.
+REPEATED = (
+    ("server CPU ms per action", ("server_cpu_ms_per_action",)),
+    ("server CPU %", ("server_cpu_percent",)),
+    ("actions/s", ("actions_per_s",)),
+    ("latency p50 ms", ("latency_ms", "p50")),
+    ("latency p99 ms", ("latency_ms", "p99")),
+    ("generator CPU %", ("generator_cpu_percent",)),
+)
+
+
+def summarise(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Min / median / max of each figure over the runs' last windows (`--repeat`)."""
+    summary: dict[str, Any] = {"runs": len(runs)}
+    for name, path in REPEATED:
+        values = []
+        for out in runs:
+            value: Any = out
+            for key in path:
+                value = value.get(key) if isinstance(value, dict) else None
+            if isinstance(value, int | float):
+                values.append(float(value))
+        if values:
+            values.sort()
+            summary[name] = {
+                "min": values[0],
+                "median": values[len(values) // 2],
+                "max": values[-1],
+            }
+    return summary
 
 
 @dataclass
@@ -924,6 +974,9 @@ def main() -> None:
         help="seconds over which the games start (keep --warmup longer)",
     )
     parser.add_argument("--procs", type=int, default=1, help="driver processes")
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="runs, each on a fresh server: min/median/max"
+    )
     parser.add_argument("--attach", help=argparse.SUPPRESS)  # child driver: the server's URL
     args = parser.parse_args()
     args.rooms = min(args.rooms, MAX_ROOMS)
@@ -937,6 +990,19 @@ def main() -> None:
             parser.error("--attach talks to 127.0.0.1 only")
         run(run_child(args))
         return
+    runs = []
+    for i in range(max(1, args.repeat)):
+        if args.repeat > 1:
+            print(f"run {i + 1} of {args.repeat}", flush=True)
+        RESULTS.clear()
+        run_once(args)
+        if RESULTS:
+            runs.append(RESULTS[-1])
+    if args.repeat > 1:
+        print(json.dumps({"repeat": summarise(runs)}), flush=True)
+
+
+def run_once(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         if args.postgres:
             url = os.environ.get(
