@@ -426,6 +426,17 @@ class Game:
             "legal": [] if seat is None else self.legal_actions(seat),
         }
 
+    def own_view(self, seat: int) -> dict[str, Any]:
+        """The keys of `view(seat)` that differ from the spectator's `view(None)`: the seat's
+        own hand (None while it may still bid blind nil unlooked), `blind_nil_open` and
+        `legal`. `{**view(None), "seat": seat, **own_view(seat)}` equals `view(seat)`."""
+        hidden = self.blind_nil_open(seat)
+        return {
+            "hand": None if hidden else list(_display_hand(self.play.hands[seat])),
+            "blind_nil_open": hidden,
+            "legal": self.legal_actions(seat),
+        }
+
     # --- records ----------------------------------------------------------------------
 
     def to_record(self) -> dict[str, Any]:

@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 Message = dict[str, Any]
+# A message already encoded as JSON text (an `event`, built once per action: events.py).
+Frame = str
 
 
 class Connection(Protocol):
@@ -19,19 +21,19 @@ class Connection(Protocol):
     seat: int | None
     address: str
 
-    def send(self, message: Message) -> None: ...
+    def send(self, message: Message | Frame) -> None: ...
 
     def close(self, code: int, reason: str) -> None: ...
 
 
 class Hub(Protocol):
-    def send(self, conn: Connection, message: Message) -> None: ...
+    def send(self, conn: Connection, message: Message | Frame) -> None: ...
 
     def close(self, conn: Connection, code: int, reason: str) -> None: ...
 
 
 class LocalHub:
-    def send(self, conn: Connection, message: Message) -> None:
+    def send(self, conn: Connection, message: Message | Frame) -> None:
         conn.send(message)
 
     def close(self, conn: Connection, code: int, reason: str) -> None:
