@@ -15,8 +15,8 @@ chooses like the `basic` bot (`--players basic`, the default: bids and plays tha
 their contracts, so a game to 500 lasts about nine hands, as between people who know the
 game) or at random (`--players random`: contracts fail, games run to a hundred hands).
 Latency is from sending an action to the moment every human seat of the room has received
-the resulting `state` (seq past the one the action was sent on). Bounded in rooms and time;
-talks only to 127.0.0.1.
+the resulting `state` or `event` (seq past the one the action was sent on). Bounded in
+rooms and time; talks only to 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -238,6 +238,8 @@ class SeatClient(asyncio.Protocol):
         self.looked_hand = -1
         self.started = False
         self.view: dict[str, Any] | None = None  # the latest view, merged (docs/protocol.md)
+        self.seq = -1  # of the latest state or event
+        self.game_id: int | None = None
 
     # --- I/O ---------------------------------------------------------------------------
 
@@ -307,18 +309,33 @@ class SeatClient(asyncio.Protocol):
             room.stats.error(msg.get("code", "error"))
             self.acting_on = -1
             return
-        if kind != "state":
+        if kind == "event":
+            # What an action changed, applied to the view held (docs/protocol.md, "event").
+            view = self.view
+            if view is None or msg["game_id"] != self.game_id or msg["seq"] != self.seq + 1:
+                room.stats.error("resync")  # it does not follow: ask for a whole state
+                self.send_text(orjson.dumps({"type": "hello", "token": self.token}))
+                return
+            view.update(msg["view"])
+            you = msg.get("you")
+            if you is not None:
+                view.update(you)
+            info = None
+        elif kind == "state":
+            view = msg.get("view")
+            last = self.view
+            if view is not None and last is not None and len(view) < len(last):
+                # Keys left out because they did not change (docs/protocol.md, "state").
+                for key in last.keys() - view.keys():
+                    view[key] = last[key]
+            self.view = view
+            info = msg.get("room")  # left out when unchanged
+            if info is not None:
+                self.game_id = info["game_id"]
+        else:
             return
-        seq = msg["seq"]
+        seq = self.seq = msg["seq"]
         room.received(self.seat, seq)
-        view = msg.get("view")
-        last = self.view
-        if view is not None and last is not None and len(view) < len(last):
-            # Keys left out because they did not change (docs/protocol.md, "state").
-            for key in last.keys() - view.keys():
-                view[key] = last[key]
-        self.view = view
-        info = msg.get("room")  # left out when unchanged
         if self.host and not self.started and info is not None and info["status"] == "open":
             seated = sum(s["kind"] == "human" and s["connected"] for s in info["seats"])
             if seated == len(room.seats):
