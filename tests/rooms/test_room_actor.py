@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -95,8 +94,11 @@ async def test_turn_timer_lets_the_bot_move_then_the_seat_goes_away(
     seq = room.seq
     assert conn.last_state()["clock"]["turn_deadline"] == round((room.turn_started + 30) * 1000)
     clock.advance(29)
-    await asyncio.sleep(0.05)
-    assert room.seq == seq  # not yet
+    # Not yet: the timer's deadline is still ahead of the clock, so its sleep was not woken.
+    plan = room.turns.plan
+    assert plan is not None and plan.deadline == room.turn_started + 30 > clock.now()
+    assert room.turns.task is not None and not room.turns.task.done()
+    assert room.seq == seq
     clock.advance(2)
     await settle(lambda: conn.last_state()["room"]["seats"][0]["timed_out"])
     assert conn.last_state()["seq"] > seq

@@ -86,6 +86,8 @@ def _http_error(exc: RoomError) -> HTTPException:
         return HTTPException(409, exc.message)
     if isinstance(exc, BadRequest):
         return HTTPException(422, exc.message)
+    if exc.code == "storage_error":  # nothing changed; the database may be back soon
+        return HTTPException(503, exc.message)
     return HTTPException(409, exc.message)
 
 

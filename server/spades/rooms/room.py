@@ -35,7 +35,7 @@ from .observer import NO_OBSERVER, Observer, now
 from .recovery import resume, room_from_stored
 from .seats import Seat
 from .settings import RoomSettings
-from .turns import TurnScheduler, plan_turn, turn_deadline
+from .turns import TurnScheduler
 from .writes import STORE_RETRY_SECONDS, Bookkeeping
 
 log = logging.getLogger(__name__)
@@ -161,16 +161,7 @@ class Room:
 
     def turn_deadline(self) -> float | None:
         """When the seat to act loses its turn to the bot (None: no clock on this turn)."""
-        game = self.game
-        to_act = game.to_act if game is not None else None
-        return turn_deadline(
-            game,
-            self.seats,
-            turn_started=self.turn_started,
-            turn_seconds=self.settings.turn_seconds,
-            connected=to_act is not None and self.connected(to_act),
-            grace=self.config.grace_seconds,
-        )
+        return self.turns.deadline()
 
     def clock_dict(self) -> dict[str, Any]:
         return views.clock_dict(self)
@@ -192,13 +183,7 @@ class Room:
 
     def reschedule(self) -> None:
         """Start the next bot move or turn timer for the seat to act, replacing any pending."""
-        if self.closed:
-            self.turns.cancel()
-            return
-        deadline = self.turn_deadline()
-        self.turns.schedule(
-            plan_turn(self.game, self.game_id, self.seats, self.settings.bot_level, deadline)
-        )
+        self.turns.reschedule()
 
     def _ctx(self, seat: int | None) -> dict[str, Any]:
         """`extra` for a log line about this room: its code and the seat (never a token)."""
@@ -316,7 +301,7 @@ class Room:
                 game_id,
                 extra={**self._ctx(seat), "game_id": game_id},
             )
-            self.actor.spawn(self._reschedule_later())
+            self.actor.spawn(self.turns.reschedule_later(STORE_RETRY_SECONDS))
             raise RoomError("the action could not be saved", code="storage_error") from exc
         self._unsent = True
         self.observer.store_append(now() - started)
@@ -355,15 +340,6 @@ class Room:
             winner,
             extra={**self._ctx(None), "game_id": game_id},
         )
-
-    async def _reschedule_later(self) -> None:
-        """After a failed write, give the seat to act its bot or timer again, a little later."""
-        await self.clock.sleep_until(self.clock.now() + STORE_RETRY_SECONDS)
-        if not self.closed:
-            await self.call(self._reschedule_now)
-
-    async def _reschedule_now(self) -> None:
-        self.reschedule()
 
     def _clock_running(self, game_id: int) -> bool:
         return not self.closed and self.game_id == game_id

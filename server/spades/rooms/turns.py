@@ -92,6 +92,40 @@ class TurnScheduler:
         self.plan: TurnPlan | None = None
         self.task: asyncio.Task[None] | None = None
 
+    def deadline(self) -> float | None:
+        """When the seat to act loses its turn to the bot (None: no clock on this turn)."""
+        room = self.room
+        game = room.game
+        to_act = game.to_act if game is not None else None
+        return turn_deadline(
+            game,
+            room.seats,
+            turn_started=room.turn_started,
+            turn_seconds=room.settings.turn_seconds,
+            connected=to_act is not None and room.connected(to_act),
+            grace=room.config.grace_seconds,
+        )
+
+    def reschedule(self) -> None:
+        """Plan the seat to act's turn anew; a pending move for the same plan is kept."""
+        room = self.room
+        if room.closed:
+            self.cancel()
+            return
+        self.schedule(
+            plan_turn(room.game, room.game_id, room.seats, room.settings.bot_level, self.deadline())
+        )
+
+    async def reschedule_later(self, seconds: float) -> None:
+        """After a failed write, give the seat to act its bot or timer again, a little later."""
+        room = self.room
+        await room.clock.sleep_until(room.clock.now() + seconds)
+        if not room.closed:
+            await room.call(self._reschedule_now)
+
+    async def _reschedule_now(self) -> None:
+        self.reschedule()
+
     def schedule(self, plan: TurnPlan | None) -> None:
         task = self.task
         if plan is not None and plan == self.plan and task is not None and not task.done():
