@@ -6,6 +6,7 @@ Thin: parse, authenticate, hand to a room, return what the room answers.
 from __future__ import annotations
 
 import asyncio
+import importlib.resources
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -67,6 +68,10 @@ PLACEHOLDER = (
 def client_directory(settings: Settings) -> Path:
     if settings.client_dir:
         return Path(settings.client_dir)
+    # The wheel ships the client as `spades/client` (setup.py); a checkout has it at the top.
+    packaged = importlib.resources.files("spades") / "client"
+    if isinstance(packaged, Path) and packaged.is_dir():
+        return packaged
     repo = Path(__file__).resolve().parents[3] / "client"
     return repo if repo.is_dir() else Path.cwd() / "client"
 
