@@ -209,6 +209,11 @@ class Game:
         call from the compact log, so use `action_count` for the count."""
         return [_code_action(code) for code in self._log]
 
+    @property
+    def last_action(self) -> tuple[int | None, Action] | None:
+        """The latest accepted action as (seat, action as recorded); None before the first."""
+        return _code_action(self._log[-1]) if self._log else None
+
     # --- checks, queries, doers -------------------------------------------------------
 
     def verify(self, seat: int | None, action: Action) -> None:

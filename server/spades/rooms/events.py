@@ -63,7 +63,9 @@ class Events:
             room.audience.broadcast(room.game_id, states, origin, ref)
             return
         game_id = room.game_id
-        acted, action = game.actions[-1]
+        last_action = game.last_action
+        assert last_action is not None  # seq is at least 1 here
+        acted, action = last_action
         changed = {k: v for k, v in public.items() if k not in OWN_KEYS and last_public.get(k) != v}
         body = orjson.dumps(
             {
