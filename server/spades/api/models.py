@@ -251,9 +251,11 @@ class State(BaseModel):
 
 
 class OwnView(BaseModel):
-    hand: list[str] | None = Field(description="your cards (null while blind nil is open)")
-    blind_nil_open: bool
-    legal: list[dict[str, Any]] = Field(description="what you may send now")
+    """Those of your own view keys that changed; the others keep their values."""
+
+    hand: list[str] | None = Field(None, description="your cards (null while blind nil is open)")
+    blind_nil_open: bool = False
+    legal: list[dict[str, Any]] = Field([], description="what you may send now")
 
 
 class Event(BaseModel):
@@ -268,7 +270,7 @@ class Event(BaseModel):
         "blind_nil_open); merge over the held view"
     )
     you: OwnView | None = Field(
-        None, description="your own view keys, when the action concerned your seat"
+        None, description="your own view keys that changed, when the action concerned your seat"
     )
     clock: ClockOut
     ref: MessageId = Field(None, description="the id of the message that caused it, if yours")

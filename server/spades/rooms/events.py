@@ -3,9 +3,10 @@ state just before it gets a small `event` instead of a whole `state` (docs/proto
 
 An event carries the action, the public view keys that changed (taken from the spectator's
 view, so it holds no hand), the clocks, and for the seats the action concerned (the one that
-acted, the one whose turn it was, the one whose turn it is) that seat's own part
-(`Game.own_view`: hand, blind_nil_open, legal) in `you`, to that seat only. Its text is
-built once per action; each connection's frame is that text plus its own cached pieces.
+acted, the one whose turn it was, the one whose turn it is) those of that seat's own keys
+(`Game.own_view`: hand, blind_nil_open, legal) that changed, in `you`, to that seat only.
+Its text is built once per action; each connection's frame is that text plus its own
+cached pieces.
 
 A whole state goes instead when the event would not follow: a new game or hand, a phase
 that changed, a `room` that changed, more than one action since the last broadcast, or a
@@ -37,6 +38,9 @@ class Events:
         self.key: tuple[int | None, int, str, int] | None = None
         self.room: dict[str, Any] | None = None
         self.public: dict[str, Any] | None = None
+        # Each seat's own keys as its connections hold them, for seats an event has concerned
+        # since the last broadcast of states (after which every connection holds them whole).
+        self.own: dict[int, dict[str, Any]] = {}
 
     def broadcast(self, room: Room, origin: Connection | None, ref: Any) -> None:
         """Each connection its event, or its state where an event would not follow."""
@@ -60,6 +64,7 @@ class Events:
             or last[3] != seq - 1
             or last_room != shared
         ):
+            self.own.clear()
             room.audience.broadcast(room.game_id, states, origin, ref)
             return
         game_id = room.game_id
@@ -80,7 +85,10 @@ class Events:
         own: dict[int | None, str] = {}
         for seat in (acted, last_public["to_act"], public["to_act"]):
             if seat is not None and seat not in own:
-                own[seat] = ',"you":' + orjson.dumps(game.own_view(seat)).decode()
+                now, held = game.own_view(seat), self.own.get(seat)
+                self.own[seat] = now
+                diff = now if held is None else {k: v for k, v in now.items() if held[k] != v}
+                own[seat] = ',"you":' + orjson.dumps(diff).decode() if diff else ""
         no_ref = body + ',"ref":null}'
         audience = room.audience
         for conn in list(audience.connections.values()):
@@ -90,6 +98,7 @@ class Events:
                 )
                 continue
             part = own.get(conn.seat) if conn.seat is not None else None
+            part = part or None
             if conn is origin and ref is not None:
                 frame = body + (part or "") + ',"ref":' + orjson.dumps(ref).decode() + "}"
             elif part is None:
