@@ -172,3 +172,25 @@ async def test_the_game_clock_and_the_turn_timer_survive_a_failed_append(
     clock.advance(300)
     await settle(lambda: conn.last_state()["view"]["time_up"])
     await manager.stop()
+
+
+async def test_a_connection_whose_send_fails_does_not_stop_the_others(
+    store: Any, clock: ManualClock, tmp_path: Path
+) -> None:
+    class Broken(Conn):
+        def send(self, message: dict[str, Any]) -> None:
+            if message["type"] == "state" and self.messages:
+                raise OSError("injected failure of a socket")
+            super().send(message)
+
+    manager = manager_for(store, clock, tmp_path)
+    await manager.start()
+    room, _, token = await manager.create_solo("Ann", {"mode": "individual", "target": 60})
+    broken, watcher, conn = Broken(), Conn(), Conn()
+    await room.call(room.attach, broken, None)
+    await room.call(room.attach, watcher, None)
+    await room.call(room.attach, conn, token)
+    await until_done(room, conn, FailOnce(store), clock)
+    await settle(lambda: watcher.last_state()["seq"] == room.seq)
+    assert room.status == "finished"
+    await manager.stop()

@@ -42,6 +42,9 @@ const title = (field, fallback) => ((field && field.title) || fallback).replace(
 const within = (field, value) => !field
   || ((field.minimum === undefined || value >= field.minimum) && (field.maximum === undefined || value <= field.maximum));
 
+/** The target's limits as the server states them (`minimum`, `maximum`). */
+export const TARGET_LIMITS = FIELDS.target || {};
+
 export const BOT_LEVELS = choices("bot_level").map((level) => [level, wordFor("bot_level", level)]);
 
 /** The server's defaults for every setting. */

@@ -54,6 +54,7 @@ from .models import (
     RoomOut,
     settings_dict,
 )
+from .review import with_deals
 from .ws import websocket_endpoint
 
 log = logging.getLogger(__name__)
@@ -299,7 +300,7 @@ def create_app(
             record: dict[str, Any] = await request.app.state.store.export_game(game_id)
         except NotFound as exc:
             raise HTTPException(404, f"no game {game_id}") from exc
-        return record
+        return with_deals(record)
 
     @app.websocket("/ws/{code}")
     async def ws(websocket: WebSocket, code: str) -> None:

@@ -7,10 +7,13 @@ game, `room` and view of the last state it was sent; the next state leaves out a
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
 from .broadcast import Connection, Hub, Message
+
+log = logging.getLogger(__name__)
 
 # View keys a state carries only when their value differs from the last state the
 # connection was sent: the bulky parts that change a few times a hand at most. With them and
@@ -100,11 +103,27 @@ class Audience:
         self.hub.send(conn, frame)
 
     def broadcast(
-        self, game_id: int | None, state_for: StateFor, origin: Connection | None, ref: Any
+        self,
+        game_id: int | None,
+        state_for: StateFor,
+        origin: Connection | None = None,
+        ref: Any = None,
+        *,
+        skip: Connection | None = None,
     ) -> None:
-        """Each connection its seat's state; the one that asked (`origin`) gets its `ref`."""
+        """Each connection its seat's state; the one that asked (`origin`) gets its `ref`.
+        A connection whose send fails is logged and forgotten (sent whole next time); the
+        others are served all the same."""
         for conn in list(self.connections.values()):
-            self.send_state(conn, game_id, state_for(conn.seat), ref if conn is origin else None)
+            if conn is skip:
+                continue
+            try:
+                self.send_state(
+                    conn, game_id, state_for(conn.seat), ref if conn is origin else None
+                )
+            except Exception:
+                log.exception("sending a state to connection %s failed", conn.conn_id)
+                self.forget(conn)
 
     def _only_changes(self, conn: Connection, game_id: int | None, message: Message) -> Message:
         """`message` without what `conn` already holds. The first state after a hello, and

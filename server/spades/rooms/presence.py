@@ -59,9 +59,7 @@ async def attach(room: Room, conn: Connection, token: str | None, ref: Any = Non
     states = views.state_builder(room)
     room.audience.send_state(conn, room.game_id, states(seat), ref)
     if room.room_dict(None) != before:
-        for other in list(room.connections.values()):
-            if other is not conn:
-                room.audience.send_state(other, room.game_id, states(other.seat))
+        room.audience.broadcast(room.game_id, states, skip=conn)
     room.reschedule()
     for chat in chats:
         room.audience.send(conn, {"type": "chat", **chat})

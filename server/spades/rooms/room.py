@@ -96,9 +96,10 @@ class Room:
 
     async def stop(self) -> None:
         """Stop taking commands, let the ones queued finish (so nothing is half stored)."""
+        await self.actor.stop()
+        # After the queue drained: a command queued before the stop may have set these.
         self.turns.cancel()
         self.game_clock.cancel()
-        await self.actor.stop()
 
     @property
     def closed(self) -> bool:

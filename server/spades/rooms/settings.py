@@ -32,7 +32,8 @@ class _Frozen(BaseModel):
 
 
 class RuleOptions(_Frozen):
-    """The rule options of RULES.md (everything of the engine's `Rules` but mode and target)."""
+    """The rule options of docs/rules.md: everything of the engine's `Rules` but mode and
+    target."""
 
     nil: bool = Field(_RULES.nil, title="Nil", description="a bid of zero tricks")
     blind_nil: bool = Field(
