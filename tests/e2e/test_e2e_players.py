@@ -433,8 +433,10 @@ def test_review_steps_through_a_finished_game(new_page: Any, tour: Tour, screens
     assert page.locator(".review-cards li").count() == 51
     page.keyboard.press("ArrowLeft")
     assert page.locator(".review-cards li").count() == 52
+    hands = int(re.search(r"Hand 1 of (\d+)", where.inner_text()).group(1))
     page.keyboard.press("PageDown")
-    assert "Hand 2 of" in where.inner_text()
+    # A short game may end after one hand (a made nil alone can reach the target).
+    assert f"Hand {min(2, hands)} of {hands}" in where.inner_text()
     # The score sheet beside holds the finished hands.
     assert page.locator(".review-side tbody tr").count() == 4
     page.keyboard.press("End")
