@@ -15,6 +15,7 @@ connection that was not sent the state just before (it said hello meanwhile).
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -24,6 +25,8 @@ from .broadcast import Connection
 
 if TYPE_CHECKING:
     from .room import Room
+
+log = logging.getLogger(__name__)
 
 # The view keys that differ between seats: never in an event's `view`.
 OWN_KEYS = frozenset(("seat", "hand", "blind_nil_open", "legal"))
@@ -92,17 +95,21 @@ class Events:
         no_ref = body + ',"ref":null}'
         audience = room.audience
         for conn in list(audience.connections.values()):
-            if not audience.follows(conn, game_id, seq):
-                audience.send_state(
-                    conn, game_id, states(conn.seat), ref if conn is origin else None
-                )
-                continue
             part = own.get(conn.seat) if conn.seat is not None else None
-            part = part or None
             if conn is origin and ref is not None:
                 frame = body + (part or "") + ',"ref":' + orjson.dumps(ref).decode() + "}"
-            elif part is None:
+            elif not part:
                 frame = no_ref
             else:
                 frame = body + part + ',"ref":null}'
-            audience.sent_event(conn, seq, public, frame)
+            try:
+                if audience.follows(conn, game_id, seq):
+                    audience.sent_event(conn, seq, public, frame)
+                else:
+                    audience.send_state(
+                        conn, game_id, states(conn.seat), ref if conn is origin else None
+                    )
+            except Exception:
+                # As Audience.broadcast: the others are served all the same.
+                log.exception("sending an event to connection %s failed", conn.conn_id)
+                audience.forget(conn)
