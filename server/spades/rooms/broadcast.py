@@ -2,7 +2,8 @@
 
 A room never touches a socket. It hands each message for a connection to its `Hub`;
 the in-process hub calls the connection's own non-blocking `send`. A Redis hub would
-publish the same messages to the process that holds the socket.
+publish the same messages to the process that holds the socket (an `event` comes already
+encoded as JSON text, to be forwarded as it is).
 """
 
 from __future__ import annotations
