@@ -10,7 +10,8 @@ does (stored before broadcast), all rooms at once. `--no-group` commits every ap
 its own, for comparison (rows labelled `sqlite/1`). With `--think-ms T` a room waits a
 random 0..2T ms between its actions (seeded), so appends arrive unevenly as in play.
 Throughput is total appends / wall time; latency is per append call, from the call to
-its durable return.
+its durable return. `--fence` appends as a cluster owner does: each room is claimed with
+a fencing number and every append carries it (checked in the append's transaction).
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ class Result:
 
 
 async def run_rooms(
-    store: SqlStore, label: str, rooms: int, actions: int, think_ms: float
+    store: SqlStore, label: str, rooms: int, actions: int, think_ms: float, fence: int | None
 ) -> Result:
     prefix = secrets.token_hex(4)
     games = []
@@ -74,6 +75,8 @@ async def run_rooms(
             [SeatRow(room_id, s, bot_level="random") for s in range(4)],
         )
         games.append(await store.start_game(room_id, {"mode": "partnership"}, 0, "bench"))
+        if fence is not None:
+            await store.claim_room(room_id, fence)
     latencies: list[float] = []
 
     async def room(game_id: int) -> None:
@@ -83,7 +86,7 @@ async def run_rooms(
                 await asyncio.sleep(rng.uniform(0, 2 * think_ms) / 1000)
             action = {"type": "play", "card": "QS"} if seq > 4 else {"type": "bid", "bid": 3}
             started = time.perf_counter()
-            await store.append_action(ActionRow(game_id, seq, seq % 4, action))
+            await store.append_action(ActionRow(game_id, seq, seq % 4, action), fence=fence)
             latencies.append(time.perf_counter() - started)
 
     commits = store.commits
@@ -94,17 +97,25 @@ async def run_rooms(
 
 
 async def bench_url(
-    url: str, label: str, room_counts: list[int], appends: int, think_ms: float, group: bool
+    url: str,
+    label: str,
+    room_counts: list[int],
+    appends: int,
+    think_ms: float,
+    group: bool,
+    fence: int | None = None,
 ) -> list[Result]:
     store = await open_store(url)
     if not group:
         store.max_batch = 1
         label += "/1"
+    if fence is not None:
+        label += "/f"
     try:
         results = []
         for rooms in room_counts:
             actions = max(10, -(-appends // rooms))
-            result = await run_rooms(store, label, rooms, actions, think_ms)
+            result = await run_rooms(store, label, rooms, actions, think_ms, fence)
             print(result.line(), flush=True)
             results.append(result)
         return results
@@ -135,10 +146,14 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="one commit per append (group commit off), for comparison",
     )
+    parser.add_argument(
+        "--fence", action="store_true", help="claim each room and fence every append"
+    )
     parser.add_argument("--sqlite-dir", help="folder for the SQLite file (default: a temp dir)")
     args = parser.parse_args(argv)
     room_counts = [int(n) for n in args.rooms.split(",") if n]
     group = not args.no_group
+    fence = 1 if args.fence else None
 
     print(
         f"store append bench: {args.appends} appends per run, rooms {room_counts}, "
@@ -147,7 +162,9 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(dir=args.sqlite_dir) as tmp:
         url = f"sqlite+aiosqlite:///{Path(tmp) / 'bench.db'}"
         upgrade(url)
-        asyncio.run(bench_url(url, "sqlite", room_counts, args.appends, args.think_ms, group))
+        asyncio.run(
+            bench_url(url, "sqlite", room_counts, args.appends, args.think_ms, group, fence)
+        )
 
     if args.no_pg:
         return 0
@@ -161,7 +178,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         url = make_url(args.pg).set(database=name).render_as_string(hide_password=False)
         upgrade(url)
-        asyncio.run(bench_url(url, "postgresql", room_counts, args.appends, args.think_ms, group))
+        asyncio.run(
+            bench_url(url, "postgresql", room_counts, args.appends, args.think_ms, group, fence)
+        )
     finally:
         asyncio.run(pg_admin(args.pg, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
     return 0

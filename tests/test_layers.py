@@ -16,7 +16,8 @@ ALLOWED: dict[str, set[str]] = {
     "bots": {"engine"},
     "store": {"engine"},
     "rooms": {"engine", "bots", "store.protocol"},
-    "api": {"engine", "bots", "rooms", "store", "config", "logs"},
+    "cluster": {"engine", "bots", "rooms", "store", "config", "logs"},
+    "api": {"engine", "bots", "rooms", "store", "config", "logs", "cluster"},
 }
 
 

@@ -102,6 +102,7 @@ async def running_server(
         ws_max_size=ws_max_size(settings),
         lifespan="on",
         timeout_graceful_shutdown=2,
+        proxy_headers=False,  # as `spades serve`: the app decides whom to believe
     )
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))
@@ -216,6 +217,7 @@ class ThreadServer:
             ws_max_size=ws_max_size(self.settings),
             lifespan="on",
             timeout_graceful_shutdown=2,
+            proxy_headers=False,  # as `spades serve`: the app decides whom to believe
         )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(

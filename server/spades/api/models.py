@@ -122,6 +122,12 @@ class RoomHistory(BaseModel):
     games: list[GameSummary]
 
 
+class Refusal(BaseModel):
+    """A refused REST request (404, 409, 413, 429, ...); 422 lists the fields instead."""
+
+    detail: str
+
+
 # --- WebSocket: client -> server ----------------------------------------------------------
 
 

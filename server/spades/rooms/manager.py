@@ -9,7 +9,7 @@ import secrets
 from datetime import timedelta
 from typing import Any
 
-from spades.store.protocol import NotFound, RoomRow, RoomStatus, Store
+from spades.store.protocol import CodeTaken, NotFound, RoomRow, RoomStatus, Store
 
 from .bots import BotRunner
 from .broadcast import Hub, LocalHub
@@ -49,8 +49,11 @@ class RoomManager:
         hub: Hub | None = None,
         bots: BotRunner | None = None,
         observer: Observer | None = None,
+        shared_lobby: bool = False,
     ) -> None:
         self.store = store
+        # Cluster mode: the lobby lists the rooms of every process, from the store.
+        self.shared_lobby = shared_lobby
         self.config = config
         self.clock = clock or SystemClock()
         self.hub = hub or LocalHub()
@@ -129,12 +132,15 @@ class RoomManager:
                 **self._room_kwargs(),
             )
             # One write for the room and its four seats.
-            await self.store.create_room(
-                RoomRow(
-                    id=code, code=code, settings=parsed.model_dump(), host_seat=0, status=status
-                ),
-                [seat.row(code) for seat in seats],
-            )
+            try:
+                await self.store.create_room(
+                    RoomRow(
+                        id=code, code=code, settings=parsed.model_dump(), host_seat=0, status=status
+                    ),
+                    [seat.row(code) for seat in seats],
+                )
+            except CodeTaken:  # another process took the code since _free_code looked
+                return await self.create(host_name, settings, solo=solo)
             self.rooms[code] = room
         finally:
             self._reserved.discard(code)
@@ -194,6 +200,18 @@ class RoomManager:
             if room.game_id == game_id:
                 return room
         return None
+
+    async def lobby(self) -> list[dict[str, Any]]:
+        """The public rooms: this process's (`public_rooms`), or with `shared_lobby` every
+        process's, as the store lists them."""
+        if not self.shared_lobby:
+            return self.public_rooms()
+        listed = await self.store.public_rooms()
+        base = self.config.public_url.rstrip("/")
+        for entry in listed:
+            live = self.rooms.get(entry["code"])
+            entry["invite_url"] = live.invite_url if live else f"{base}/r/{entry['code']}"
+        return listed
 
     def public_rooms(self) -> list[dict[str, Any]]:
         return [

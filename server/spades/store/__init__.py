@@ -11,7 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 from .protocol import (
     ActionRow,
+    CodeTaken,
+    FencedOut,
     FinishedGame,
+    GameInProgress,
     GameRow,
     HandRow,
     NotFound,
@@ -19,6 +22,7 @@ from .protocol import (
     RoomStatus,
     SeatRow,
     SequenceError,
+    StorageUnavailable,
     Store,
     StoredRoom,
     StoreError,
@@ -48,7 +52,10 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "ActionRow",
+    "CodeTaken",
+    "FencedOut",
     "FinishedGame",
+    "GameInProgress",
     "GameRow",
     "HandRow",
     "NotFound",
@@ -57,6 +64,7 @@ __all__ = [
     "SeatRow",
     "SequenceError",
     "SqlStore",
+    "StorageUnavailable",
     "Store",
     "StoreError",
     "StoredRoom",

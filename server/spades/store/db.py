@@ -14,6 +14,8 @@ DEFAULT_URL = "sqlite+aiosqlite:///./spades.db"
 
 # How long a SQLite connection waits for another writer (another process) before failing.
 SQLITE_BUSY_TIMEOUT_MS = 10_000
+# Seconds a PostgreSQL statement may take before it fails (see create_engine).
+COMMAND_TIMEOUT = 10.0
 
 
 def default_url() -> str:
@@ -43,6 +45,9 @@ def create_engine(url: str | URL, **kwargs: Any) -> AsyncEngine:
         # Fail in seconds, not a minute, when the server is down (readiness probes), and
         # replace pooled connections the server has dropped before using them.
         kwargs.setdefault("connect_args", {}).setdefault("timeout", 10)
+        # A statement the server never answers (a partition, a paused server) fails after
+        # this many seconds instead of stalling every write of the process behind it.
+        kwargs["connect_args"].setdefault("command_timeout", COMMAND_TIMEOUT)
         kwargs.setdefault("pool_pre_ping", True)
     engine = create_async_engine(parsed, **kwargs)
     if parsed.get_backend_name() == "sqlite":

@@ -17,7 +17,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Connection
+from sqlalchemy import Connection, text
 from sqlalchemy.engine import URL
 
 from .db import create_engine, default_url, normalize_url
@@ -74,14 +74,53 @@ def _outside_loop(fn: Callable[[], T]) -> T:
 
 
 def upgrade(url: str | URL | None = None, revision: str = "head") -> None:
-    """Migrate the database at `url` up to `revision` (default: the newest)."""
+    """Migrate the database at `url` up to `revision` (default: the newest).
+
+    On PostgreSQL it holds an advisory lock meanwhile, so processes of a cluster that
+    start at once migrate one after the other: the first upgrades, the others then find
+    the schema at head and do nothing.
+    """
     cfg = alembic_config(url)
-    _outside_loop(lambda: command.upgrade(cfg, revision))
+    _outside_loop(lambda: _one_at_a_time(url, lambda: command.upgrade(cfg, revision)))
 
 
 def downgrade(url: str | URL | None = None, revision: str = "base") -> None:
     cfg = alembic_config(url)
-    _outside_loop(lambda: command.downgrade(cfg, revision))
+    _outside_loop(lambda: _one_at_a_time(url, lambda: command.downgrade(cfg, revision)))
+
+
+# The key of the session-level advisory lock migrations take on PostgreSQL (any constant
+# the application uses for nothing else: "spades" in ASCII).
+MIGRATION_LOCK = 0x737061646573
+
+
+def _one_at_a_time(url: str | URL | None, work: Callable[[], None]) -> None:
+    """Run `work` holding the migration lock (PostgreSQL); elsewhere just run it.
+
+    The lock sits on a connection of its own, outside any transaction, and Alembic runs
+    beside it on its own connection. If this process dies, PostgreSQL ends the session
+    and the lock goes with it.
+    """
+    parsed = normalize_url(url or default_url())
+    if parsed.get_backend_name() != "postgresql":
+        work()
+        return
+
+    async def locked() -> None:
+        engine = create_engine(parsed, isolation_level="AUTOCOMMIT")
+        try:
+            async with engine.connect() as conn:
+                key = {"key": MIGRATION_LOCK}
+                await conn.execute(text("SELECT pg_advisory_lock(:key)"), key)
+                try:
+                    # Alembic runs its own event loop: give it a thread without one.
+                    await asyncio.to_thread(work)
+                finally:
+                    await conn.execute(text("SELECT pg_advisory_unlock(:key)"), key)
+        finally:
+            await engine.dispose()
+
+    asyncio.run(locked())
 
 
 def head_revision() -> str | None:

@@ -11,6 +11,7 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     CheckConstraint,
     DateTime,
     Dialect,
@@ -77,6 +78,9 @@ class RoomModel(Base):
     status: Mapped[str] = mapped_column(String(16))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    # The fencing number of the room's latest owner (cluster mode; 0 when never claimed).
+    # A write carrying an older number is refused (see SqlStore.claim_room).
+    fence: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
 
 
 class SeatModel(Base):

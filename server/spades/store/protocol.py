@@ -25,6 +25,30 @@ class NotFound(StoreError):
     """No such room or game."""
 
 
+class FencedOut(StoreError):
+    """A write refused because a newer owner's fencing number exists for the room.
+
+    Cluster mode: the process that sees this no longer owns the room and must drop it.
+    Nothing of the refused write was stored.
+    """
+
+
+class StorageUnavailable(StoreError):
+    """The database could not be reached, or did not answer in time.
+
+    A write that failed this way was not stored, except when the answer to its commit was
+    what got lost: then it may have been. Reading the log again tells which.
+    """
+
+
+class GameInProgress(StoreError):
+    """A game's record (which holds its master seed) asked for before the game is over."""
+
+
+class CodeTaken(StoreError):
+    """A new room's join code (or id) is already used by another room; nothing was stored."""
+
+
 @dataclass
 class RoomRow:
     id: str  # public room id (URL-safe)
@@ -93,7 +117,16 @@ class FinishedGame:
 
 
 class Store(Protocol):
-    async def create_room(self, room: RoomRow, seats: list[SeatRow]) -> None: ...
+    """Fencing (cluster mode): every write a room's owner makes takes an optional `fence`,
+    the fencing number of the owner's lease. Given, the write's own transaction raises the
+    room's fence to it, or raises FencedOut and stores nothing when the room's fence is
+    already higher (a newer owner claimed it). None (the single-process default) skips the
+    check.
+    """
+
+    async def create_room(
+        self, room: RoomRow, seats: list[SeatRow], *, fence: int | None = None
+    ) -> None: ...  # raises CodeTaken when the id or code is used; fence: its first value
 
     async def update_room(
         self,
@@ -102,25 +135,50 @@ class Store(Protocol):
         status: RoomStatus | None = None,
         settings: dict[str, Any] | None = None,
         host_seat: int | None = None,
+        fence: int | None = None,
     ) -> None: ...
 
     async def get_room(self, room_id: str) -> StoredRoom: ...  # raises NotFound
 
-    async def set_seat(self, seat: SeatRow) -> None: ...  # insert or replace (room_id, seat)
+    async def load_room(self, room_id: str) -> StoredRoom:
+        """One room by id, any status, with its unfinished game and log if one is in
+        progress (for claiming a room on demand). Raises NotFound."""
+        ...
+
+    async def room_id_for_code(self, code: str) -> str: ...  # raises NotFound
+
+    async def claim_room(self, room_id: str, fence: int) -> None:
+        """Make `fence` the room's fencing number, so older owners' writes fail from now on.
+        Raises FencedOut if the room already has a higher one, NotFound if no such room."""
+        ...
+
+    async def set_seat(
+        self, seat: SeatRow, *, fence: int | None = None
+    ) -> None: ...  # insert or replace (room_id, seat)
 
     async def start_game(
-        self, room_id: str, rules: dict[str, Any], first_dealer: int, seed: str
+        self,
+        room_id: str,
+        rules: dict[str, Any],
+        first_dealer: int,
+        seed: str,
+        *,
+        fence: int | None = None,
     ) -> int: ...  # returns the new game id
 
-    async def append_action(self, row: ActionRow) -> None:
+    async def append_action(self, row: ActionRow, *, fence: int | None = None) -> None:
         """Durable when it returns. Raises SequenceError unless row.seq is the next number."""
         ...
 
-    async def finish_hand(self, row: HandRow) -> None: ...
+    async def finish_hand(self, row: HandRow, *, fence: int | None = None) -> None: ...
 
-    async def finish_game(self, game_id: int, winner: int | None, scores: list[int]) -> None: ...
+    async def finish_game(
+        self, game_id: int, winner: int | None, scores: list[int], *, fence: int | None = None
+    ) -> None: ...
 
-    async def add_chat(self, room_id: str, seat: int | None, name: str, text: str) -> None: ...
+    async def add_chat(
+        self, room_id: str, seat: int | None, name: str, text: str, *, fence: int | None = None
+    ) -> None: ...
 
     async def recent_chat(self, room_id: str, limit: int = 50) -> list[dict[str, Any]]:
         """The last `limit` messages, oldest first: {"seat", "name", "text", "at" (epoch ms)}."""
@@ -130,8 +188,18 @@ class Store(Protocol):
 
     async def finished_games(self, room_id: str) -> list[FinishedGame]: ...
 
-    async def export_game(self, game_id: int) -> dict[str, Any]:
-        """The engine's game record (Game.to_record() format). Raises NotFound."""
+    async def export_game(self, game_id: int, *, in_progress: bool = False) -> dict[str, Any]:
+        """The engine's game record (Game.to_record() format). Raises NotFound.
+
+        It holds the master seed, so it raises GameInProgress until the game is over
+        (finished, or its room abandoned), unless `in_progress` is True (a
+        server-side caller that keeps the record to itself).
+        """
+        ...
+
+    async def public_rooms(self) -> list[dict[str, Any]]:
+        """The lobby, as decided by the database (rooms of every process): open public
+        rooms with a free seat, oldest first, in RoomManager.public_rooms()'s shape."""
         ...
 
     async def purge_abandoned(self, older_than: timedelta) -> int: ...  # rooms deleted

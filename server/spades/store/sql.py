@@ -15,7 +15,7 @@ import functools
 import json
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -23,7 +23,7 @@ from typing import Any, cast
 
 from sqlalchemy import Table, bindparam, delete, func, insert, select, text, update
 from sqlalchemy.engine import URL, Connection
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from spades.engine import Rules
@@ -33,7 +33,10 @@ from .db import create_engine, create_sync_sqlite_engine, is_sqlite
 from .models import ActionModel, ChatModel, GameModel, HandModel, RoomModel, SeatModel, metadata
 from .protocol import (
     ActionRow,
+    CodeTaken,
+    FencedOut,
     FinishedGame,
+    GameInProgress,
     GameRow,
     HandRow,
     NotFound,
@@ -41,6 +44,7 @@ from .protocol import (
     RoomStatus,
     SeatRow,
     SequenceError,
+    StorageUnavailable,
     Store,
     StoredRoom,
     StoreError,
@@ -98,6 +102,7 @@ def as_store(store: SqlStore) -> Store:
 class _Pending:
     row: ActionRow
     future: asyncio.Future[None]
+    fence: int | None = None
 
 
 @dataclass
@@ -144,19 +149,21 @@ class SqlStore:
     async def _write(self) -> AsyncIterator[AsyncConnection]:
         if self._closed:
             raise StoreError("the store is closed")
-        if self._write_lock is None:
-            async with self.engine.begin() as conn:
+        with _unavailable_as_store_error():
+            if self._write_lock is None:
+                async with self.engine.begin() as conn:
+                    yield conn
+                return
+            async with self._write_lock, self.engine.begin() as conn:
                 yield conn
-            return
-        async with self._write_lock, self.engine.begin() as conn:
-            yield conn
 
     @contextlib.asynccontextmanager
     async def _read(self) -> AsyncIterator[AsyncConnection]:
         if self._closed:
             raise StoreError("the store is closed")
-        async with self.engine.connect() as conn:
-            yield conn
+        with _unavailable_as_store_error():
+            async with self.engine.connect() as conn:
+                yield conn
 
     async def _run_write(self, fn: Callable[[Connection], Any]) -> Any:
         """Run `fn` in a write transaction; durable when this returns.
@@ -184,7 +191,11 @@ class SqlStore:
 
     # --- rooms and seats ---------------------------------------------------------------
 
-    async def create_room(self, room: RoomRow, seats: list[SeatRow]) -> None:
+    async def create_room(
+        self, room: RoomRow, seats: list[SeatRow], *, fence: int | None = None
+    ) -> None:
+        """Raises CodeTaken (nothing stored) when the room's id or code is already used:
+        the database decides, so two processes can never hand out the same code."""
         now = self.clock()
 
         def write(conn: Connection) -> None:
@@ -197,6 +208,7 @@ class SqlStore:
                     status=room.status,
                     created_at=room.created_at or now,
                     updated_at=room.updated_at or room.created_at or now,
+                    fence=fence or 0,
                 )
             )
             if seats:
@@ -205,7 +217,7 @@ class SqlStore:
         try:
             await self._run_write(write)
         except IntegrityError as exc:
-            raise StoreError(f"room {room.id!r} or code {room.code!r} already exists") from exc
+            raise CodeTaken(f"room {room.id!r} or code {room.code!r} already exists") from exc
 
     async def update_room(
         self,
@@ -214,6 +226,7 @@ class SqlStore:
         status: RoomStatus | None = None,
         settings: dict[str, Any] | None = None,
         host_seat: int | None = None,
+        fence: int | None = None,
     ) -> None:
         values: dict[str, Any] = {"updated_at": self.clock()}
         if status is not None:
@@ -224,16 +237,18 @@ class SqlStore:
             values["host_seat"] = host_seat
 
         def write(conn: Connection) -> None:
+            _fence_room(conn, room_id, fence)
             result = conn.execute(update(ROOMS).where(ROOMS.c.id == room_id).values(values))
             if result.rowcount == 0:
                 raise NotFound(f"no room {room_id!r}")
 
         await self._run_write(write)
 
-    async def set_seat(self, seat: SeatRow) -> None:
+    async def set_seat(self, seat: SeatRow, *, fence: int | None = None) -> None:
         now = self.clock()
 
         def write(conn: Connection) -> None:
+            _fence_room(conn, seat.room_id, fence)
             conn.execute(
                 delete(SEATS).where(SEATS.c.room_id == seat.room_id, SEATS.c.seat == seat.seat)
             )
@@ -251,6 +266,56 @@ class SqlStore:
         if not rooms:
             raise NotFound(f"no room {room_id!r}")
         return rooms[0]
+
+    async def load_room(self, room_id: str) -> StoredRoom:
+        """One room by id, any status, with its unfinished game and that game's log."""
+        return await self.get_room(room_id)
+
+    async def room_id_for_code(self, code: str) -> str:
+        async with self._read() as conn:
+            found = (
+                await conn.execute(select(ROOMS.c.id).where(ROOMS.c.code == code))
+            ).scalar_one_or_none()
+        if found is None:
+            raise NotFound(f"no room with code {code!r}")
+        return str(found)
+
+    async def claim_room(self, room_id: str, fence: int) -> None:
+        """Make `fence` the room's fencing number (raises FencedOut if it has a higher one).
+
+        On PostgreSQL the UPDATE waits for a write of the old owner that holds the room's
+        row, so once this returns no write with an older number can commit.
+        """
+        await self._run_write(lambda conn: _fence_room(conn, room_id, fence))
+
+    async def public_rooms(self, limit: int | None = None) -> list[dict[str, Any]]:
+        """Open public rooms with a free seat, oldest first, as RoomManager lists them
+        (without `invite_url`, which depends on the address the server is reached at)."""
+        async with self._read() as conn:
+            rooms = [
+                _room_row(r)
+                for r in await conn.execute(
+                    select(ROOMS)
+                    .where(ROOMS.c.status == "open")
+                    .order_by(ROOMS.c.created_at, ROOMS.c.id)
+                )
+            ]
+            # `public` lives in the settings JSON: filtered here, the same on every database.
+            rooms = [r for r in rooms if r.settings.get("public")]
+            seats: dict[str, list[SeatRow]] = {r.id: [] for r in rooms}
+            for chunk in _chunks([r.id for r in rooms]):
+                for row in await conn.execute(
+                    select(SEATS).where(SEATS.c.room_id.in_(chunk)).order_by(SEATS.c.seat)
+                ):
+                    seats[row.room_id].append(_seat_row(row))
+        listed = []
+        for room in rooms:
+            entry = _lobby_entry(room, seats[room.id])
+            if entry["open_seats"]:
+                listed.append(entry)
+                if limit is not None and len(listed) >= limit:
+                    break
+        return listed
 
     async def load_unfinished(self) -> list[StoredRoom]:
         async with self._read() as conn:
@@ -292,13 +357,20 @@ class SqlStore:
     # --- games -------------------------------------------------------------------------
 
     async def start_game(
-        self, room_id: str, rules: dict[str, Any], first_dealer: int, seed: str
+        self,
+        room_id: str,
+        rules: dict[str, Any],
+        first_dealer: int,
+        seed: str,
+        *,
+        fence: int | None = None,
     ) -> int:
         if first_dealer not in range(4):
             raise StoreError(f"first dealer must be a seat 0..3, not {first_dealer!r}")
         now = self.clock()
 
         def write(conn: Connection) -> int:
+            _fence_room(conn, room_id, fence)
             result = conn.execute(
                 insert(GAMES)
                 .values(
@@ -317,12 +389,13 @@ class SqlStore:
         except IntegrityError as exc:
             raise NotFound(f"no room {room_id!r}") from exc
 
-    async def append_action(self, row: ActionRow) -> None:
-        """Durable when it returns. Raises SequenceError unless row.seq is the next number."""
+    async def append_action(self, row: ActionRow, *, fence: int | None = None) -> None:
+        """Durable when it returns. Raises SequenceError unless row.seq is the next number,
+        FencedOut (nothing stored) if the room has a newer owner than `fence`."""
         if self._closed:
             raise StoreError("the store is closed")
         loop = asyncio.get_running_loop()
-        pending = _Pending(row, loop.create_future())
+        pending = _Pending(row, loop.create_future(), fence)
         self._enqueue(pending, loop)
         await pending.future
 
@@ -344,6 +417,7 @@ class SqlStore:
         appends = [p for p in batch if isinstance(p, _Pending)]
         jobs = [j for j in batch if isinstance(j, _Job)]
         rows = [p.row for p in appends]
+        fences = [p.fence for p in appends]
         stamp = self.clock()
         started = time.perf_counter()
         try:
@@ -357,10 +431,11 @@ class SqlStore:
                         rows,
                         [j.fn for j in jobs],
                         stamp,
+                        fences,
                     )
             else:  # jobs run directly off the group commit here (see _run_write)
                 async with self._write() as conn:
-                    outcomes = await conn.run_sync(_append_rows, rows, stamp)
+                    outcomes = await conn.run_sync(_append_rows, rows, stamp, fences)
                 results = []
         except IntegrityError:
             # Another process wrote to one of these logs (or deleted the game) between the
@@ -373,8 +448,9 @@ class SqlStore:
                     _fail(p, SequenceError(f"game {p.row.game_id}: seq {p.row.seq} was taken"))
             return
         except Exception as exc:
+            failure = _as_unavailable(exc) or exc
             for item in batch:
-                _fail(item, exc)
+                _fail(item, failure)
             return
         self.commits += 1
         if self.on_commit is not None:
@@ -393,7 +469,7 @@ class SqlStore:
             else:
                 job.future.set_exception(value)
 
-    async def finish_hand(self, row: HandRow) -> None:
+    async def finish_hand(self, row: HandRow, *, fence: int | None = None) -> None:
         summary = row.summary
         values = {
             "game_id": row.game_id,
@@ -404,17 +480,25 @@ class SqlStore:
             "bags": summary.get("bags"),
             "summary": summary,
         }
+
+        def write(conn: Connection) -> None:
+            _fence_game(conn, row.game_id, fence)
+            conn.execute(insert(HANDS).values(values))
+
         try:
-            await self._run_write(lambda conn: conn.execute(insert(HANDS).values(values)))
+            await self._run_write(write)
         except IntegrityError as exc:
             raise StoreError(
                 f"game {row.game_id}: no such game, or hand {row.hand_number} already stored"
             ) from exc
 
-    async def finish_game(self, game_id: int, winner: int | None, scores: list[int]) -> None:
+    async def finish_game(
+        self, game_id: int, winner: int | None, scores: list[int], *, fence: int | None = None
+    ) -> None:
         now = self.clock()
 
         def write(conn: Connection) -> None:
+            _fence_game(conn, game_id, fence)
             result = conn.execute(
                 update(GAMES)
                 .where(GAMES.c.id == game_id)
@@ -446,15 +530,28 @@ class SqlStore:
                     )
         return list(games.values())
 
-    async def export_game(self, game_id: int) -> dict[str, Any]:
+    async def export_game(self, game_id: int, *, in_progress: bool = False) -> dict[str, Any]:
         """The engine's game record (Game.to_record() format). Raises NotFound.
 
-        It holds the master seed: the caller may show it only once the game is over.
+        It holds the master seed, so until the game is over (finished, or its room
+        abandoned) it raises GameInProgress, whichever process asks, unless
+        `in_progress` (a server-side caller that keeps the record to itself).
         """
         async with self._read() as conn:
-            game = (await conn.execute(select(GAMES).where(GAMES.c.id == game_id))).one_or_none()
+            game = (
+                await conn.execute(
+                    select(GAMES, ROOMS.c.status.label("room_status"))
+                    .join(ROOMS, ROOMS.c.id == GAMES.c.room_id)
+                    .where(GAMES.c.id == game_id)
+                )
+            ).one_or_none()
             if game is None:
                 raise NotFound(f"no game {game_id}")
+            # A room closed mid-game never plays on. (Not "finished": a room's next game
+            # starts before the room's status says "playing" again.)
+            over = game.finished_at is not None or game.room_status == "abandoned"
+            if not over and not in_progress:
+                raise GameInProgress(f"game {game_id} is still being played")
             actions = await conn.execute(
                 select(ACTIONS.c.seat, ACTIONS.c.action)
                 .where(ACTIONS.c.game_id == game_id)
@@ -475,10 +572,17 @@ class SqlStore:
 
     # --- chat --------------------------------------------------------------------------
 
-    async def add_chat(self, room_id: str, seat: int | None, name: str, text: str) -> None:
+    async def add_chat(
+        self, room_id: str, seat: int | None, name: str, text: str, *, fence: int | None = None
+    ) -> None:
         values = {"room_id": room_id, "seat": seat, "name": name, "text": text, "at": self.clock()}
+
+        def write(conn: Connection) -> None:
+            _fence_room(conn, room_id, fence)
+            conn.execute(insert(CHAT).values(values))
+
         try:
-            await self._run_write(lambda conn: conn.execute(insert(CHAT).values(values)))
+            await self._run_write(write)
         except IntegrityError as exc:
             raise NotFound(f"no room {room_id!r}") from exc
 
@@ -551,10 +655,19 @@ _LAST_SEQS = (
 
 
 def _append_rows(
+    conn: Connection,
+    rows: list[ActionRow],
+    stamp: datetime,
+    fences: list[int | None] | None = None,
+) -> list[StoreError | None]:
+    """Check every row's fence and sequence number and insert the good ones, in one
+    transaction (the caller's). Returns, per row, None (inserted) or the refusal."""
+    return _with_fences(conn, rows, fences, lambda kept: _append_checked(conn, kept, stamp))
+
+
+def _append_checked(
     conn: Connection, rows: list[ActionRow], stamp: datetime
 ) -> list[StoreError | None]:
-    """Check every row's sequence number against its log and insert the good ones, in one
-    transaction (the caller's). Returns, per row, None (inserted) or the refusal."""
     ids = sorted({r.game_id for r in rows})
     last: dict[int, int] = {}
     for chunk in _chunks(ids):
@@ -574,6 +687,104 @@ def _append_rows(
                 for r in accepted
             ],
         )
+    return outcomes
+
+
+def _fence_room(conn: Connection, room_id: str, fence: int | None) -> None:
+    """Check `fence` against the room's in the caller's transaction (raising the room's to
+    it when it is newer), or refuse the write: FencedOut, or NotFound for no such room."""
+    if fence is None:
+        return
+    rows = _lock_fences(conn, select(ROOMS.c.id, ROOMS.c.fence).where(ROOMS.c.id == room_id))
+    current = {str(room): int(f) for room, f in rows}
+    if room_id not in current:
+        raise NotFound(f"no room {room_id!r}")
+    if _raise_fences(conn, current, {(room_id, fence)}):
+        raise FencedOut(f"room {room_id!r} has a newer owner (fence {current[room_id]} > {fence})")
+
+
+def _fence_game(conn: Connection, game_id: int, fence: int | None) -> None:
+    if fence is None:
+        return
+    room_id = conn.execute(select(GAMES.c.room_id).where(GAMES.c.id == game_id)).scalar()
+    if room_id is None:
+        raise NotFound(f"no game {game_id}")
+    _fence_room(conn, room_id, fence)
+
+
+def _lock_fences(conn: Connection, query: Any) -> list[Any]:
+    """Run `query` (of rooms, with other tables maybe), locking those rooms' rows in id
+    order until the transaction ends.
+
+    On PostgreSQL a claim (an UPDATE of the row) and a write holding this lock wait for
+    each other, and the lock read sees the latest committed fence, so whichever commits
+    second sees the other. Taking the locks in one order (by room id) means two processes'
+    batches cannot deadlock. SQLite has one writer at a time and no row locks.
+    """
+    return list(conn.execute(query.order_by(ROOMS.c.id).with_for_update(of=ROOMS, key_share=True)))
+
+
+def _raise_fences(
+    conn: Connection, current: dict[str, int], claims: set[tuple[str, int]]
+) -> set[tuple[str, int]]:
+    """The claims (room, fence) older than their room's fence; the rooms' fences are raised
+    to the newest of the others."""
+    refused = {(room, f) for room, f in claims if f < current[room]}
+    newest: dict[str, int] = {}
+    for room, f in claims:
+        if f > current[room] and f > newest.get(room, -1):
+            newest[room] = f
+    if newest:
+        conn.execute(
+            update(ROOMS).where(ROOMS.c.id == bindparam("room")).values(fence=bindparam("f")),
+            [{"room": room, "f": f} for room, f in sorted(newest.items())],
+        )
+        current.update(newest)
+    return refused
+
+
+def _with_fences(
+    conn: Connection,
+    rows: list[ActionRow],
+    fences: list[int | None] | None,
+    append: Callable[[list[ActionRow]], list[StoreError | None]],
+) -> list[StoreError | None]:
+    """Refuse the rows whose fence is older than their room's, then `append` the others.
+
+    Rows of an unknown game are passed on (the append refuses them as NotFound).
+    """
+    if not fences or all(f is None for f in fences):
+        return append(rows) if rows else []
+    claims = {(r.game_id, f) for r, f in zip(rows, fences, strict=True) if f is not None}
+    games = sorted({g for g, _ in claims})
+    # One locking read for the whole batch on PostgreSQL (so the locks come in one order);
+    # SQLite takes the ids in slices under its parameter limit.
+    size = 500 if conn.dialect.name == "sqlite" else MAX_BATCH
+    room_of: dict[int, str] = {}
+    current: dict[str, int] = {}
+    for chunk in _chunks(games, max(size, 1)):
+        query = (
+            select(ROOMS.c.id, ROOMS.c.fence, GAMES.c.id)
+            .select_from(GAMES.join(ROOMS, ROOMS.c.id == GAMES.c.room_id))
+            .where(GAMES.c.id.in_(chunk))
+        )
+        for room, fence, game in _lock_fences(conn, query):
+            room_of[int(game)] = str(room)
+            current[str(room)] = int(fence)
+    refused_rooms = _raise_fences(
+        conn, current, {(room_of[g], f) for g, f in claims if g in room_of}
+    )
+    outcomes: list[StoreError | None] = [None] * len(rows)
+    kept: list[int] = []
+    for i, (r, f) in enumerate(zip(rows, fences, strict=True)):
+        room = room_of.get(r.game_id)
+        if f is not None and room is not None and (room, f) in refused_rooms:
+            outcomes[i] = FencedOut(f"game {r.game_id}: its room has a newer owner than {f}")
+        else:
+            kept.append(i)
+    if kept:
+        for i, outcome in zip(kept, append([rows[i] for i in kept]), strict=True):
+            outcomes[i] = outcome
     return outcomes
 
 
@@ -632,6 +843,7 @@ class _SqliteAppender:
         rows: list[ActionRow],
         jobs: list[Callable[[Connection], Any]],
         stamp: datetime,
+        fences: list[int | None] | None = None,
     ) -> tuple[list[StoreError | None], list[tuple[bool, Any]]]:
         """One transaction: the appends, then each job in a savepoint of its own, so a job
         that fails (a duplicate room code, an unknown game) fails alone."""
@@ -644,7 +856,9 @@ class _SqliteAppender:
             return self._append_only(conn, rows, stamp), results
         try:
             with conn.begin():
-                outcomes = _append_rows_sqlite(conn, rows, stamp, last) if rows else []
+                outcomes = _with_fences(
+                    conn, rows, fences, lambda kept: _append_rows_sqlite(conn, kept, stamp, last)
+                )
                 for job in jobs:
                     savepoint = conn.begin_nested()
                     try:
@@ -768,6 +982,31 @@ def _append_rows_sqlite(
     return outcomes
 
 
+def _as_unavailable(exc: BaseException) -> StorageUnavailable | None:
+    """The database was unreachable or did not answer (not: it refused the statement)."""
+    if isinstance(exc, StoreError):
+        return None
+    lost = isinstance(exc, OSError | TimeoutError | OperationalError | InterfaceError) or (
+        isinstance(exc, DBAPIError) and exc.connection_invalidated
+    )
+    if not lost:
+        return None
+    failure = StorageUnavailable(f"the database is unavailable: {exc!r}")
+    failure.__cause__ = exc
+    return failure
+
+
+@contextlib.contextmanager
+def _unavailable_as_store_error() -> Iterator[None]:
+    try:
+        yield
+    except Exception as exc:
+        failure = _as_unavailable(exc)
+        if failure is None:
+            raise
+        raise failure from exc
+
+
 def _on_disk_sqlite(url: URL) -> bool:
     return url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:")
 
@@ -830,3 +1069,31 @@ def _game_row(g: Any) -> GameRow:
 
 def _action_row(a: Any) -> ActionRow:
     return ActionRow(game_id=a.game_id, seq=a.seq, seat=a.seat, action=a.action, at=a.at)
+
+
+def _lobby_entry(room: RoomRow, seats: list[SeatRow]) -> dict[str, Any]:
+    """A room as the lobby lists it (Room.summary() without `invite_url`)."""
+    kinds = {s.seat: _seat_kind(s) for s in seats}
+    names = {s.seat: s.name for s in seats if kinds[s.seat] == "human"}
+    names.update({s.seat: s.name or "Bot" for s in seats if kinds[s.seat] == "bot"})
+    host = room.host_seat
+    return {
+        "id": room.id,
+        "code": room.code,
+        "status": room.status,
+        "settings": room.settings,
+        "host": names.get(host) if host is not None else None,
+        "seats": [
+            {"seat": i, "name": names.get(i), "kind": kinds.get(i, "empty")} for i in range(4)
+        ],
+        "open_seats": [i for i in range(4) if kinds.get(i, "empty") == "empty"],
+    }
+
+
+def _seat_kind(seat: SeatRow) -> str:
+    """As Seat.from_row reads a row: a bot level makes a bot, a token hash a human."""
+    if seat.bot_level:
+        return "bot"
+    if seat.token_hash:
+        return "human"
+    return "empty"
