@@ -71,10 +71,11 @@ class WsConnection:
         self._backlog: deque[Any] | None = None  # None: no write in flight
         self._flusher: asyncio.Task[None] | None = None
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: dict[str, Any] | str) -> None:
+        """A message, or one already encoded as JSON text (an `event`, rooms/events.py)."""
         if self.closing is not None:
             return
-        if self.metrics is not None and message.get("type") == "error":
+        if self.metrics is not None and type(message) is dict and message.get("type") == "error":
             self.metrics.error_sent(str(message.get("code")))
         if self._backlog is not None:
             if len(self._backlog) >= self.limit:
@@ -84,7 +85,7 @@ class WsConnection:
             return
         # orjson, not json: encoding state messages was the largest single cost of a
         # busy server (about a sixth of its CPU with the standard library).
-        text = orjson.dumps(message).decode()
+        text = message if type(message) is str else orjson.dumps(message).decode()
         if asyncio.current_task() is None:  # never step the send outside a task
             self._backlog = deque([message])
             self._flusher = asyncio.get_running_loop().create_task(self._flush(None, None))
@@ -124,7 +125,9 @@ class WsConnection:
                     with contextlib.suppress(Exception):
                         await self.websocket.close(code=code, reason=reason)
                     return
-                await self.websocket.send_text(orjson.dumps(message).decode())
+                if type(message) is not str:
+                    message = orjson.dumps(message).decode()
+                await self.websocket.send_text(message)
         except Exception:
             if self.closing is None:
                 self.closing = (1006, "")
