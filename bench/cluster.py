@@ -309,6 +309,7 @@ class Seat:
                 async with connect(self.ws_url, open_timeout=10) as ws:
                     await ws.send(json.dumps({"type": "hello", "token": self.token}))
                     pending: str | None = None
+                    held: dict[str, Any] | None = None  # the view as the client holds it
                     # The first action after a (re)connect goes at once: what is measured
                     # is when the room takes actions again, not the player's thinking.
                     fresh = True
@@ -317,15 +318,22 @@ class Seat:
                         if msg["type"] == "error" and msg.get("ref") == pending:
                             pending = None
                             continue
-                        if msg["type"] != "state":
+                        if msg["type"] == "event" and held is not None:
+                            # What changed: apply it to the view held (docs/protocol.md).
+                            view = {**held, **msg["view"], **msg.get("you", {})}
+                            msg = {**msg, "view": view}
+                        elif msg["type"] != "state":
                             continue
+                        elif held is not None and msg.get("view") is not None:
+                            msg = {**msg, "view": {**held, **msg["view"]}}
+                        held = msg.get("view")
                         if pending is not None and msg.get("ref") == pending:
                             now = time.monotonic()
                             sent = self.sent_at.pop(pending)
                             self.acks.append((now, msg["seq"]))
                             self.waits.append((sent, now - sent))
                             pending = None
-                        view = msg.get("view") or {}
+                        view = held or {}
                         legal = view.get("legal")
                         if pending is None and legal:
                             if not fresh:

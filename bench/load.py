@@ -6,6 +6,7 @@
     python -m bench.load --idle 1000            # resident memory per idle room
     python -m bench.load ... --postgres         # PostgreSQL at 127.0.0.1:5432 instead of SQLite
     python -m bench.load ... --target 500       # games' target score (they end, start again)
+    python -m bench.load ... --repeat 3         # 3 runs on fresh servers: min / median / max
 
 The server runs as its own process (`spades serve`, uvicorn, bot delay 0); this process
 drives the rooms. `humans`: four human clients per room; `solo`: one human and three bots.
@@ -14,8 +15,8 @@ chooses like the `basic` bot (`--players basic`, the default: bids and plays tha
 their contracts, so a game to 500 lasts about nine hands, as between people who know the
 game) or at random (`--players random`: contracts fail, games run to a hundred hands).
 Latency is from sending an action to the moment every human seat of the room has received
-the resulting `state` (seq past the one the action was sent on). Bounded in rooms and time;
-talks only to 127.0.0.1.
+the resulting `state` or `event` (seq past the one the action was sent on). Bounded in
+rooms and time; talks only to 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -77,6 +78,7 @@ class ServerProcess:
             SPADES_BOT_DELAY="0",
             SPADES_ROOMS_PER_MINUTE="1000000",
             SPADES_JOINS_PER_MINUTE="1000000",
+            SPADES_SOCKETS_PER_ADDRESS="0",  # every simulated player comes from 127.0.0.1
             SPADES_MESSAGES_PER_SECOND="1000",
             SPADES_MESSAGE_BURST="1000",
             SPADES_ABANDON_AFTER="100000",
@@ -237,6 +239,8 @@ class SeatClient(asyncio.Protocol):
         self.looked_hand = -1
         self.started = False
         self.view: dict[str, Any] | None = None  # the latest view, merged (docs/protocol.md)
+        self.seq = -1  # of the latest state or event
+        self.game_id: int | None = None
 
     # --- I/O ---------------------------------------------------------------------------
 
@@ -306,18 +310,33 @@ class SeatClient(asyncio.Protocol):
             room.stats.error(msg.get("code", "error"))
             self.acting_on = -1
             return
-        if kind != "state":
+        if kind == "event":
+            # What an action changed, applied to the view held (docs/protocol.md, "event").
+            view = self.view
+            if view is None or msg["game_id"] != self.game_id or msg["seq"] != self.seq + 1:
+                room.stats.error("resync")  # it does not follow: ask for a whole state
+                self.send_text(orjson.dumps({"type": "hello", "token": self.token}))
+                return
+            view.update(msg["view"])
+            you = msg.get("you")
+            if you is not None:
+                view.update(you)
+            info = None
+        elif kind == "state":
+            view = msg.get("view")
+            last = self.view
+            if view is not None and last is not None and len(view) < len(last):
+                # Keys left out because they did not change (docs/protocol.md, "state").
+                for key in last.keys() - view.keys():
+                    view[key] = last[key]
+            self.view = view
+            info = msg.get("room")  # left out when unchanged
+            if info is not None:
+                self.game_id = info["game_id"]
+        else:
             return
-        seq = msg["seq"]
+        seq = self.seq = msg["seq"]
         room.received(self.seat, seq)
-        view = msg.get("view")
-        last = self.view
-        if view is not None and last is not None and len(view) < len(last):
-            # Keys left out because they did not change (docs/protocol.md, "state").
-            for key in last.keys() - view.keys():
-                view[key] = last[key]
-        self.view = view
-        info = msg.get("room")  # left out when unchanged
         if self.host and not self.started and info is not None and info["status"] == "open":
             seated = sum(s["kind"] == "human" and s["connected"] for s in info["seats"])
             if seated == len(room.seats):
@@ -432,7 +451,13 @@ def server_side(before: dict[str, float], after: dict[str, float]) -> dict[str, 
         b = buckets(metric, labels)
         return int(b[-1][1]) if b else 0
 
+    accepted = sum(
+        value - before.get(key, 0.0)
+        for key, value in after.items()
+        if key.startswith("spades_actions_total{")
+    )
     return {
+        "actions_accepted": int(accepted),
         "action_ms_p50_le": quantile("spades_action_latency_seconds", 0.5),
         "action_ms_p99_le": quantile("spades_action_latency_seconds", 0.99),
         "append_ms_p50_le": quantile("spades_store_append_seconds", 0.5),
@@ -468,6 +493,11 @@ def report(
     server_metrics: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     lat = [x * 1000 for x in stats.latencies]
+    cpu_percent = server.cpu_percent() if cpu is None else cpu
+    accepted = (server_metrics or {}).get("actions_accepted") or 0
+    # Everything an accepted action costs the server process (validation, store, every
+    # connection's message), as CPU time of the window over the actions /metrics counted.
+    cpu_ms = cpu_percent / 100 * seconds * 1000 / accepted if accepted else None
     out = {
         "label": label,
         "rooms": rooms,
@@ -490,14 +520,52 @@ def report(
             else None,
             "max": max(stats.game_hands, default=None),
         },
-        "server_cpu_percent": round(server.cpu_percent() if cpu is None else cpu, 1),
+        "server_cpu_percent": round(cpu_percent, 1),
+        "server_cpu_ms_per_action": None if cpu_ms is None else round(cpu_ms, 3),
         "server_rss_mb": round((server.rss_bytes() if rss is None else rss) / 2**20, 1),
         "per_process": server.per_process() if hasattr(server, "per_process") else None,
         "generator_cpu_percent": None if generator_cpu is None else round(generator_cpu, 1),
         "server": server_metrics,
     }
     print(json.dumps(out), flush=True)
+    if cpu_ms is not None:
+        print(f"server CPU ms per action: {cpu_ms:.3f} ({accepted} actions)", flush=True)
+    RESULTS.append(out)
     return out
+
+
+RESULTS: list[dict[str, Any]] = []  # every window reported by this process, in order
+
+# The figures `--repeat` summarises as min / median / max over the runs.
+REPEATED = (
+    ("server CPU ms per action", ("server_cpu_ms_per_action",)),
+    ("server CPU %", ("server_cpu_percent",)),
+    ("actions/s", ("actions_per_s",)),
+    ("latency p50 ms", ("latency_ms", "p50")),
+    ("latency p99 ms", ("latency_ms", "p99")),
+    ("generator CPU %", ("generator_cpu_percent",)),
+)
+
+
+def summarise(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Min / median / max of each figure over the runs' last windows (`--repeat`)."""
+    summary: dict[str, Any] = {"runs": len(runs)}
+    for name, path in REPEATED:
+        values = []
+        for out in runs:
+            value: Any = out
+            for key in path:
+                value = value.get(key) if isinstance(value, dict) else None
+            if isinstance(value, int | float):
+                values.append(float(value))
+        if values:
+            values.sort()
+            summary[name] = {
+                "min": values[0],
+                "median": values[len(values) // 2],
+                "max": values[-1],
+            }
+    return summary
 
 
 @dataclass
@@ -948,6 +1016,9 @@ def main() -> None:
     )
     parser.add_argument("--procs", type=int, default=1, help="driver processes")
     parser.add_argument(
+        "--repeat", type=int, default=1, help="runs, each on a fresh server: min/median/max"
+    )
+    parser.add_argument(
         "--cluster",
         type=int,
         default=0,
@@ -966,6 +1037,19 @@ def main() -> None:
             parser.error("--attach talks to 127.0.0.1 only")
         run(run_child(args))
         return
+    runs = []
+    for i in range(max(1, args.repeat)):
+        if args.repeat > 1:
+            print(f"run {i + 1} of {args.repeat}", flush=True)
+        RESULTS.clear()
+        run_once(args)
+        if RESULTS:
+            runs.append(RESULTS[-1])
+    if args.repeat > 1:
+        print(json.dumps({"repeat": summarise(runs)}), flush=True)
+
+
+def run_once(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         if args.postgres:
             url = os.environ.get(

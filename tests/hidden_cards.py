@@ -60,3 +60,10 @@ def current_hand_only(message: dict[str, Any]) -> dict[str, Any]:
         return message
     assert len(last["cards"]) == 4 and last["hand"] == view["hand_number"] - 1
     return {**message, "view": {**view, "last_trick": None}}
+
+
+def event_leaks(event: dict[str, Any], after: dict[str, Any], others: set[str]) -> set[str]:
+    """Cards of `others` (the other seats' deals) that an `event` as sent shows, beyond those
+    on the table once it is applied (`after`: the view the client then holds)."""
+    assert event["type"] == "event"
+    return (card_strings(event) & others) - played(after)

@@ -1,6 +1,8 @@
 // The WebSocket half of the protocol: one socket per room page, "hello" first, automatic
 // reconnection with exponential backoff and jitter, keep-alive pings, request ids.
 
+import { EventFollower } from "./events.js";
+
 const PING_EVERY_MS = 15000;
 const SILENCE_LIMIT_MS = 40000;
 const MAX_BACKOFF_MS = 15000;
@@ -36,6 +38,7 @@ export class Connection {
     this.lastHeard = 0;
     this.stopped = false;
     this.queue = [];
+    this.events = new EventFollower();
   }
 
   url() {
@@ -63,6 +66,7 @@ export class Connection {
     ws.addEventListener("open", () => {
       if (this.ws !== ws) return;
       this.lastHeard = Date.now();
+      this.events.reset();
       this.rawSend({ type: "hello", token: this.token() || null, id: this.nextId++ });
       this.startPings();
     });
@@ -73,6 +77,12 @@ export class Connection {
       try {
         msg = JSON.parse(event.data);
       } catch {
+        return;
+      }
+      msg = this.events.accept(msg); // an event becomes the state it leads to
+      if (msg === null) {
+        // It does not follow what we hold: ask for a whole state (docs/protocol.md).
+        if (this.events.resync()) this.rawSend({ type: "hello", token: this.token() || null, id: this.nextId++ });
         return;
       }
       if (msg.type === "state" && this.attempt !== 0) this.attempt = 0;

@@ -251,7 +251,7 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
     stand: () => send({ type: "stand" }),
     reconnect: () => conn.reconnectNow(),
     "copy-invite": async () => {
-      const link = (state.room && state.room.invite_url) || `${location.origin}/r/${code}`;
+      const link = new URL((state.room && state.room.invite_url) || `/r/${code}`, location.origin).href;
       let copied = false;
       try {
         await navigator.clipboard.writeText(link);

@@ -29,7 +29,7 @@ class Settings(BaseSettings):
     )
     orphan_batch: int = Field(50, ge=1, description="rooms claimed per orphan sweep at most")
 
-    # where invite links point; empty = derived from the request's Host header
+    # where invite links point; empty = relative links (/r/CODE) the client completes
     public_url: str = ""
     client_dir: str = Field("", description="static client directory; empty = the packaged one")
 
@@ -77,6 +77,22 @@ class Settings(BaseSettings):
     chat_length: int = Field(300, ge=1)
     name_length: int = Field(24, ge=1)
     send_queue: int = Field(256, ge=8, description="queued messages before a slow client is cut")
+    sockets_per_address: int = Field(
+        32, ge=0, description="WebSockets one client address may hold open at once; 0 = no cap"
+    )
+    max_body_bytes: int = Field(16_384, ge=1024, description="largest REST request body")
+
+    # security (docs/operations.md, "Security")
+    forwarded_allow_ips: str = Field(
+        "",
+        description="proxies trusted for X-Forwarded-For/-Proto (comma-separated "
+        "addresses or networks, * = any); empty = none: the peer address is the client",
+    )
+    metrics_allow: str = Field(
+        "127.0.0.0/8,::1",
+        description="addresses or networks that may read /metrics "
+        "(comma-separated); empty = nobody",
+    )
 
 
 @lru_cache(maxsize=1)

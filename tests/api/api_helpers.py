@@ -21,7 +21,7 @@ from spades.api.app import create_app
 from spades.api.serve import ws_max_size
 from spades.config import Settings
 from spades.rooms import ManualClock
-from wire import merge_state
+from wire import receive
 
 RECV_LIMIT = 30.0  # a guard against hangs, not a timing assertion
 
@@ -102,6 +102,7 @@ async def running_server(
         ws_max_size=ws_max_size(settings),
         lifespan="on",
         timeout_graceful_shutdown=2,
+        proxy_headers=False,  # as `spades serve`: the app decides whom to believe
     )
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))
@@ -126,7 +127,8 @@ class Client:
     def __init__(self, ws: ClientConnection) -> None:
         self.ws = ws
         self.messages: list[dict[str, Any]] = []  # states merged, as a client holds them
-        self.wire: list[dict[str, Any]] = []  # states as they came
+        self.wire: list[dict[str, Any]] = []  # states and events as they came
+        self.applied: list[tuple[dict[str, Any], dict[str, Any]]] = []  # (event, state after)
         self.seat: int | None = None
 
     async def send(self, **message: Any) -> None:
@@ -137,9 +139,11 @@ class Client:
 
     async def recv(self) -> dict[str, Any]:
         message: dict[str, Any] = json.loads(await asyncio.wait_for(self.ws.recv(), RECV_LIMIT))
-        if message["type"] == "state":
+        if message["type"] in ("state", "event"):
             self.wire.append(message)
-            message = merge_state(self.states()[-1] if self.states() else None, message)
+            raw, message = message, receive(self.states()[-1] if self.states() else None, message)
+            if raw["type"] == "event":
+                self.applied.append((raw, message))
             self.seat = message["room"]["you"]
         self.messages.append(message)
         return message
@@ -213,6 +217,7 @@ class ThreadServer:
             ws_max_size=ws_max_size(self.settings),
             lifespan="on",
             timeout_graceful_shutdown=2,
+            proxy_headers=False,  # as `spades serve`: the app decides whom to believe
         )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(

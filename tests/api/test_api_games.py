@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from api_helpers import Client, play_until_over, running_server
 
-from hidden_cards import card_strings, current_hand_only, deals_of, played
+from hidden_cards import card_strings, current_hand_only, deals_of, event_leaks, played
 from spades.api.models import SERVER_MESSAGE
 from spades.engine import card_text, deal_commitment, deal_from_seed
 from spades.engine.cards import cards_of
@@ -39,6 +39,17 @@ def check_hidden(client: Client, deals: dict[int, list[set[str]]]) -> int:
         others = set().union(*(deal[s] for s in range(4) if s != seat))
         leaked = (card_strings(message) & others) - on_table
         assert not leaked, f"seat {seat} was sent {leaked} in {message['type']}"
+        checked += 1
+    # The events as sent: no card of another seat that the table does not show after it.
+    assert client.applied, "no events were sent"
+    for event, after in client.applied:
+        view = after["view"]
+        deal = deals[view["hand_number"]]
+        others = set().union(*(deal[s] for s in range(4) if s != client.seat))
+        leaked = event_leaks(event, view, others)
+        assert not leaked, f"seat {client.seat} was sent {leaked} in an event"
+        if client.seat is None:
+            assert "you" not in event
         checked += 1
     return checked
 

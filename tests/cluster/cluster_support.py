@@ -24,7 +24,7 @@ import httpx
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from wire import merge_state
+from wire import receive
 
 REPO = Path(__file__).resolve().parents[2]
 HAPROXY_CFG = REPO / "deploy" / "haproxy.cfg"
@@ -300,8 +300,8 @@ class Player:
                     if message.get("ref") == pending:
                         pending = None
                         await asyncio.sleep(0.1)  # e.g. storage_error: try again
-                elif message["type"] == "state":
-                    self.held = merge_state(self.held, message)
+                elif message["type"] in ("state", "event"):
+                    self.held = receive(self.held, message)
                     self.states.append(self.held)
                     if self.held.get("ref") is not None and self.held["ref"] == pending:
                         pending = None

@@ -55,7 +55,8 @@ def overflow(page: Any) -> list[str]:
 def axe_violations(page: Any) -> list[str]:
     """Serious and critical axe-core violations on the page as it is now."""
     if not page.evaluate("!!window.axe"):
-        page.add_script_tag(path=str(AXE))
+        # Evaluated, not added as a <script>: the app's CSP forbids inline scripts.
+        page.evaluate(AXE.read_text(encoding="utf-8") + "\n;0")
     found = page.evaluate(
         """async () => {
           const r = await axe.run(document, { resultTypes: ["violations"] });
@@ -437,9 +438,9 @@ def test_review_steps_through_a_finished_game(new_page: Any, tour: Tour, screens
     page.keyboard.press("PageDown")
     # A short game may end after one hand (a made nil alone can reach the target).
     assert f"Hand {min(2, hands)} of {hands}" in where.inner_text()
-    # The score sheet beside holds the finished hands.
-    assert page.locator(".review-side tbody tr").count() == 4
     page.keyboard.press("End")
+    # The score sheet beside holds the finished hands (every hand, at the end).
+    assert page.locator(".review-side tbody tr").count() >= 4
     total = int(re.search(r"of (\d+):", where.inner_text()).group(1))
     assert f"step {total} of {total}" in where.inner_text()
     shoot(page, screenshots, "p17-review")

@@ -46,7 +46,8 @@ def test_solo_game_to_game_over(new_page: Any, screenshots: Path) -> None:
     for _ in range(13):
         wait_turn(page)
         assert act(page) == "play"
-    assert hand_cards(page) == [] or page.locator(".hand-sheet").count()
+    # The 13th trick stays on the table a moment before the sheet opens; with no bot delay
+    # the next hand's cards may already be dealt by then, so wait for the sheet itself.
 
     # The hand result sheet: bids, tricks, points for all four players.
     sheet = page.locator(".hand-sheet")

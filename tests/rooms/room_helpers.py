@@ -7,12 +7,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 from spades.config import Settings
 from spades.rooms import ManualClock
 from spades.store import open_store, upgrade
-from wire import merge_state
+from wire import receive
 
 _ids = itertools.count(1)
 
@@ -25,15 +26,21 @@ class Conn:
         self.seat = seat
         self.address = "127.0.0.1"
         self.messages: list[dict[str, Any]] = []  # states merged, as a client holds them
-        self.wire: list[dict[str, Any]] = []  # states as they were sent
+        self.wire: list[dict[str, Any]] = []  # states and events as they were sent
+        self.applied: list[tuple[dict[str, Any], dict[str, Any]]] = []  # (event, state after)
         self.closed: tuple[int, str] | None = None
         self.event = asyncio.Event()
 
-    def send(self, message: dict[str, Any]) -> None:
-        if message["type"] == "state":
+    def send(self, message: dict[str, Any] | str) -> None:
+        if isinstance(message, str):  # an event, encoded once for every connection
+            message = orjson.loads(message)
+            assert isinstance(message, dict)
+        if message["type"] in ("state", "event"):
             self.wire.append(message)
             states = self.states()
-            message = merge_state(states[-1] if states else None, message)
+            raw, message = message, receive(states[-1] if states else None, message)
+            if raw["type"] == "event":
+                self.applied.append((raw, message))
         self.messages.append(message)
         self.event.set()
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from room_helpers import Conn, first_legal, make_settings, settle
 
-from hidden_cards import card_strings, current_hand_only, deals_of, played
+from hidden_cards import card_strings, current_hand_only, deals_of, event_leaks, played
 from spades.rooms import BotRunner, ManualClock, Room, RoomConfig, RoomManager
 from spades.store import open_store
 
@@ -29,6 +29,17 @@ def check(conn: Conn, seat: int | None, deals: dict[int, list[set[str]]]) -> Non
                 assert not card_strings(message), "a blind-nil seat saw cards before looking"
         others = set().union(*(deals[hand][s] for s in range(4) if s != seat))
         assert not (card_strings(message) & others) - seen, (seat, message["type"])
+    # Each event as sent (not only the state it makes) shows no other seat's unplayed card,
+    # and a seat that may still bid blind nil is sent no card of its own either.
+    assert conn.applied, "no events were sent"
+    for event, after in conn.applied:
+        view = after["view"]
+        others = set().union(*(deals[view["hand_number"]][s] for s in range(4) if s != seat))
+        assert not event_leaks(event, view, others), (seat, event)
+        if seat is None:
+            assert "you" not in event
+        elif view["blind_nil_open"]:
+            assert not card_strings(event) - played(view), (seat, event)
 
 
 @pytest.mark.parametrize("game_number", range(6))

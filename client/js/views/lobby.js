@@ -70,7 +70,8 @@ export function renderLobby(state, { name }) {
   const me = room.you;
   const isHost = me !== null && me === room.host_seat;
   const seated = room.seats.filter((s) => s.kind !== "empty").length;
-  const invite = room.invite_url || `${location.origin}/r/${room.code}`;
+  // invite_url is relative unless the server has SPADES_PUBLIC_URL: complete it from our own origin.
+  const invite = new URL(room.invite_url || `/r/${room.code}`, location.origin).href;
   return h("div", { class: "lobby" },
     h("section", { class: "card-panel lobby-main", "aria-labelledby": "lobby-title" },
       h("div", { class: "panel-head" },

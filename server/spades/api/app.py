@@ -12,17 +12,16 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import FastAPI, HTTPException, Request, WebSocket
-from fastapi.exception_handlers import (
-    http_exception_handler,
-    request_validation_exception_handler,
-)
+from fastapi import Path as PathParam
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from spades.config import Settings, get_settings
 from spades.rooms import (
@@ -41,9 +40,11 @@ from spades.rooms.ownership import OwnedElsewhere
 from spades.store.protocol import GameInProgress, NotFound, Store
 
 from .gc_policy import GcPolicy
-from .limits import AddressLimiter
+from .guard import Guard, refusals, safe_validation_errors
+from .limits import Limiter, LocalLimiter
 from .metrics import CONTENT_TYPE_LATEST, Metrics
 from .models import (
+    MAX_ID,
     CreateRoom,
     CreateSolo,
     GameSummary,
@@ -56,7 +57,7 @@ from .models import (
     settings_dict,
 )
 from .review import with_deals
-from .ws import CLOSE_TOO_MANY, websocket_endpoint
+from .ws import websocket_endpoint
 
 log = logging.getLogger(__name__)
 
@@ -82,8 +83,9 @@ def _datetime_clock(clock: Clock) -> Callable[[], datetime]:
     return lambda: datetime.fromtimestamp(clock.now(), UTC)
 
 
-def _address(request: Request) -> str:
-    return request.client.host if request.client else "?"
+def _invalid(message: str, *field: str) -> HTTPException:
+    # The shape of every 422 (FastAPI's validation errors): a list naming the field.
+    return HTTPException(422, [{"type": "value_error", "loc": ["body", *field], "msg": message}])
 
 
 def _http_error(exc: RoomError) -> HTTPException:
@@ -92,7 +94,8 @@ def _http_error(exc: RoomError) -> HTTPException:
     if isinstance(exc, RoomFull):
         return HTTPException(409, exc.message)
     if isinstance(exc, BadRequest):
-        return HTTPException(422, exc.message)
+        # The only free text of a REST body is the display name.
+        return _invalid(exc.message, *(("name",) if exc.code in ("too_long", "empty_text") else ()))
     if exc.code == "storage_error":  # nothing changed; the database may be back soon
         return HTTPException(503, exc.message)
     return HTTPException(409, exc.message)
@@ -104,8 +107,12 @@ def create_app(
     store: Store | None = None,
     clock: Clock | None = None,
     bots: BotRunner | None = None,
+    limiter: Limiter | None = None,
 ) -> FastAPI:
-    """The app. Tests inject a clock (and may inject a store); the rest comes from settings."""
+    """The app. Tests inject a clock (and may inject a store); the rest comes from settings.
+
+    `limiter`: where per-address limits are kept (default: this process's memory).
+    """
     settings = settings or get_settings()
     metrics = Metrics()  # per app: tests build several apps in one process
 
@@ -149,6 +156,8 @@ def create_app(
         log.info("%d unfinished room(s) reloaded", reloaded)
         if cluster is not None:
             await cluster.start(manager)
+        if cluster_limiter is not None:
+            cluster_limiter.start()
         app.state.cluster = cluster
         # Long-lived objects go to the permanent generation as they age, so no collection
         # walks a busy server's whole heap (gc_policy.py says why and how often).
@@ -176,6 +185,8 @@ def create_app(
             await manager.stop()
             if cluster is not None:
                 await cluster.stop()
+            if cluster_limiter is not None:
+                await cluster_limiter.stop()
             if own_store:
                 await the_store.close()
 
@@ -185,6 +196,7 @@ def create_app(
         description="REST API of the Spades rooms; the game itself runs over /ws/{code} "
         "(see docs/protocol.md).",
         lifespan=lifespan,
+        responses=refusals(400, 413),  # any body: unreadable, or too large (the Guard)
     )
     app.state.metrics = metrics
 
@@ -197,27 +209,32 @@ def create_app(
     @app.exception_handler(RequestValidationError)
     async def count_invalid_request(request: Request, exc: RequestValidationError) -> Response:
         metrics.http_refused(422)
-        return await request_validation_exception_handler(request, exc)
+        # Not FastAPI's own answer: it quotes the input, which may not even be writable.
+        return JSONResponse({"detail": safe_validation_errors(exc.errors())}, status_code=422)
 
-    creations = AddressLimiter(settings.rooms_per_minute)
-    joins = AddressLimiter(settings.joins_per_minute)
-    connects = AddressLimiter(settings.joins_per_minute)
+    # A cluster counts the per-address limits in Redis, one count for all its processes.
+    cluster_limiter = None
+    if limiter is None and settings.redis_url:
+        from spades.cluster.node import redis_limiter
 
-    async def allowed(request: Request, local: AddressLimiter, action: Any) -> bool:
-        """One count per address for the whole cluster (in Redis), else this process's."""
-        cluster = request.app.state.cluster
-        if cluster is not None:
-            allow: bool = await cluster.limits.allow(action, _address(request))
-            return allow
-        return local.allow(_address(request))
+        cluster_limiter = redis_limiter(settings)
+    # Per-address limits and the body size limit run before any route parses anything;
+    # forwarded headers are believed only from the proxies the settings name.
+    app.add_middleware(
+        Guard,
+        limiter=limiter or cluster_limiter or LocalLimiter(settings),
+        max_body_bytes=settings.max_body_bytes,
+        metrics_allow=settings.metrics_allow,
+        forwarded_trusted=bool(settings.forwarded_allow_ips.strip()),
+        metrics=metrics,
+    )
+    if settings.forwarded_allow_ips.strip():
+        trusted = [p.strip() for p in settings.forwarded_allow_ips.split(",") if p.strip()]
+        app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=trusted)
 
     def manager_of(request: Request) -> RoomManager:
         manager: RoomManager = request.app.state.manager
         return manager
-
-    def remember_base(room: Room, request: Request) -> None:
-        if not settings.public_url:
-            room.base_url = str(request.base_url).rstrip("/")
 
     async def get_room(request: Request, code: str) -> Any:
         """The room, or in a cluster a link to the process that owns it (RelayedRoom)."""
@@ -231,7 +248,6 @@ def create_app(
             raise HTTPException(404, exc.message) from exc
         except OwnedElsewhere as exc:
             raise HTTPException(503, "the room is moving to another server; retry") from exc
-        remember_base(room, request)
         return room
 
     async def ask_owner(request: Request, room: Any, op: str, *args: Any) -> Any:
@@ -249,7 +265,7 @@ def create_app(
     async def healthz() -> dict[str, str]:
         return {"status": "ok"}
 
-    @app.get("/readyz", tags=["ops"])
+    @app.get("/readyz", tags=["ops"], responses=refusals(503))
     async def readyz(request: Request) -> JSONResponse:
         try:
             ok = await request.app.state.store.ping() and not manager_of(request).draining
@@ -257,7 +273,7 @@ def create_app(
             ok = False
         return JSONResponse({"ready": ok}, status_code=200 if ok else 503)
 
-    @app.get("/metrics", tags=["ops"], response_class=Response)
+    @app.get("/metrics", tags=["ops"], response_class=Response, responses=refusals(403))
     async def prometheus_metrics() -> Response:
         """Prometheus text format: rooms, connections, actions, latencies, errors."""
         return Response(metrics.render(), media_type=CONTENT_TYPE_LATEST)
@@ -268,17 +284,19 @@ def create_app(
         title and description (the web client builds its settings form from it)."""
         return settings_schema()
 
-    @app.post("/api/rooms", response_model=RoomCreated, tags=["rooms"])
+    @app.post(
+        "/api/rooms", response_model=RoomCreated, tags=["rooms"], responses=refusals(409, 429, 503)
+    )
     async def create_room(body: CreateRoom, request: Request) -> RoomCreated:
         return await _create(body, request, solo=False)
 
-    @app.post("/api/solo", response_model=RoomCreated, tags=["rooms"])
+    @app.post(
+        "/api/solo", response_model=RoomCreated, tags=["rooms"], responses=refusals(409, 429, 503)
+    )
     async def create_solo(body: CreateSolo, request: Request) -> RoomCreated:
         return await _create(body, request, solo=True)
 
     async def _create(body: CreateRoom, request: Request, *, solo: bool) -> RoomCreated:
-        if not await allowed(request, creations, "create"):
-            raise HTTPException(429, "too many rooms created from your address; wait a minute")
         manager = manager_of(request)
         options = settings_dict(body)
         try:
@@ -288,7 +306,6 @@ def create_app(
                 room, seat, token = await manager.create(body.name, options)
         except RoomError as exc:
             raise _http_error(exc) from exc
-        remember_base(room, request)
         return RoomCreated(
             room_id=room.room_id,
             code=room.code,
@@ -301,19 +318,22 @@ def create_app(
     async def list_rooms(request: Request) -> dict[str, Any]:
         return {"rooms": await manager_of(request).lobby()}
 
-    @app.get("/api/rooms/{code}", response_model=RoomOut, tags=["rooms"])
+    @app.get("/api/rooms/{code}", response_model=RoomOut, tags=["rooms"], responses=refusals(404))
     async def room_state(code: str, request: Request) -> dict[str, Any]:
         room = await get_room(request, code)
         result: dict[str, Any] = await ask_owner(request, room, "room")
         return result
 
-    @app.post("/api/rooms/{code}/join", response_model=Joined, tags=["rooms"])
+    @app.post(
+        "/api/rooms/{code}/join",
+        response_model=Joined,
+        tags=["rooms"],
+        responses=refusals(404, 409, 429, 503),
+    )
     async def join_room(code: str, body: JoinRoom, request: Request) -> Joined:
-        if not await allowed(request, joins, "join"):
-            raise HTTPException(429, "too many join attempts from your address; wait a minute")
         room = await get_room(request, code)
         if not body.spectator and not body.name.strip():
-            raise HTTPException(422, "a player needs a name")
+            raise _invalid("a player needs a name", "name")
         try:
             seat, token = await ask_owner(
                 request, room, "join", body.name, body.seat, body.spectator
@@ -322,7 +342,12 @@ def create_app(
             raise _http_error(exc) from exc
         return Joined(seat=seat, token=token)
 
-    @app.get("/api/rooms/{code}/history", response_model=RoomHistory, tags=["games"])
+    @app.get(
+        "/api/rooms/{code}/history",
+        response_model=RoomHistory,
+        tags=["games"],
+        responses=refusals(404),
+    )
     async def room_history(code: str, request: Request) -> RoomHistory:
         room = await get_room(request, code)
         finished = await request.app.state.store.finished_games(room.room_id)
@@ -338,8 +363,10 @@ def create_app(
             ]
         )
 
-    @app.get("/api/games/{game_id}/record", tags=["games"])
-    async def game_record(game_id: int, request: Request) -> dict[str, Any]:
+    @app.get("/api/games/{game_id}/record", tags=["games"], responses=refusals(404, 409))
+    async def game_record(
+        game_id: Annotated[int, PathParam(ge=0, le=MAX_ID)], request: Request
+    ) -> dict[str, Any]:
         try:
             record: dict[str, Any] = await request.app.state.store.export_game(game_id)
         except GameInProgress as exc:
@@ -354,17 +381,11 @@ def create_app(
     async def ws(websocket: WebSocket, code: str) -> None:
         manager: RoomManager = websocket.app.state.manager
         cluster = websocket.app.state.cluster
-        address = websocket.client.host if websocket.client else "?"
-        if cluster is not None and not await cluster.limits.allow("connect", address):
-            await websocket.accept()
-            await websocket.close(code=CLOSE_TOO_MANY, reason="too many connections; wait a minute")
-            return
         await websocket_endpoint(
             websocket,
             code,
             manager,
             settings,
-            connects,
             metrics,
             find=cluster.find if cluster is not None else None,
         )

@@ -1,10 +1,21 @@
-"""Rate limits: per client address per minute (REST), per connection per second (WebSocket)."""
+"""Rate limits: per client address (REST calls, socket opens, sockets held) and per
+connection (WebSocket messages, weighed by what each one costs the server).
+
+Per-address limits sit behind `Limiter`, so a cluster can keep them in a shared store
+(Redis) instead of this process's memory; `LocalLimiter` is the one-process version.
+"""
 
 from __future__ import annotations
 
 import time
 from collections import deque
 from collections.abc import Callable
+from typing import Literal, Protocol
+
+from spades.config import Settings
+
+# What a client may do per address, per minute.
+Action = Literal["create", "join", "connect"]
 
 
 class AddressLimiter:
@@ -29,8 +40,88 @@ class AddressLimiter:
         return True
 
 
+class Limiter(Protocol):
+    """Per-address limits. Async so that an implementation may ask a shared store."""
+
+    async def allow(self, action: Action, address: str) -> bool:
+        """Count one `action` from `address`; False when it is over its limit (not counted)."""
+        ...
+
+    async def hold(self, address: str) -> bool:
+        """One more socket held open by `address`; False (and not held) when at the cap."""
+        ...
+
+    async def release(self, address: str) -> None:
+        """A socket that `hold` admitted has closed."""
+        ...
+
+
+class LocalLimiter:
+    """`Limiter` in this process's memory: right for one server process."""
+
+    def __init__(self, settings: Settings, now: Callable[[], float] = time.monotonic) -> None:
+        self._windows: dict[str, AddressLimiter] = {
+            "create": AddressLimiter(settings.rooms_per_minute, now),
+            "join": AddressLimiter(settings.joins_per_minute, now),
+            "connect": AddressLimiter(settings.joins_per_minute, now),
+        }
+        self.sockets_per_address = settings.sockets_per_address
+        self._held: dict[str, int] = {}
+
+    async def allow(self, action: Action, address: str) -> bool:
+        return self._windows[action].allow(address)
+
+    async def hold(self, address: str) -> bool:
+        held = self._held.get(address, 0)
+        if self.sockets_per_address and held >= self.sockets_per_address:
+            return False
+        self._held[address] = held + 1
+        return True
+
+    async def release(self, address: str) -> None:
+        held = self._held.get(address, 0) - 1
+        if held > 0:
+            self._held[address] = held
+        else:
+            self._held.pop(address, None)
+
+    def held(self, address: str) -> int:
+        return self._held.get(address, 0)
+
+
+# What a WebSocket message costs against its connection's bucket (a ping costs 1). Anything
+# that makes the server build and send states (to one or to every connection of the room),
+# or run a bot search, costs more; so does size (one more per KiB). A client playing
+# normally spends a few tokens a second; a flood of hellos runs dry as fast as the bucket
+# allows (`SPADES_MESSAGES_PER_SECOND`, burst `SPADES_MESSAGE_BURST`).
+MESSAGE_COSTS: dict[str, float] = {
+    "ping": 1.0,
+    "chat": 2.0,
+    "look": 3.0,
+    "bid": 3.0,
+    "play": 3.0,
+    "sit": 3.0,
+    "stand": 3.0,
+    "start": 3.0,
+    "set_seat": 3.0,
+    "settings": 3.0,
+    "play_again": 3.0,
+    "hint": 5.0,
+    "hello": 5.0,
+}
+FRAME_COST = 1.0  # a frame that is not a message (garbage, or too big to parse)
+KIB_COST = 1.0  # and one more per KiB parsed
+
+
+def frame_cost(kind: str | None, size: int) -> float:
+    """What a frame of `size` bytes costs, parsed as a message of type `kind` (None: not
+    a message)."""
+    base = MESSAGE_COSTS.get(kind, FRAME_COST) if kind is not None else FRAME_COST
+    return base + KIB_COST * size / 1024
+
+
 class TokenBucket:
-    """`rate` messages per second on average, bursts up to `burst`."""
+    """`rate` tokens per second on average, bursts up to `burst`; a message takes its cost."""
 
     def __init__(self, rate: float, burst: int, now: Callable[[], float] = time.monotonic) -> None:
         self.rate = rate
@@ -39,11 +130,12 @@ class TokenBucket:
         self._tokens = float(burst)
         self._last = now()
 
-    def take(self) -> bool:
+    def take(self, cost: float = 1.0) -> bool:
         now = self._now()
         self._tokens = min(self.burst, self._tokens + (now - self._last) * self.rate)
         self._last = now
-        if self._tokens < 1.0:
+        cost = min(cost, self.burst)  # the dearest message still passes on a full bucket
+        if self._tokens < cost:
             return False
-        self._tokens -= 1.0
+        self._tokens -= cost
         return True

@@ -122,6 +122,12 @@ class RoomHistory(BaseModel):
     games: list[GameSummary]
 
 
+class Refusal(BaseModel):
+    """A refused REST request (404, 409, 413, 429, ...); 422 lists the fields instead."""
+
+    detail: str
+
+
 # --- WebSocket: client -> server ----------------------------------------------------------
 
 
@@ -250,6 +256,32 @@ class State(BaseModel):
     ref: MessageId = Field(None, description="the id of the message that caused it, if yours")
 
 
+class OwnView(BaseModel):
+    """Those of your own view keys that changed; the others keep their values."""
+
+    hand: list[str] | None = Field(None, description="your cards (null while blind nil is open)")
+    blind_nil_open: bool = False
+    legal: list[dict[str, Any]] = Field([], description="what you may send now")
+
+
+class Event(BaseModel):
+    type: Literal["event"]
+    seq: int = Field(description="the action's number in its game: held seq + 1, else resync")
+    game_id: int
+    action: dict[str, Any] = Field(
+        description="what was done, as stored: {seat, type, ...} (seat null for time_up)"
+    )
+    view: dict[str, Any] = Field(
+        description="the public view keys whose values changed (never hand, legal, seat, "
+        "blind_nil_open); merge over the held view"
+    )
+    you: OwnView | None = Field(
+        None, description="your own view keys that changed, when the action concerned your seat"
+    )
+    clock: ClockOut
+    ref: MessageId = Field(None, description="the id of the message that caused it, if yours")
+
+
 class Error(BaseModel):
     type: Literal["error"]
     code: str
@@ -284,6 +316,6 @@ class Seated(BaseModel):
 
 
 ServerMessage = Annotated[
-    State | Error | HintOut | ChatOut | Pong | Seated, Field(discriminator="type")
+    State | Event | Error | HintOut | ChatOut | Pong | Seated, Field(discriminator="type")
 ]
 SERVER_MESSAGE = TypeAdapter(ServerMessage)

@@ -68,7 +68,9 @@ def run(args: argparse.Namespace) -> int:
         # State messages are small and frequent: compressing each one cost more CPU than
         # the bandwidth it saved (permessage-deflate was ~10% of a loaded server's CPU).
         ws_per_message_deflate=False,
-        proxy_headers=True,
+        # Forwarded headers are the app's own setting (SPADES_FORWARDED_ALLOW_IPS, app.py):
+        # uvicorn's default would believe any local process.
+        proxy_headers=False,
         **extra,
     )
     server = DrainingServer(config, app)

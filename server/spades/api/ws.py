@@ -11,6 +11,7 @@ import contextlib
 import itertools
 import json
 import logging
+import re
 from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
@@ -30,7 +31,7 @@ from spades.rooms import (
 )
 from spades.rooms.observer import now
 
-from .limits import AddressLimiter, TokenBucket
+from .limits import FRAME_COST, TokenBucket, frame_cost
 from .metrics import Metrics
 from .models import CLIENT_MESSAGE, CLIENT_TYPES, MAX_ID, MIN_ID
 
@@ -39,7 +40,6 @@ log = logging.getLogger(__name__)
 CLOSE_POLICY = 1008  # message rate exceeded
 CLOSE_TOO_BIG = 1009  # repeated oversize frames
 CLOSE_NO_ROOM = 4004
-CLOSE_TOO_MANY = 4029
 
 _ids = itertools.count(1)
 _CLOSE = object()
@@ -78,10 +78,11 @@ class WsConnection:
         self._backlog: deque[Any] | None = None  # None: no write in flight
         self._flusher: asyncio.Task[None] | None = None
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: dict[str, Any] | str) -> None:
+        """A message, or one already encoded as JSON text (an `event`, rooms/events.py)."""
         if self.closing is not None:
             return
-        if self.metrics is not None and message.get("type") == "error":
+        if self.metrics is not None and type(message) is dict and message.get("type") == "error":
             self.metrics.error_sent(str(message.get("code")))
         if self._backlog is not None:
             if len(self._backlog) >= self.limit:
@@ -91,7 +92,7 @@ class WsConnection:
             return
         # orjson, not json: encoding state messages was the largest single cost of a
         # busy server (about a sixth of its CPU with the standard library).
-        text = orjson.dumps(message).decode()
+        text = message if type(message) is str else orjson.dumps(message).decode()
         if asyncio.current_task() is None:  # never step the send outside a task
             self._backlog = deque([message])
             self._flusher = asyncio.get_running_loop().create_task(self._flush(None, None))
@@ -131,7 +132,9 @@ class WsConnection:
                     with contextlib.suppress(Exception):
                         await self.websocket.close(code=code, reason=reason)
                     return
-                await self.websocket.send_text(orjson.dumps(message).decode())
+                if type(message) is not str:
+                    message = orjson.dumps(message).decode()
+                await self.websocket.send_text(message)
         except Exception:
             if self.closing is None:
                 self.closing = (1006, "")
@@ -174,7 +177,21 @@ def _echoable(ref: Any) -> bool:
         return False
     if isinstance(ref, int):
         return MIN_ID <= ref <= MAX_ID
-    return isinstance(ref, str) and len(ref) <= 64
+    return isinstance(ref, str) and len(ref) <= 64 and _writable(ref)
+
+
+def _writable(text: str) -> bool:
+    """Text that UTF-8 can carry: no lone UTF-16 surrogate (which JSON's \\ud800 escape
+    can smuggle in, and which no reply could ever write back)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+# A lone surrogate can only come from a \uD800-\uDFFF escape: frames without one skip the check.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def _error(code: str, message: str, ref: Any = None) -> dict[str, Any]:
@@ -197,6 +214,8 @@ def parse_frame(data: str | bytes) -> tuple[dict[str, Any] | None, Any]:
     ref = raw.get("id")
     if not _echoable(ref):
         ref = None
+    if _SURROGATE_ESCAPE.search(data) and not _writable_json(raw):
+        return None, _error("invalid_message", "text holds a lone UTF-16 surrogate", ref)
     kind = raw.get("type")
     if not isinstance(kind, str) or kind not in CLIENT_TYPES:
         shown = kind if isinstance(kind, str) and len(kind) <= 32 else "?"
@@ -205,9 +224,17 @@ def parse_frame(data: str | bytes) -> tuple[dict[str, Any] | None, Any]:
         message = CLIENT_MESSAGE.validate_python(raw)
     except ValidationError as exc:
         first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"][1:]) or "message"
+        where = ".".join(str(p) for p in first["loc"][1:])[:100] or "message"
         return None, _error("invalid_message", f"{where}: {first['msg']}", ref)
     return message.model_dump(), None
+
+
+def _writable_json(value: Any) -> bool:
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except (UnicodeEncodeError, ValueError, RecursionError):
+        return False
+    return True
 
 
 async def websocket_endpoint(
@@ -215,18 +242,13 @@ async def websocket_endpoint(
     code: str,
     manager: RoomManager,
     settings: Settings,
-    connects: AddressLimiter,
     metrics: Metrics | None = None,
     find: Callable[[str], Awaitable[Any]] | None = None,
 ) -> None:
     """`find`: in a cluster, the room here or a link relaying to its owner (cluster/relay.py)."""
-    address = websocket.client.host if websocket.client else "?"
+    # Per-address limits (opens per minute, sockets held) are the Guard's (guard.py).
     # Refusals accept first, so the browser sees the close code and reason (a refused
     # handshake would only show 1006).
-    if not connects.allow(address):
-        await websocket.accept()
-        await websocket.close(code=CLOSE_TOO_MANY, reason="too many connections; wait a minute")
-        return
     room: Any
     try:
         room = await (find or manager.get)(code)
@@ -239,8 +261,6 @@ async def websocket_endpoint(
         await websocket.close(code=CLOSE_RECONNECT, reason="the room is moving: reconnect")
         return
     await websocket.accept()
-    if not room.base_url:
-        room.base_url = str(websocket.base_url).replace("ws", "http", 1).rstrip("/")
     conn = WsConnection(websocket, settings, metrics)
     if metrics is not None:
         metrics.connections.inc()
@@ -255,11 +275,11 @@ async def websocket_endpoint(
             data = frame.get("text")
             if data is None:
                 data = frame.get("bytes") or b""
-            if not bucket.take():
-                conn.close(CLOSE_POLICY, "message rate exceeded")
-                break
             size = len(data.encode() if isinstance(data, str) else data)
             if size > settings.max_message_bytes:
+                if not bucket.take(FRAME_COST):
+                    conn.close(CLOSE_POLICY, "message rate exceeded")
+                    break
                 strikes += 1
                 if strikes >= settings.oversize_strikes:
                     conn.close(CLOSE_TOO_BIG, "repeated oversize messages")
@@ -269,6 +289,10 @@ async def websocket_endpoint(
                 )
                 continue
             message, error = parse_frame(data)
+            # Weighed by what it costs the server (limits.MESSAGE_COSTS), not just counted.
+            if not bucket.take(frame_cost(None if message is None else message["type"], size)):
+                conn.close(CLOSE_POLICY, "message rate exceeded")
+                break
             if message is None:
                 conn.send(error)
                 continue
@@ -284,6 +308,15 @@ async def websocket_endpoint(
                 conn.send(_error(exc.code, exc.message, message.get("id")))
                 if room.closed:
                     break
+            except Exception:
+                # A bug met by one message answers that message; the connection goes on.
+                log.exception(
+                    "room %s: a %s message failed",
+                    room.code,
+                    message["type"],
+                    extra={"room": room.code, "seat": conn.seat},
+                )
+                conn.send(_error("server_error", "the server failed on that message", None))
     except WebSocketDisconnect:
         pass
     except Exception:

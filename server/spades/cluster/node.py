@@ -33,6 +33,20 @@ def node_name(configured: str) -> str:
     return f"{base}-{secrets.token_hex(3)}"
 
 
+def redis_limiter(settings: Settings) -> RedisLimiter:
+    """The per-address limits of a cluster, counted in Redis (the API's Guard asks it)."""
+    import redis.asyncio as aioredis
+
+    return RedisLimiter(
+        aioredis.Redis.from_url(settings.redis_url, socket_timeout=2.0, socket_connect_timeout=2.0),
+        rooms_per_minute=settings.rooms_per_minute,
+        joins_per_minute=settings.joins_per_minute,
+        connects_per_minute=settings.joins_per_minute,
+        sockets_per_address=settings.sockets_per_address,
+        prefix=f"{settings.redis_prefix}limits:",
+    )
+
+
 class ClusterNode:
     def __init__(
         self,
@@ -65,20 +79,12 @@ class ClusterNode:
         self.orphan_batch = orphan_batch
         self.relay: Relay | None = None
         self.manager: RoomManager | None = None
-        # Per-address limits for the whole cluster (from_settings sets the real ones).
-        self.limits = RedisLimiter(
-            self.redis,
-            rooms_per_minute=1_000_000,
-            joins_per_minute=1_000_000,
-            connects_per_minute=1_000_000,
-            prefix=f"{prefix}limits:",
-        )
         self._tasks: list[asyncio.Task[Any]] = []
         self._claiming = asyncio.Semaphore(8)  # orphan claims at once (store round trips)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ClusterNode:
-        node = cls(
+        return cls(
             settings.redis_url,
             prefix=settings.redis_prefix,
             node_id=settings.node_id,
@@ -86,14 +92,6 @@ class ClusterNode:
             orphan_every=settings.orphan_sweep_seconds,
             orphan_batch=settings.orphan_batch,
         )
-        node.limits = RedisLimiter(
-            node.redis,
-            rooms_per_minute=settings.rooms_per_minute,
-            joins_per_minute=settings.joins_per_minute,
-            connects_per_minute=settings.joins_per_minute,
-            prefix=f"{settings.redis_prefix}limits:",
-        )
-        return node
 
     async def find(self, code: str) -> Room | RelayedRoom:
         """The room, claimed here if nobody holds it, or a link to the process that does."""
@@ -118,7 +116,6 @@ class ClusterNode:
         await self.relay.start()
         await self._seed_rooms(manager)
         loop = asyncio.get_running_loop()
-        self.limits.start()
         self._tasks = [
             loop.create_task(self.ownership.run(), name="lease-renewal"),
             loop.create_task(self._orphans_forever(), name="orphan-sweep"),
@@ -241,7 +238,5 @@ class ClusterNode:
             await self.relay.flush()
             await self.relay.stop()
         await self.ownership.release_all()
-        with contextlib.suppress(Exception):
-            await self.limits.stop()
         with contextlib.suppress(Exception):
             await self.redis.aclose()

@@ -209,6 +209,11 @@ class Game:
         call from the compact log, so use `action_count` for the count."""
         return [_code_action(code) for code in self._log]
 
+    @property
+    def last_action(self) -> tuple[int | None, Action] | None:
+        """The latest accepted action as (seat, action as recorded); None before the first."""
+        return _code_action(self._log[-1]) if self._log else None
+
     # --- checks, queries, doers -------------------------------------------------------
 
     def verify(self, seat: int | None, action: Action) -> None:
@@ -424,6 +429,17 @@ class Game:
             "commitment": self.commitment,
             "history": list(self.history),
             "legal": [] if seat is None else self.legal_actions(seat),
+        }
+
+    def own_view(self, seat: int) -> dict[str, Any]:
+        """The keys of `view(seat)` that differ from the spectator's `view(None)`: the seat's
+        own hand (None while it may still bid blind nil unlooked), `blind_nil_open` and
+        `legal`. `{**view(None), "seat": seat, **own_view(seat)}` equals `view(seat)`."""
+        hidden = self.blind_nil_open(seat)
+        return {
+            "hand": None if hidden else list(_display_hand(self.play.hands[seat])),
+            "blind_nil_open": hidden,
+            "legal": self.legal_actions(seat),
         }
 
     # --- records ----------------------------------------------------------------------

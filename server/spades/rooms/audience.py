@@ -33,6 +33,7 @@ class Audience:
         self.hub = hub
         self.connections: dict[int, Connection] = {}
         self._sent: dict[int, tuple[int | None, Message, dict[str, Any] | None]] = {}
+        self._seq: dict[int, int] = {}  # the seq of the last state or event each was sent
 
     def add(self, conn: Connection) -> None:
         self.connections[conn.conn_id] = conn
@@ -46,6 +47,7 @@ class Audience:
     def forget(self, conn: Connection) -> None:
         """Send `conn` a whole state next time."""
         self._sent.pop(conn.conn_id, None)
+        self._seq.pop(conn.conn_id, None)
 
     def __contains__(self, conn: Connection) -> bool:
         return conn.conn_id in self.connections
@@ -75,14 +77,30 @@ class Audience:
             self.close(conn, code, reason)
         self.connections.clear()
         self._sent.clear()
+        self._seq.clear()
 
     def send_state(
         self, conn: Connection, game_id: int | None, state: Message, ref: Any = None
     ) -> None:
         message = self._only_changes(conn, game_id, state)
+        self._seq[conn.conn_id] = state["seq"]
         if ref is not None:
             message = {**message, "ref": ref}
         self.send(conn, message)
+
+    def follows(self, conn: Connection, game_id: int | None, seq: int) -> bool:
+        """Whether `conn` holds the state of action `seq - 1` of game `game_id`, so the
+        event of action `seq` applies to it (events.py)."""
+        last = self._sent.get(conn.conn_id)
+        return last is not None and last[0] == game_id and self._seq.get(conn.conn_id) == seq - 1
+
+    def sent_event(self, conn: Connection, seq: int, public: dict[str, Any], frame: str) -> None:
+        """Send an event's encoded `frame`; the connection now holds the public view keys of
+        `public` (the next state leaves out those unchanged since), its `room` unchanged."""
+        game_id, room, _ = self._sent[conn.conn_id]
+        self._sent[conn.conn_id] = (game_id, room, public)
+        self._seq[conn.conn_id] = seq
+        self.hub.send(conn, frame)
 
     def broadcast(
         self,

@@ -2,7 +2,8 @@
 
 A room never touches a socket. It hands each message for a connection to its `Hub`;
 the in-process hub calls the connection's own non-blocking `send`. A Redis hub would
-publish the same messages to the process that holds the socket.
+publish the same messages to the process that holds the socket (an `event` comes already
+encoded as JSON text, to be forwarded as it is).
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 Message = dict[str, Any]
+# A message already encoded as JSON text (an `event`, built once per action: events.py).
+Frame = str
 
 
 class Connection(Protocol):
@@ -19,19 +22,19 @@ class Connection(Protocol):
     seat: int | None
     address: str
 
-    def send(self, message: Message) -> None: ...
+    def send(self, message: Message | Frame) -> None: ...
 
     def close(self, code: int, reason: str) -> None: ...
 
 
 class Hub(Protocol):
-    def send(self, conn: Connection, message: Message) -> None: ...
+    def send(self, conn: Connection, message: Message | Frame) -> None: ...
 
     def close(self, conn: Connection, code: int, reason: str) -> None: ...
 
 
 class LocalHub:
-    def send(self, conn: Connection, message: Message) -> None:
+    def send(self, conn: Connection, message: Message | Frame) -> None:
         conn.send(message)
 
     def close(self, conn: Connection, code: int, reason: str) -> None:

@@ -29,6 +29,7 @@ from .clock import Clock
 from .commands import COMMANDS, GAME_ACTIONS
 from .config import RoomConfig
 from .errors import RoomError
+from .events import Events
 from .gameclock import GameClock
 from .observer import NO_OBSERVER, Observer, now
 from .recovery import resume, room_from_stored
@@ -79,6 +80,7 @@ class Room:
         self._unsent = False  # an action was stored and not yet shown
         self.actor = Actor(f"room-{code}", after_each=self._after_command)
         self.audience = Audience(hub)
+        self.events = Events()  # after an action, events instead of whole states
         self.turns = TurnScheduler(self)
         self.game_clock = GameClock(code, clock, self._call_time_up, self._clock_running)
         self.bookkeeping = Bookkeeping(code, clock, self.call, self.actor.spawn)
@@ -172,7 +174,7 @@ class Room:
         self._unsent = False
         try:
             if self.connections:
-                self.audience.broadcast(self.game_id, views.state_builder(self), origin, ref)
+                self.events.broadcast(self, origin, ref)
         except Exception:
             log.exception("room %s: broadcast failed", self.code, extra=self._ctx(None))
         try:

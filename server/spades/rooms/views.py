@@ -61,12 +61,14 @@ def clock_dict(room: Room) -> dict[str, Any]:
     }
 
 
-def state_builder(room: Room) -> Callable[[int | None], Message]:
+def state_builder(
+    room: Room, shared: dict[str, Any] | None = None, clock: dict[str, Any] | None = None
+) -> Callable[[int | None], Message]:
     """A function giving each seat's whole state message, each built once: the `room` and
-    `clock` parts are shared by every seat of one broadcast."""
+    `clock` parts (made here unless given) are shared by every seat of one broadcast."""
     cache: dict[int | None, Message] = {}
-    clock = clock_dict(room)
-    shared = room_dict(room, None)
+    clock = clock_dict(room) if clock is None else clock
+    shared = room_dict(room, None) if shared is None else shared
     game, seq = room.game, room.seq
 
     def state_for(seat: int | None) -> Message:

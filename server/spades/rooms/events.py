@@ -1,0 +1,115 @@
+"""Send what happened, not what is: after an accepted action, each connection that holds the
+state just before it gets a small `event` instead of a whole `state` (docs/protocol.md).
+
+An event carries the action, the public view keys that changed (taken from the spectator's
+view, so it holds no hand), the clocks, and for the seats the action concerned (the one that
+acted, the one whose turn it was, the one whose turn it is) those of that seat's own keys
+(`Game.own_view`: hand, blind_nil_open, legal) that changed, in `you`, to that seat only.
+Its text is built once per action; each connection's frame is that text plus its own
+cached pieces.
+
+A whole state goes instead when the event would not follow: a new game or hand, a phase
+that changed, a `room` that changed, more than one action since the last broadcast, or a
+connection that was not sent the state just before (it said hello meanwhile).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from . import views
+from .broadcast import Connection
+
+if TYPE_CHECKING:
+    from .room import Room
+
+log = logging.getLogger(__name__)
+
+# The view keys that differ between seats: never in an event's `view`.
+OWN_KEYS = frozenset(("seat", "hand", "blind_nil_open", "legal"))
+
+
+class Events:
+    """One room's memory of its last broadcast: what the next event is a change from."""
+
+    def __init__(self) -> None:
+        # (game id, hand number, phase, seq) the last broadcast showed, its `room` (as a
+        # spectator sees it) and its public view; None: the next broadcast sends states.
+        self.key: tuple[int | None, int, str, int] | None = None
+        self.room: dict[str, Any] | None = None
+        self.public: dict[str, Any] | None = None
+        # Each seat's own keys as its connections hold them, for seats an event has concerned
+        # since the last broadcast of states (after which every connection holds them whole).
+        self.own: dict[int, dict[str, Any]] = {}
+
+    def broadcast(self, room: Room, origin: Connection | None, ref: Any) -> None:
+        """Each connection its event, or its state where an event would not follow."""
+        game = room.game
+        shared = views.room_dict(room, None)
+        clock = views.clock_dict(room)
+        states = views.state_builder(room, shared, clock)  # builds nothing until asked
+        if game is None:
+            self.key = None
+            room.audience.broadcast(room.game_id, states, origin, ref)
+            return
+        seq = game.action_count
+        key = (room.game_id, game.hand_number, game.phase, seq)
+        last, last_room, last_public = self.key, self.room, self.public
+        public = game.view(None)
+        self.key, self.room, self.public = key, shared, public
+        if (
+            last is None
+            or last_public is None
+            or last[:3] != key[:3]
+            or last[3] != seq - 1
+            or last_room != shared
+        ):
+            self.own.clear()
+            room.audience.broadcast(room.game_id, states, origin, ref)
+            return
+        game_id = room.game_id
+        last_action = game.last_action
+        assert last_action is not None  # seq is at least 1 here
+        acted, action = last_action
+        changed = {k: v for k, v in public.items() if k not in OWN_KEYS and last_public.get(k) != v}
+        body = orjson.dumps(
+            {
+                "type": "event",
+                "seq": seq,
+                "game_id": game_id,
+                "action": {"seat": acted, **action},
+                "view": changed,
+                "clock": clock,
+            }
+        ).decode()[:-1]
+        own: dict[int | None, str] = {}
+        for seat in (acted, last_public["to_act"], public["to_act"]):
+            if seat is not None and seat not in own:
+                now, held = game.own_view(seat), self.own.get(seat)
+                self.own[seat] = now
+                diff = now if held is None else {k: v for k, v in now.items() if held[k] != v}
+                own[seat] = ',"you":' + orjson.dumps(diff).decode() if diff else ""
+        no_ref = body + ',"ref":null}'
+        audience = room.audience
+        for conn in list(audience.connections.values()):
+            part = own.get(conn.seat) if conn.seat is not None else None
+            if conn is origin and ref is not None:
+                frame = body + (part or "") + ',"ref":' + orjson.dumps(ref).decode() + "}"
+            elif not part:
+                frame = no_ref
+            else:
+                frame = body + part + ',"ref":null}'
+            try:
+                if audience.follows(conn, game_id, seq):
+                    audience.sent_event(conn, seq, public, frame)
+                else:
+                    audience.send_state(
+                        conn, game_id, states(conn.seat), ref if conn is origin else None
+                    )
+            except Exception:
+                # As Audience.broadcast: the others are served all the same.
+                log.exception("sending an event to connection %s failed", conn.conn_id)
+                audience.forget(conn)
