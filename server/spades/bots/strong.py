@@ -18,15 +18,15 @@ import random
 import time
 from typing import Any
 
-from spades.engine.cards import FULL_DECK, card_text, parse_card
+from spades.engine.cards import FULL_DECK, SPADES, SUIT_MASKS, card_text, parse_card
 
 from .basic import bid_number, choose_bid, choose_card, estimate_tricks, nil_danger
-from .state import NIL, UNKNOWN, PlayState, from_view
+from .state import NIL, UNKNOWN, PlayState, from_view, winning_index
 
 Action = dict[str, Any]
 
 DEFAULT_ITERATIONS = 600  # rollouts per decision (split over the legal cards)
-DEFAULT_BUDGET_MS = 150.0  # wall-clock cap per decision
+DEFAULT_BUDGET_MS = math.inf  # no wall-clock cap: iterations and the seed fix a decision
 MIN_SAMPLES = 6
 MC_BIDDING = False  # experimental: bid by sampling deals and rolling out whole hands
 
@@ -212,6 +212,65 @@ def _fit(hand: int, bid: int) -> float:
 # --- the search ------------------------------------------------------------------------------
 
 
+def _moves_of(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def nil_safe_moves(st: PlayState, seat: int, legal: int) -> int:
+    """For a seat whose nil still stands: the legal cards that do not win the trick so far.
+
+    When every legal card wins (or the seat leads), all of them; a nil bidder never takes a
+    trick it could have ducked.
+    """
+    if st.bids[seat] != NIL or st.tricks_won[seat] or not st.trick:
+        return legal
+    trick = st.trick
+    win = trick[winning_index(trick)]
+    losing = 0
+    for card in _moves_of(legal):
+        suit = card // 13
+        beats = (suit == win // 13 and card > win) or (suit == SPADES and win // 13 != SPADES)
+        if not beats:
+            losing |= 1 << card
+    return losing or legal
+
+
+def distinct_moves(moves: list[int], hand: int, hidden: int) -> list[int]:
+    """One card per group of equal effect: touching cards of a suit (no hidden card between
+    them) win and lose the same tricks, so only the lowest of each group is searched."""
+    out: list[int] = []
+    for card in moves:
+        if out and out[-1] // 13 == card // 13:
+            between = SUIT_MASKS[card // 13] & ((1 << card) - 1) & ~((2 << out[-1]) - 1)
+            if not between & hidden:
+                continue
+        out.append(card)
+    return out
+
+
+# Opponent models: every other seat of a sampled world plays the basic plan, with a share of
+# careless cards drawn per sample (the table is not four copies of `basic`); a seat whose nil
+# stands always plays it safely, and partners and opponents of a nil cover and attack it.
+CARELESS = (0.0, 0.0, 0.08, 0.15)
+
+
+def rollout(world: PlayState, seat: int, noise: list[float], rng: random.Random) -> None:
+    while world.tricks_done < 13:
+        actor = world.to_act
+        eps = noise[actor]
+        if eps and rng.random() < eps:
+            legal = nil_safe_moves(world, actor, world.legal(actor))
+            cards = _moves_of(legal)
+            world.play(cards[int(rng.random() * len(cards))])
+        else:
+            world.play(choose_card(world, actor))
+
+
 def search(
     st: PlayState,
     seat: int,
@@ -220,22 +279,24 @@ def search(
     iterations: int,
     budget_ms: float,
 ) -> int:
-    legal = st.legal(seat)
-    moves = []
-    m = legal
-    while m:
-        low = m & -m
-        moves.append(low.bit_length() - 1)
-        m ^= low
+    legal = nil_safe_moves(st, seat, st.legal(seat))
+    hidden = FULL_DECK & ~st.played & ~st.hands[seat]
+    on_table = 0
+    for card in st.trick:
+        on_table |= 1 << card
+    moves = distinct_moves(_moves_of(legal), st.hands[seat], hidden | on_table)
     if len(moves) == 1:
-        return moves[0]
-    deadline = time.perf_counter() + budget_ms / 1000.0
+        return moves[0]  # an obvious move costs no search
+    deadline = time.perf_counter() + budget_ms / 1000.0 if budget_ms < math.inf else math.inf
     scorer = Scorer(view, st, seat)
     blind = st.blind
     sizes = list(view.get("hand_sizes") or [0, 0, 0, 0])
     played_by = _original_played(view)
-    totals = [0.0] * len(moves)
+    k = len(moves)
+    totals = [0.0] * k
+    # Paired differences against move 0 (common random numbers) for the early stop.
     weight_sum = 0.0
+    sq = [0.0] * k
     rollouts = 0
     samples = 0
     use_bids = st.tricks_done < 10
@@ -250,24 +311,43 @@ def search(
                 if s != seat:
                     log_w += _fit(hands[s] | played_by[s], st.bids[s])
             weight = math.exp(max(log_w, -30.0))
+        noise = [0.0 if s == seat else rng.choice(CARELESS) for s in range(4)]
         samples += 1
-        for i, card in enumerate(moves):
+        values = []
+        for card in moves:
             world = st.copy()
             world.hands = hands[:]
             world.play(card)
-            while world.tricks_done < 13:
-                world.play(choose_card(world, world.to_act))
-            totals[i] += weight * scorer.value(world.tricks_won, blind)
+            rollout(world, seat, noise, rng)
+            values.append(scorer.value(world.tricks_won, blind))
             rollouts += 1
+        for i, v in enumerate(values):
+            totals[i] += weight * v
+            sq[i] += weight * v * v
         weight_sum += weight
         if rollouts >= iterations and samples >= MIN_SAMPLES:
             break
         if time.perf_counter() >= deadline and samples >= 2:
             break
+        if samples >= 12 and samples % 4 == 0 and _clear_winner(totals, sq, weight_sum, samples):
+            break
     if weight_sum <= 0:
         return choose_card(st, seat)
-    best = max(range(len(moves)), key=lambda i: totals[i])
+    best = max(range(k), key=lambda i: totals[i])
     return moves[best]
+
+
+def _clear_winner(totals: list[float], sq: list[float], w: float, n: int) -> bool:
+    """Stop early when the best move leads every other by far more than the noise."""
+    means = [t / w for t in totals]
+    order = sorted(range(len(means)), key=lambda i: -means[i])
+    best, second = order[0], order[1]
+    spread = 0.0
+    for i in (best, second):
+        var = max(0.0, sq[i] / w - means[i] * means[i])
+        spread += var
+    gap = means[best] - means[second]
+    return gap > 10.0 and gap * gap > 9.0 * spread / n
 
 
 __all__ = ["DEFAULT_BUDGET_MS", "DEFAULT_ITERATIONS", "decide_strong", "sample_world", "search"]
