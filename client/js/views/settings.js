@@ -6,7 +6,7 @@ import { h } from "../dom.js";
 const TARGET_PRESETS = [200, 300, 500];
 const TURN_CHOICES = [[0, "Off"], [15, "15 s"], [30, "30 s"], [60, "1 min"], [120, "2 min"]];
 const CLOCK_CHOICES = [[0, "None"], [15, "15 min"], [30, "30 min"], [45, "45 min"], [60, "1 hour"], [90, "1 h 30"]];
-export const BOT_LEVELS = [["random", "Easy"], ["basic", "Normal"], ["strong", "Hard"]];
+export const BOT_LEVELS = [["easy", "Easy"], ["basic", "Normal"], ["strong", "Hard"]];
 
 function radio(name, value, checked, label, extra = {}) {
   const id = `${name}-${value}`;

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 Mode = Literal["individual", "partnership"]
-BotLevel = Literal["random", "basic", "strong"]
+BotLevel = Literal["random", "easy", "basic", "strong"]
 # A message id is echoed back as `ref`: text of at most 64 characters or a 64-bit integer
 # (a bigger one could not be written back).
 MIN_ID, MAX_ID = -(2**63), 2**63 - 1

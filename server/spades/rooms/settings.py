@@ -8,7 +8,7 @@ from spades.engine import Rules, RulesError
 
 from .errors import BadRequest
 
-BOT_LEVELS = ("random", "basic", "strong")
+BOT_LEVELS = ("random", "easy", "basic", "strong")
 MAX_TURN_SECONDS = 600
 MAX_GAME_MINUTES = 600
 
