@@ -20,7 +20,15 @@ from typing import Any
 
 from spades.engine.cards import FULL_DECK, SPADES, SUIT_MASKS, card_text, parse_card
 
-from .basic import bid_number, choose_bid, choose_card, estimate_tricks, nil_danger
+from .basic import (
+    BidContext,
+    _number,
+    bid_number,
+    choose_bid,
+    choose_card,
+    estimate_tricks,
+    nil_danger,
+)
 from .state import NIL, UNKNOWN, PlayState, from_view, winning_index
 
 Action = dict[str, Any]
@@ -28,7 +36,7 @@ Action = dict[str, Any]
 DEFAULT_ITERATIONS = 600  # rollouts per decision (split over the legal cards)
 DEFAULT_BUDGET_MS = math.inf  # no wall-clock cap: iterations and the seed fix a decision
 MIN_SAMPLES = 6
-MC_BIDDING = False  # experimental: bid by sampling deals and rolling out whole hands
+MC_BIDDING = True  # bid by sampling deals and playing them out (False: the basic bid)
 
 
 def decide_strong(
@@ -355,40 +363,62 @@ __all__ = ["DEFAULT_BUDGET_MS", "DEFAULT_ITERATIONS", "decide_strong", "sample_w
 
 # --- bidding by sampling ---------------------------------------------------------------------
 
+BID_SAMPLES = 64  # sampled deals per bid decision (every candidate bid is played on each)
+NEAR_END = 150  # within this of the target, a bid is judged by the chance to win
+
 
 def choose_bid_by_sampling(
     view: dict[str, Any], rng: random.Random, iterations: int, budget_ms: float
 ) -> Action:
-    """Try the basic bid and its neighbours (and nil) on sampled deals; keep the best."""
+    """The bid with the best expected value over sampled deals, each played out.
+
+    Candidates: the basic count and one either side (nil is decided by its fitted odds).
+    The hidden hands are dealt at random, weighted by how well they fit the bids already
+    made; the seats after this one bid as basic would; the hand is played out by the
+    rollout policy (basic, the others with their careless share). Each candidate is scored
+    as the hand's points for this side minus the others', or near the end of the game as
+    the chance to win it (a swing of 1,000 points) plus those points.
+    """
     legal = view["legal"]
     basic_action = choose_bid(view)
     offered = {a.get("bid") for a in legal if a["type"] == "bid"}
     st = from_view(view)
     seat = int(view["seat"])
     hand = st.hands[seat]
-    base = 0 if basic_action.get("bid") == "nil" else int(basic_action["bid"])
+    partnership = st.partnership
+    ctx = BidContext.of(view)
+    bags = list(view.get("bags") or [])
+    side = seat % 2 if partnership else seat
+    my_bags = bags[side] if side < len(bags) else 0
+    base = _number(estimate_tricks(hand), seat, st.bids, partnership, my_bags)
     cands: list[int] = []
-    for n in (base - 1, base, base + 1):
+    for n in (base, base - 1, base + 1):
         if n >= 1 and n in offered and n not in cands:
             cands.append(n)
-    if "nil" in offered and base <= 4 and nil_danger(hand) < 4.0:
-        cands.append(NIL)
+    if basic_action.get("bid") == "nil":
+        # Nil by its fitted odds and expected value (`basic.nil_pays`): rollouts against
+        # sampled, partly careless opponents judged nils too kindly (66% made in a test).
+        return basic_action
     if len(cands) <= 1:
         return basic_action
-    partnership = st.partnership
-    bags = list(view.get("bags") or [])
     dealer = int(view.get("dealer", 0))
     first = (dealer + 1) & 3
     order = [(first + k) & 3 for k in range(4)]
     later = order[order.index(seat) + 1 :]
     scorer = Scorer(view, st, seat)
+    scores = list(st.scores)
+    near_end = bool(scores) and max(scores) >= ctx.target - NEAR_END
     blind = list(st.blind)
-    deadline = time.perf_counter() + budget_ms / 1000.0
+    deadline = time.perf_counter() + budget_ms / 1000.0 if budget_ms < math.inf else math.inf
+    want = max(BID_SAMPLES, iterations // (4 * len(cands)))
     totals = [0.0] * len(cands)
+    # Paired differences against the basic count (common random numbers): another bid is
+    # taken only when it beats that count by more than twice its standard error.
+    diff_sq = [0.0] * len(cands)
+    weight_sum = 0.0
     samples = 0
-    rollouts = 0
     sizes = [13, 13, 13, 13]
-    while True:
+    while samples < want:
         hands = sample_world(st, seat, sizes, rng)
         if hands is None:
             break
@@ -397,28 +427,57 @@ def choose_bid_by_sampling(
             if s != seat and st.bids[s] != UNKNOWN:
                 log_w += _fit(hands[s], st.bids[s])
         weight = math.exp(max(log_w, -30.0))
+        noise = [0.0 if s == seat else rng.choice(CARELESS) for s in range(4)]
+        state = rng.getstate()
         samples += 1
-        for i, cand in enumerate(cands):
+        values = []
+        for cand in cands:
+            rng.setstate(state)  # the same careless cards for every candidate
             bids = list(st.bids)
             bids[seat] = cand
             for s in later:
                 s_side = s % 2 if partnership else s
                 s_bags = bags[s_side] if s_side < len(bags) else 0
-                bids[s] = bid_number(hands[s], s, bids, partnership, s_bags, "nil" in offered)
+                bids[s] = bid_number(hands[s], s, bids, partnership, s_bags, "nil" in offered, ctx)
             world = st.copy()
             world.hands = hands[:]
             world.bids = bids
             world.prepare()
             world.leader = first
-            while world.tricks_done < 13:
-                world.play(choose_card(world, world.to_act))
+            rollout(world, seat, noise, rng)
             scorer.bids = bids
-            totals[i] += weight * scorer.value(world.tricks_won, blind)
-            rollouts += 1
-        if rollouts >= iterations and samples >= MIN_SAMPLES:
-            break
+            value = scorer.value(world.tricks_won, blind)
+            if near_end:
+                value += 1000.0 * _game_swing(scorer, world.tricks_won, blind, scores, ctx.target)
+            values.append(value)
+        for i, value in enumerate(values):
+            totals[i] += weight * value
+            diff_sq[i] += weight * (value - values[0]) ** 2
+        weight_sum += weight
         if time.perf_counter() >= deadline and samples >= 2:
             break
-    best = max(range(len(cands)), key=lambda i: totals[i])
+    best = 0
+    if weight_sum > 0 and samples > 1:
+        for i in range(1, len(cands)):
+            gap = (totals[i] - totals[0]) / weight_sum
+            var = max(0.0, diff_sq[i] / weight_sum - gap * gap)
+            if gap > 2.0 * math.sqrt(var / samples) and totals[i] > totals[best]:
+                best = i
     n = cands[best]
     return {"type": "bid", "bid": "nil" if n == NIL else n}
+
+
+def _game_swing(
+    scorer: Scorer, tricks: list[int], blind: list[bool], scores: list[int], target: int
+) -> float:
+    """+1 if this hand wins the game for the seat's side, -1 if another side wins it."""
+    n = len(scores)
+    after = [scores[i] + scorer.side_points(i, tricks, blind) for i in range(n)]
+    best = max(after)
+    if best < target:
+        return 0.0
+    mine = scorer.seat & 1 if scorer.partnership else scorer.seat
+    leaders = [i for i, v in enumerate(after) if v == best]
+    if len(leaders) > 1:
+        return 0.0
+    return 1.0 if leaders[0] == mine else -1.0
