@@ -33,7 +33,7 @@ from .state import NIL, UNKNOWN, PlayState, from_view, winning_index
 
 Action = dict[str, Any]
 
-DEFAULT_ITERATIONS = 600  # rollouts per decision (split over the legal cards)
+DEFAULT_ITERATIONS = 400  # rollouts per decision (split over the legal cards)
 DEFAULT_BUDGET_MS = math.inf  # no wall-clock cap: iterations and the seed fix a decision
 MIN_SAMPLES = 6
 MC_BIDDING = True  # bid by sampling deals and playing them out (False: the basic bid)
@@ -308,6 +308,12 @@ def search(
     rollouts = 0
     samples = 0
     use_bids = st.tricks_done < 10
+    # Score-aware: near the target a card is judged by the chance to win the game now (a
+    # swing of 1,000 points) as well as the hand's points; bags near the limit and sets of
+    # the other side are priced by the scorer.
+    scores = list(st.scores)
+    target = st.target
+    near_end = len(scores) == (2 if st.partnership else 4) and max(scores) >= target - NEAR_END
     while True:
         hands = sample_world(st, seat, sizes, rng)
         if hands is None:
@@ -327,7 +333,10 @@ def search(
             world.hands = hands[:]
             world.play(card)
             rollout(world, seat, noise, rng)
-            values.append(scorer.value(world.tricks_won, blind))
+            value = scorer.value(world.tricks_won, blind)
+            if near_end:
+                value += 1000.0 * _game_swing(scorer, world.tricks_won, blind, scores, target)
+            values.append(value)
             rollouts += 1
         for i, v in enumerate(values):
             totals[i] += weight * v
