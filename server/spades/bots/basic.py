@@ -253,7 +253,7 @@ def nil_pays(
         # Covering the nil costs the partner's contract now and then.
         ev_nil -= 12.0 + (2.0 * partner_bid if partner_bid > 0 else 6.0)
     # The odds are an estimate: ask for a little more than break-even (more when alone).
-    margin = 10.0 if partnership else 25.0
+    margin = 10.0 if partnership else 40.0
     scores = ctx.scores
     if scores and side < len(scores):
         mine = scores[side]
