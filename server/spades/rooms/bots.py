@@ -37,6 +37,13 @@ def _capped_decide(
     return decide_strong(view, seed=seed, budget_ms=cap_ms)
 
 
+def _warm() -> int:
+    """In a new worker: import the search, so the first decision does not pay for it."""
+    import spades.bots.strong  # noqa: F401
+
+    return os.getpid()
+
+
 def pool_size(processes: int) -> int:
     """Worker processes for searching bots: the setting, or the machine's cores when 0."""
     return processes if processes > 0 else max(1, os.cpu_count() or 1)
@@ -45,7 +52,8 @@ def pool_size(processes: int) -> int:
 class BotRunner:
     """Cheap levels run inline; "strong" runs in a worker pool within a time budget.
 
-    The pool has `processes` workers (0: one per CPU core). A strong decision is fixed by its
+    The pool has `processes` workers (0: one per CPU core), all started with the first strong
+    decision (their start-up is not charged to it). A strong decision is fixed by its
     iterations and seed; as a safety cap the worker stops searching at 60% of `budget` and
     plays its best card so far, and if the answer is still not back at `budget` (a queue of
     decisions, a broken worker) the "basic" bot answers instead, so a turn never hangs.
@@ -66,6 +74,7 @@ class BotRunner:
         self._budget = budget
         self.processes = pool_size(processes)
         self._pool: Executor | None = None
+        self._ready: asyncio.Future[Any] | None = None  # the workers' start-up
         self.observer: Observer = NO_OBSERVER  # the manager hands its own
 
     def _executor(self) -> Executor:
@@ -74,6 +83,12 @@ class BotRunner:
                 # spawn, not fork: the server process has threads (the store's, uvicorn's).
                 self._pool = ProcessPoolExecutor(
                     max_workers=self.processes, mp_context=multiprocessing.get_context("spawn")
+                )
+                # Start every worker now; their start-up is not charged to a decision.
+                loop = asyncio.get_running_loop()
+                self._ready = asyncio.gather(
+                    *(loop.run_in_executor(self._pool, _warm) for _ in range(self.processes)),
+                    return_exceptions=True,
                 )
             else:
                 self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="bot")
@@ -110,6 +125,8 @@ class BotRunner:
     async def _search(self, level: str, view: dict[str, Any], seed: int | None) -> dict[str, Any]:
         loop = asyncio.get_running_loop()
         pool = self._executor()
+        if self._ready is not None and not self._ready.done():
+            await asyncio.wait([self._ready], timeout=60.0)
         if self._decide is _default_decide:
             cap_ms = self._budget * 600.0
             future = loop.run_in_executor(pool, _capped_decide, level, view, seed, cap_ms)
@@ -129,6 +146,7 @@ class BotRunner:
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
+            self._ready = None
 
 
 def _call(decide: Decide, level: str, view: dict[str, Any], seed: int | None) -> dict[str, Any]:
