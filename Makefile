@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
-LINT_PATHS := $(wildcard server tests bench migrations)
+LINT_PATHS := $(wildcard server tests bench migrations setup.py)
 
 .PHONY: run test lint format bench install dev clean
 

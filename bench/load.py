@@ -628,14 +628,24 @@ async def run_load(args: argparse.Namespace, server: ServerProcess) -> None:
             server.cpu_percent()
             meter.percent()
             before = await asyncio.to_thread(scrape, server.url)
-            await asyncio.sleep(args.seconds)
+            opened = time.monotonic()
+            if args.until_games:
+                # Till that many games ended (`--seconds` is then only a guard against a hang).
+                while (
+                    len(fleet.stats.game_hands) < args.until_games
+                    and time.monotonic() - opened < args.seconds
+                ):
+                    await asyncio.sleep(0.05)
+            else:
+                await asyncio.sleep(args.seconds)
+            seconds = time.monotonic() - opened
             fleet.count_stalled()
             after = await asyncio.to_thread(scrape, server.url)
             return report(
                 label,
                 rooms,
                 fleet.stats,
-                args.seconds,
+                seconds,
                 server,
                 generator_cpu=meter.percent(),
                 server_metrics=server_side(before, after),
@@ -905,6 +915,9 @@ def main() -> None:
     parser.add_argument("--step", type=int, default=100)
     parser.add_argument("--max-rooms", type=int, default=2000)
     parser.add_argument("--idle", type=int, default=0, help="measure memory of N idle rooms")
+    parser.add_argument(
+        "--until-games", type=int, default=0, help="end the window when N games ended"
+    )
     parser.add_argument("--bot-level", default="basic")
     parser.add_argument(
         "--players",

@@ -5,7 +5,7 @@ import * as api from "./api.js";
 import { mount, trackDirty } from "./dom.js";
 import { bindActions } from "./input.js";
 import * as storage from "./storage.js";
-import { renderHome } from "./views/home.js";
+import { readSolo, renderHome } from "./views/home.js";
 import { readSettings, settingsSummary, wireCustomTarget } from "./views/settings.js";
 
 const ROOMS_REFRESH_MS = 10000;
@@ -14,6 +14,7 @@ export function startHome(main) {
   const model = {
     name: storage.getName(),
     settings: storage.getSettings(),
+    solo: storage.getSolo(),
     rooms: null,
     roomsLoading: true,
     busy: false,
@@ -68,10 +69,12 @@ export function startHome(main) {
       model.roomsLoading = true;
       loadRooms();
     },
-    "submit:solo": () => {
+    "submit:solo": (form) => {
       rememberForm();
-      const { public: _unused, ...solo } = model.settings;
-      enter(api.createSolo, { name: currentName(), ...solo });
+      model.solo = readSolo(form);
+      storage.setSolo(model.solo);
+      // The rule options (nil, blind nil, bags) follow the create form's last settings.
+      enter(api.createSolo, { name: currentName(), ...model.solo, rules: model.settings.rules });
     },
     "submit:create": () => {
       rememberForm();
@@ -84,13 +87,16 @@ export function startHome(main) {
   });
   trackDirty(main);
   wireCustomTarget(main);
-  // Every change to the create form becomes the "last used settings" of Play solo.
+  // Each form remembers its own choices for the next visit.
   main.addEventListener("change", (event) => {
-    if (event.target.closest("form[data-form='create']")) {
-      rememberForm();
+    if (event.target.closest("form[data-form='create']")) rememberForm();
+    const soloForm = event.target.closest("form[data-form='solo']");
+    if (soloForm) {
+      model.solo = readSolo(soloForm);
+      storage.setSolo(model.solo);
       // Only the summary line changes: re-rendering here (on blur) could swallow a click.
       const summary = main.querySelector("#solo-summary");
-      if (summary) summary.textContent = `With your last settings: ${settingsSummary(model.settings)}`;
+      if (summary) summary.textContent = settingsSummary({ ...model.solo, rules: {} });
     }
     if (event.target.id === "player-name") currentName();
   });

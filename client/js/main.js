@@ -1,6 +1,7 @@
 // Entry point: "/" is the home page, "/r/{code}" a room.
 
 import { startHome } from "./home.js";
+import { startReview } from "./review.js";
 import { startRoom } from "./room.js";
 import { mount } from "./dom.js";
 import { topbar } from "./views/common.js";
@@ -19,7 +20,14 @@ if (match) {
     bannerEl: document.getElementById("banner"),
     toastEl: document.getElementById("toasts"),
   }, code);
+} else if (/^#review\/\d+/.test(location.hash)) {
+  // A game review: /#review/{game id}[/{step}] (a link that can be shared).
+  const [, id, step] = location.hash.match(/^#review\/(\d+)(?:\/(\d+))?/);
+  mount(document.getElementById("topbar"), topbar({ title: "Game review" }));
+  startReview(main, Number(id), step ? Number(step) : 0);
 } else {
   mount(document.getElementById("topbar"), topbar({}));
   startHome(main);
 }
+// Opening another review (or leaving one) by its link reloads the page for it.
+window.addEventListener("hashchange", () => location.reload());

@@ -7,23 +7,28 @@ import { announce } from "./announce.js";
 import { Connection } from "./connection.js";
 import { h, mount, trackDirty } from "./dom.js";
 import { bindActions } from "./input.js";
-import { initialState, reduce, remaining } from "./state.js";
+import { initialState, myClockRuns, reduce, remaining } from "./state.js";
 import * as storage from "./storage.js";
 import { banner, countdown, formatClock, topbar } from "./views/common.js";
 import { renderLobby } from "./views/lobby.js";
-import { gameOver, handSheet } from "./views/sheets.js";
-import { readSettings, wireCustomTarget } from "./views/settings.js";
+import { gameOver, handSheet, resultStrip, scoreSheet } from "./views/sheets.js";
+import { readSettings, settingsChanges, wireCustomTarget } from "./views/settings.js";
 import { renderTable } from "./views/table.js";
 
 const TOKEN_ERRORS = new Set(["bad_token", "invalid_token", "unknown_token", "forbidden", "unauthorized", "auth"]);
 const RECENT_TRICK_MS = 1600;
+// The 13th trick stays in view this long before the hand's result sheet opens.
+const FINAL_TRICK_MS = 1400;
 const TOAST_MS = 4500;
 
 export function startRoom({ main, top, bannerEl, toastEl }, code) {
-  let state = { ...initialState(code), seenTrickCards: new Set(), copied: false, playAgainAsked: false };
+  let state = { ...initialState(code), seenTrickCards: new Set(), copied: false, playAgainAsked: false, confirmBot: null, pastGames: null };
+  let sheetHeldUntil = 0;
+  let historyFor = null;
   let chatCount = 0;
   let recentTimer = null;
   let toastTimer = null;
+  let savingSettings = null; // { id, before }: the settings sent, answered by a state or an error
 
   const conn = new Connection({
     code,
@@ -57,6 +62,11 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
     if (state.view && state.view.phase !== "over") state.playAgainAsked = false;
     // "replaced" comes with a close (4001) that the banner explains.
     if (msg.type === "error" && msg.code !== "replaced") showToast(state.toast.text);
+    if (savingSettings && msg.ref === savingSettings.id) {
+      const changed = msg.type === "state" ? settingsChanges(savingSettings.before, state.room.settings) : null;
+      if (msg.type === "state") showToast(changed ? `Saved: ${changed}` : "Saved: nothing changed");
+      savingSettings = null;
+    }
     if (state.recentTrick && state.recentTrick !== before.recentTrick) {
       clearTimeout(recentTimer);
       const trick = state.recentTrick;
@@ -69,8 +79,39 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
     }
     const sheetOpened = state.sheet && state.sheet !== before.sheet;
     const overOpened = state.view && state.view.phase === "over" && !state.sheet && (!before.view || before.view.phase !== "over");
+    if (sheetOpened && before.view && state.recentTrick) {
+      // Let the final trick be seen on the table first.
+      sheetHeldUntil = Date.now() + FINAL_TRICK_MS;
+      setTimeout(() => {
+        render();
+        if (!collapsed()) focusSelector(".sheet [data-action='close-sheet']");
+      }, FINAL_TRICK_MS + 20);
+    }
+    if (state.view && state.view.phase === "over") loadPastGames();
+    else if (!state.view && state.room) loadPastGames();
     render();
-    if (sheetOpened || overOpened) focusSelector(".sheet [data-action]");
+    if ((sheetOpened && Date.now() >= sheetHeldUntil && !collapsed()) || overOpened) focusSelector(".sheet [data-action]");
+  }
+
+  // The rule of the result sheet: it is a dialog only while no clock of yours runs. When your
+  // turn comes with a timer, it folds into a strip above the table, and stays folded.
+  function collapsed() {
+    if (!state.sheet) return false;
+    if (!state.sheet.collapsed && myClockRuns(state)) state = { ...state, sheet: { ...state.sheet, collapsed: true } };
+    return state.sheet.collapsed;
+  }
+
+  function loadPastGames() {
+    const key = `${state.room.game_id}:${state.view ? state.view.phase : "lobby"}`;
+    if (historyFor === key) return;
+    historyFor = key;
+    api.roomHistory(code).then(
+      (data) => {
+        state = { ...state, pastGames: data.games || [] };
+        render();
+      },
+      () => {},
+    );
   }
 
   function showToast(text) {
@@ -89,7 +130,7 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
       showToast("Not connected right now; try again in a moment.");
       return;
     }
-    conn.send(msg);
+    return conn.send(msg);
   }
 
   function myName() {
@@ -118,10 +159,15 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
         ? h("section", { class: "card-panel center-box" }, h("h1", {}, "Room not available"), h("p", {}, state.link.reason || ""), h("a", { class: "btn primary", href: "/" }, "Back to home"))
         : h("section", { class: "card-panel center-box" }, h("p", { class: "muted" }, "Joining the table…"));
     } else if (view) {
-      const table = renderTable(state);
+      // Without a clock of yours running, the 13th trick is shown for a moment before the
+      // sheet, and nothing of the next hand asks for input meanwhile.
+      const folded = collapsed();
+      const held = Boolean(state.sheet) && !folded && Date.now() < sheetHeldUntil;
+      const table = renderTable(state, { strip: state.sheet && folded ? resultStrip(state) : null, held });
       content = [table];
-      if (state.sheet) content.push(handSheet(state));
-      else if (view.phase === "over") content.push(gameOver(state));
+      if (state.scoreSheet) content.push(scoreSheet(state));
+      else if (state.sheet && !folded && !held) content.push(handSheet(state));
+      else if (view.phase === "over" && !state.sheet) content.push(gameOver(state));
       // Under a dialog the table is inert: Tab stays in the dialog, screen readers too.
       if (content.length > 1) table.inert = true;
     } else {
@@ -160,6 +206,16 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
       state = { ...state, showLastTrick: !state.showLastTrick };
       render();
     },
+    "open-score-sheet": () => {
+      state = { ...state, scoreSheet: true };
+      render();
+      focusSelector(".score-sheet [data-action='close-score-sheet']");
+    },
+    "close-score-sheet": () => {
+      state = { ...state, scoreSheet: false };
+      render();
+      focusSelector(".bid-panel button, .hand [data-key]:not([aria-disabled='true']), [data-key='score-sheet']");
+    },
     "close-sheet": () => {
       state = { ...state, sheet: null };
       render();
@@ -172,7 +228,25 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
       render();
     },
     start: () => send({ type: "start" }),
-    "set-seat": (data) => send({ type: "set_seat", seat: Number(data.seat), to: data.to }),
+    "set-seat": (data) => {
+      // Replacing a person by a bot asks first; the question sits in place of the button.
+      const info = state.room && state.room.seats[Number(data.seat)];
+      if (data.to === "bot" && info && info.kind === "human" && data.confirmed !== "1") {
+        state = { ...state, confirmBot: Number(data.seat) };
+        render();
+        focusSelector(`[data-key='confirm-bot-${data.seat}']`);
+        return;
+      }
+      state = { ...state, confirmBot: null };
+      send({ type: "set_seat", seat: Number(data.seat), to: data.to });
+      render();
+    },
+    "cancel-bot": () => {
+      const seat = state.confirmBot;
+      state = { ...state, confirmBot: null };
+      render();
+      focusSelector(`[data-key='bot-${seat}']`);
+    },
     sit: (data) => send({ type: "sit", seat: Number(data.seat), name: myName() }),
     stand: () => send({ type: "stand" }),
     reconnect: () => conn.reconnectNow(),
@@ -207,15 +281,18 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
     },
     "submit:settings": (form) => {
       const settings = readSettings(form, { prefix: "room", includePublic: true });
-      send({ type: "settings", settings });
+      const id = send({ type: "settings", settings });
+      if (id !== undefined) savingSettings = { id, before: state.room ? state.room.settings : null };
       for (const el of form.querySelectorAll("[data-dirty]")) delete el.dataset.dirty;
-      showToast("Settings sent");
     },
   });
   trackDirty(main);
   wireCustomTarget(main);
   document.addEventListener("keydown", (event) => {
-    if (event.key === "Escape" && state.sheet) {
+    if (event.key === "Escape" && state.scoreSheet) {
+      state = { ...state, scoreSheet: false };
+      render();
+    } else if (event.key === "Escape" && state.sheet) {
       state = { ...state, sheet: null };
       render();
     }

@@ -17,6 +17,7 @@ export function initialState(code) {
     chat: [],
     hint: null,
     sheet: null,
+    scoreSheet: false,
     recentTrick: null,
     showLastTrick: false,
     toast: null,
@@ -91,6 +92,14 @@ function applyStateMessage(prev, message) {
     const last = trick.cards[trick.cards.length - 1];
     if (last && last.seat !== room.you) events.push(`${seatName(room, last.seat)} plays ${cardName(last.card)}`);
     events.push(`${who(room, trick.winner)} ${room.you === trick.winner ? "win" : "wins"} the trick`);
+  } else if (sameGame && pv && nv.history.length > pv.history.length && nv.last_trick) {
+    // The hand just ended: its 13th trick stays on the table for a moment (room.js holds
+    // the result sheet back meanwhile), and "Last trick" keeps it until the next trick starts.
+    const trick = nv.last_trick;
+    next.recentTrick = trick;
+    const last = trick.cards[trick.cards.length - 1];
+    if (last && last.seat !== room.you) events.push(`${seatName(room, last.seat)} plays ${cardName(last.card)}`);
+    events.push(`${who(room, trick.winner)} ${room.you === trick.winner ? "win" : "wins"} the last trick`);
   } else if (!sameHand || (nv.current_trick && nv.current_trick.cards.length > 0)) {
     next.recentTrick = null;
   }
@@ -112,7 +121,7 @@ function applyStateMessage(prev, message) {
   const seen = getSeenHands(prev.code, room.game_id);
   const known = sameGame && pv ? pv.history.length : seen ?? nv.history.length;
   if (nv.history.length > known) {
-    next.sheet = { entry: nv.history[nv.history.length - 1], index: nv.history.length - 1 };
+    next.sheet = { entry: nv.history[nv.history.length - 1], index: nv.history.length - 1, collapsed: false };
     const entry = nv.history[nv.history.length - 1];
     events.push(`Hand ${entry.hand} is over`);
   } else if (!sameGame) {
@@ -132,7 +141,10 @@ function applyStateMessage(prev, message) {
   if (prev.hint && (!sameHand || nv.to_act !== pv.to_act || nv.phase !== pv.phase || nv.tricks.length !== pv.tricks.length)) {
     next.hint = null;
   }
-  if (!sameGame) next.showLastTrick = false;
+  if (!sameGame) {
+    next.showLastTrick = false;
+    next.scoreSheet = false;
+  }
   return { state: next, events };
 }
 
@@ -164,6 +176,30 @@ export function hintText(action) {
   if (action.type === "play") return `Hint: play the ${cardName(action.card)}`;
   if (action.type === "look") return "Hint: look at your cards";
   return "Hint";
+}
+
+/** True while the viewer's own turn clock runs: nothing may cover the table then. */
+export function myClockRuns(state) {
+  const { room, view, clock } = state;
+  if (!room || !view || room.you === null || room.you === undefined) return false;
+  return view.phase !== "over" && view.to_act === room.you && Boolean(clock && clock.turn_deadline);
+}
+
+/** The side's contract: tricks bid by its non-nil bidders, tricks won so far by the side. */
+export function contractOf(view, side) {
+  const seats = view.mode === "partnership" ? [side, side + 2] : [side];
+  let bid = 0;
+  let won = 0;
+  let complete = true;
+  for (const seat of seats) {
+    const b = view.bids[seat];
+    const nil = b === "nil" || b === "blind nil" || b === 0;
+    if (b === null || b === undefined) complete = false;
+    else if (!nil) bid += b;
+    // A nil bidder's tricks help the partner only under nil_tricks_count_for_partner.
+    if (!nil || (view.rules && view.rules.nil_tricks_count_for_partner)) won += view.tricks_won[seat];
+  }
+  return { bid, won, complete };
 }
 
 /** Milliseconds left until an epoch-ms deadline on the server's clock, or null. */

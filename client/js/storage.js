@@ -4,6 +4,7 @@
 const TOKEN_PREFIX = "spades.token.";
 const NAME_KEY = "spades.name";
 const SETTINGS_KEY = "spades.settings";
+const SOLO_KEY = "spades.solo";
 
 function read(key) {
   try {
@@ -55,6 +56,19 @@ export function getSettings() {
 }
 
 export const setSettings = (settings) => write(SETTINGS_KEY, JSON.stringify(settings));
+
+/** Play solo's own choices: every player for themself by default. */
+export const DEFAULT_SOLO = Object.freeze({ mode: "individual", target: 300, turn_seconds: 0, bot_level: "basic" });
+
+export function getSolo() {
+  try {
+    return { ...DEFAULT_SOLO, ...(JSON.parse(read(SOLO_KEY) || "{}") || {}) };
+  } catch {
+    return { ...DEFAULT_SOLO };
+  }
+}
+
+export const setSolo = (solo) => write(SOLO_KEY, JSON.stringify(solo));
 
 /** How many finished hands of a game this tab has already shown (so a reload does not re-show). */
 export function getSeenHands(code, gameId) {

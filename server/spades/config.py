@@ -24,7 +24,7 @@ class Settings(BaseSettings):
 
     # where invite links point; empty = derived from the request's Host header
     public_url: str = ""
-    client_dir: str = Field("", description="static client directory; empty = ./client")
+    client_dir: str = Field("", description="static client directory; empty = the packaged one")
 
     # bots
     bot_delay: float = Field(0.8, ge=0, description="seconds a bot waits before it moves")

@@ -13,6 +13,9 @@ from pathlib import Path
 import pytest
 from api_helpers import play_until_over, running_server
 from sqlalchemy.engine import make_url
+from test_api_restart import finished_game_survives_kill_9
+
+from ci_env import skip_or_fail
 
 ADMIN_URL = os.environ.get(
     "SPADES_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
@@ -36,9 +39,7 @@ async def pg_url() -> AsyncIterator[str]:
         await _admin("SELECT 1")
     except Exception as exc:
         reason = f"PostgreSQL unreachable at {make_url(ADMIN_URL)!r}: {exc!r}"
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail(f"CI=true requires PostgreSQL: {reason}")
-        pytest.skip(reason)
+        skip_or_fail(reason)
     name = f"spades_api_test_{secrets.token_hex(5)}"
     await _admin(f'CREATE DATABASE "{name}"')
     try:
@@ -66,3 +67,7 @@ async def test_a_game_on_postgresql_survives_a_restart(tmp_path: Path, pg_url: s
         host = await server.client(waiting["code"], waiting["token"])
         assert host.state["room"]["you"] == 0
         await host.close()
+
+
+async def test_a_finished_game_on_postgresql_survives_kill_9(tmp_path: Path, pg_url: str) -> None:
+    await finished_game_survives_kill_9(pg_url, tmp_path / "server.log")

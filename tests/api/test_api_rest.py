@@ -17,7 +17,7 @@ async def test_rest_routes_and_errors(tmp_path: Path) -> None:
         code = created["code"]
         assert created["invite_url"] == f"{server.url}/r/{code}"
         room = (await server.get(f"/api/rooms/{code.lower()}")).json()
-        assert room["settings"]["rules"] == {"bag_limit": 5}
+        assert room["settings"]["rules"]["bag_limit"] == 5  # every option is shown
         assert room["settings"]["turn_seconds"] == 30
         assert [s["kind"] for s in room["seats"]] == ["human", "empty", "empty", "empty"]
         assert room["host_seat"] == 0 and room["status"] == "open"
@@ -27,6 +27,8 @@ async def test_rest_routes_and_errors(tmp_path: Path) -> None:
         bad = [
             {"name": "x", "mode": "triples"},
             {"name": "x", "target": 0},
+            {"name": "x", "target": 49},
+            {"name": "x", "target": 10_001},
             {"name": ""},
             {"name": "x", "rules": {"bag_limit": -1}},
             {"name": "x", "rules": {"no_such_rule": True}},
@@ -89,3 +91,17 @@ async def test_static_client_is_served(tmp_path: Path) -> None:
     async with running_server(tmp_path, client_dir=str(tmp_path / "missing")) as server:
         assert (await server.get("/")).status_code == 200
         assert (await server.get("/r/ABC234")).status_code == 200
+
+
+async def test_the_settings_schema_is_served_from_one_source(tmp_path: Path) -> None:
+    async with running_server(tmp_path) as server:
+        schema = (await server.get("/api/settings")).json()
+    fields = schema["properties"]
+    assert fields["target"]["minimum"] == 50 and fields["target"]["maximum"] == 10_000
+    assert fields["target"]["default"] == 500 and fields["target"]["title"]
+    assert fields["bot_level"]["enum"] == ["random", "basic", "strong"]
+    assert fields["mode"]["enum"] == ["partnership", "individual"]
+    rules = schema["$defs"]["RuleOptions"]["properties"]
+    for option in ("blind_nil_value", "bag_value", "nil_tricks_count_for_partner"):
+        assert "default" in rules[option] and rules[option]["title"]
+    assert rules["bag_value"]["minimum"] == -10 and rules["bag_value"]["maximum"] == 10

@@ -15,10 +15,12 @@ from api_helpers import Client, choose, free_socket, play_until_over
 from websockets.asyncio.client import connect
 
 
-def start_server(db: Path, port: int, log: Path) -> subprocess.Popen[bytes]:
+def start_server(db: Path | str, port: int, log: Path) -> subprocess.Popen[bytes]:
+    """`spades serve` on `port`; `db` is an SQLite file or a database URL."""
+    url = db if isinstance(db, str) else f"sqlite+aiosqlite:///{db}"
     env = {
         **os.environ,
-        "SPADES_DATABASE_URL": f"sqlite+aiosqlite:///{db}",
+        "SPADES_DATABASE_URL": url,
         "SPADES_BOT_DELAY": "0",
         "SPADES_BOT_WORKERS": "thread",
         "SPADES_MESSAGES_PER_SECOND": "1000",
@@ -123,3 +125,57 @@ async def test_kill_9_and_restart_keeps_every_action(tmp_path: Path) -> None:
             if process is not None and process.poll() is None:
                 process.terminate()
                 process.wait(10)
+
+
+async def finished_game_survives_kill_9(db: Path | str, log: Path) -> None:
+    """A room whose game has just ended comes back, after kill -9, showing that game's final
+    state (scores, winner, game over), and Play again starts the next game."""
+    sock = free_socket()
+    port = sock.getsockname()[1]
+    sock.close()
+    url, ws_url = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}"
+    first = start_server(db, port, log)
+    second = None
+    try:
+        await wait_ready(url, first)
+        async with httpx.AsyncClient(base_url=url) as http:
+            created = (
+                await http.post(
+                    "/api/solo", json={"name": "Ann", "mode": "individual", "target": 60}
+                )
+            ).json()
+        code, token = created["code"], created["token"]
+        client = await open_client(ws_url, code, token)
+        final = await play_until_over(client)
+        await client.close()
+        assert final["room"]["status"] == "finished"
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+
+        second = start_server(db, port, log)
+        await wait_ready(url, second)
+        back = await open_client(ws_url, code, token)
+        after = back.state
+        assert after["room"]["status"] == "finished"
+        assert after["room"]["game_id"] == final["room"]["game_id"]
+        assert after["seq"] == final["seq"]
+        view = after["view"]
+        assert view is not None and view["phase"] == "over"
+        assert view["scores"] == final["view"]["scores"]
+        assert view["winner"] == final["view"]["winner"]
+        await back.send(type="play_again", id="again")
+        again = await back.until(lambda m: m["type"] in ("state", "error") and m["ref"] == "again")
+        assert again["type"] == "state", again
+        assert again["room"]["status"] == "playing"
+        assert again["room"]["game_id"] != final["room"]["game_id"]
+        assert again["view"]["phase"] != "over"
+        await back.close()
+    finally:
+        for process in (first, second):
+            if process is not None and process.poll() is None:
+                process.terminate()
+                process.wait(10)
+
+
+async def test_a_finished_game_survives_kill_9(tmp_path: Path) -> None:
+    await finished_game_survives_kill_9(tmp_path / "spades.db", tmp_path / "server.log")

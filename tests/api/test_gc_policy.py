@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import re
 import weakref
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
+from spades.api import metrics as metrics_module
 from spades.api.gc_policy import GcPolicy
 from spades.api.metrics import Metrics
 
@@ -96,7 +99,27 @@ async def test_metrics_time_collections_and_the_loop() -> None:
     text = metrics.render().decode()
     assert 'spades_gc_pause_seconds_count{generation="0"} 1.0' in text
     assert 'spades_gc_pause_seconds_count{generation="2"} 1.0' in text
+
+
+async def test_the_loop_probe_records_one_lag_sample_per_round(monkeypatch: Any) -> None:
+    """Counted, not timed: the probe's period is set to 0, and the test waits (turn by turn
+    of the loop) for two samples."""
+    monkeypatch.setattr(metrics_module, "LAG_PROBE_SECONDS", 0.0)
+    metrics = Metrics()
     probe = asyncio.create_task(metrics.probe_loop())
-    await asyncio.sleep(0.25)
-    probe.cancel()
-    assert "spades_event_loop_lag_seconds_count 2.0" in metrics.render().decode()
+    try:
+        for _ in range(1000):
+            if lag_samples(metrics) >= 2:
+                break
+            await asyncio.sleep(0)
+    finally:
+        probe.cancel()
+    assert lag_samples(metrics) >= 2
+    assert "spades_event_loop_lag_seconds_bucket" in metrics.render().decode()
+
+
+def lag_samples(metrics: Metrics) -> float:
+    found = re.search(
+        r"^spades_event_loop_lag_seconds_count (\S+)$", metrics.render().decode(), re.M
+    )
+    return float(found.group(1)) if found else 0.0

@@ -50,7 +50,7 @@ async def test_metrics_after_a_solo_game(tmp_path: Path) -> None:
         assert value(before, "spades_actions_total", kind="play") == 0
         assert value(before, "spades_rooms", status="open") == 0
 
-        created = await server.create("/api/solo", mode="individual", target=1)
+        created = await server.create("/api/solo", mode="individual", target=50)
         client = await server.client(created["code"], created["token"])
         during = await scrape(server)
         assert value(during, "spades_connections") == 1
@@ -122,7 +122,7 @@ async def test_log_lines_as_json_carry_the_room_and_no_secret(
 ) -> None:
     caplog.set_level(logging.INFO, logger="spades")
     async with running_server(tmp_path) as server:
-        created = await server.create("/api/solo", mode="individual", target=1)
+        created = await server.create("/api/solo", mode="individual", target=50)
         code, token = created["code"], created["token"]
         client = await server.client(code, token)
         await play_until_over(client)

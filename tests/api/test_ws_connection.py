@@ -93,3 +93,51 @@ async def test_a_dead_socket_marks_the_connection_closing() -> None:
     conn.send({"n": 1})
     assert conn.closing is not None and conn.closing[0] == 1006
     await conn.finish(wait=1)
+
+
+async def test_a_send_outside_any_task_goes_through_the_flusher() -> None:
+    conn, socket = connection()
+    tasks: list[asyncio.Task[Any] | None] = []
+    real = socket.send_text
+
+    async def recording(text: str) -> None:
+        tasks.append(asyncio.current_task())
+        await real(text)
+
+    socket.send_text = recording  # type: ignore[method-assign]
+    loop = asyncio.get_running_loop()
+    done = loop.create_future()
+    loop.call_soon(lambda: (conn.send({"n": 1}), conn.send({"n": 2}), done.set_result(None)))
+    await done
+    flusher = conn._flusher
+    assert flusher is not None  # the writes went to a task
+    await flusher
+    assert [m["n"] for m in socket.sent] == [1, 2]
+    assert tasks and all(task is not None for task in tasks)  # never stepped task-less
+
+
+async def test_on_the_real_stack_a_writable_socket_is_written_in_one_step(
+    tmp_path: Any, monkeypatch: Any
+) -> None:
+    """The premise of stepping uvicorn's send by hand: when the client reads, the first
+    step finishes the write (nothing is left for a flusher task to resume)."""
+    from api_helpers import running_server
+
+    from spades.api import ws
+
+    resumed: list[object] = []
+    real = ws._finish
+
+    async def counting(write: Any, waiting: Any) -> None:
+        resumed.append(waiting)
+        await real(write, waiting)
+
+    monkeypatch.setattr(ws, "_finish", counting)
+    async with running_server(tmp_path) as server:
+        created = await server.create()
+        client = await server.client(created["code"], created["token"])
+        for n in range(20):
+            await client.send(type="chat", text=f"hello {n}")
+        await client.until(lambda m: m["type"] == "chat" and m["text"] == "hello 19")
+        await client.close()
+    assert resumed == []

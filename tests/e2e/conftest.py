@@ -6,7 +6,6 @@ Without /usr/bin/chromium the tests skip, except under CI=true, where they fail.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,18 +13,14 @@ from typing import Any
 import pytest
 from e2e_server import CHROMIUM, CHROMIUM_ARGS, DESKTOP, SCREENSHOTS, run_server
 
-
-def _in_ci() -> bool:
-    return os.environ.get("CI", "").lower() == "true"
+from ci_env import skip_or_fail
 
 
 def _require_chromium() -> None:
     if CHROMIUM.exists():
         return
     reason = f"{CHROMIUM} is missing (apt-get install chromium; .ci/run does it)"
-    if _in_ci():
-        pytest.fail(f"CI=true and {reason}", pytrace=False)
-    pytest.skip(reason)
+    skip_or_fail(reason)
 
 
 @pytest.fixture(scope="session")

@@ -24,21 +24,50 @@ def fill_create_form(
     bots: str = "basic",
     deficit: int | None = None,
 ) -> None:
+    form = page.locator("form[data-form='create']")
     label = "Every player for themself" if mode == "individual" else "Partners (2 vs 2)"
-    page.get_by_label(label).check()
+    form.get_by_label(label).check()
     if target is not None:
-        page.get_by_label("Custom target score").fill(str(target))
-    page.get_by_label("Bot level").select_option(bots)
+        form.get_by_label("Custom target score").fill(str(target))
+    form.get_by_label("Bot level", exact=True).select_option(bots)
     if deficit is not None:
-        page.locator("summary", has_text="More rules").click()
-        page.get_by_label("Blind nil when behind by").fill(str(deficit))
+        form.locator("summary", has_text="More rules").click()
+        form.get_by_label("Blind nil when behind by").fill(str(deficit))
 
 
-def start_solo(page: Any, *, name: str = "Tester", **settings: Any) -> str:
-    """From the home page, set the form and click "Play solo". Returns the room code."""
+def fill_solo_choices(
+    page: Any,
+    *,
+    mode: str = "individual",
+    target: int | None = None,
+    bots: str = "basic",
+    turn: int | None = None,
+) -> None:
+    """Play solo's own choices (mode, target, turn timer, bot level)."""
+    solo = page.locator("form[data-form='solo']")
+    solo.get_by_label("Individual" if mode == "individual" else "Partners with a bot").check()
+    if target is not None:
+        preset = solo.locator(f"input[name='solo-target'][value='{target}']")
+        if preset.count():
+            preset.check()
+        else:
+            solo.get_by_label("Other solo target").fill(str(target))
+    solo.get_by_label("Solo bot level").select_option(bots)
+    if turn is not None:
+        solo.get_by_label("Solo turn timer").select_option(str(turn))
+
+
+def start_solo(
+    page: Any, *, name: str = "Tester", deficit: int | None = None, **choices: Any
+) -> str:
+    """From the home page, set Play solo's choices and click it. Returns the room code."""
     page.goto("/")
     page.get_by_label("Your name").fill(name)
-    fill_create_form(page, **settings)
+    if deficit is not None:
+        # Rule options come from the create form's (remembered) settings.
+        page.locator("summary", has_text="More rules").click()
+        page.get_by_label("Blind nil when behind by").fill(str(deficit))
+    fill_solo_choices(page, **choices)
     page.get_by_role("button", name="Play solo").click()
     page.wait_for_url(re.compile(r"/r/[^/]+$"))
     page.locator(".table-screen").wait_for()

@@ -54,6 +54,10 @@ def test_friends_private_room(new_page: Any, screenshots: Path) -> None:
     host.get_by_label("Custom target score").fill("250")
     host.get_by_role("button", name="Save settings").click()
     friend.get_by_text("Partners · to 250").wait_for()
+    host.get_by_text("Saved: Play to 300 → 250").wait_for()  # what changed, not "sent"
+    # The form takes its range from the server's schema (50 to 10,000).
+    custom = host.get_by_label("Custom target score")
+    assert (custom.get_attribute("min"), custom.get_attribute("max")) == ("50", "10000")
 
     # Host seats a bot in the West seat; East stays empty until the start.
     host.get_by_role("button", name="Seat a bot in the West seat").click()

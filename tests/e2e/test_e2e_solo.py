@@ -17,7 +17,7 @@ def test_solo_game_to_game_over(new_page: Any, screenshots: Path) -> None:
     page.get_by_role("button", name="Play solo").wait_for()
     shoot(page, screenshots, "home")
 
-    start_solo(page, name="Solo Sam", mode="individual", target=20, bots="basic")
+    start_solo(page, name="Solo Sam", mode="individual", target=50, bots="basic")
     page.get_by_text("Solo Sam").first.wait_for()
     assert page.locator(".seat-plate.mine").get_by_text("Solo Sam").count() == 1
     # Bots fill the three other seats.

@@ -1,4 +1,4 @@
-"""Every example of RULES.md "Scoring one hand", plus the bag and nil corner cases."""
+"""Every example of docs/rules.md "Scoring a hand", plus the bag and nil corner cases."""
 
 from spades.engine import Rules, score_hand, winner_after
 

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +9,7 @@ from room_helpers import Conn, first_legal, make_settings, settle
 
 from spades.engine import Game
 from spades.rooms import BotRunner, ManualClock, Room, RoomConfig, RoomManager, RoomNotFound
-from spades.rooms.room import SENT_ON_CHANGE
+from spades.rooms.audience import SENT_ON_CHANGE
 
 
 def manager_for(store: Any, clock: ManualClock, tmp_path: Path, **overrides: Any) -> RoomManager:
@@ -95,8 +94,11 @@ async def test_turn_timer_lets_the_bot_move_then_the_seat_goes_away(
     seq = room.seq
     assert conn.last_state()["clock"]["turn_deadline"] == round((room.turn_started + 30) * 1000)
     clock.advance(29)
-    await asyncio.sleep(0.05)
-    assert room.seq == seq  # not yet
+    # Not yet: the timer's deadline is still ahead of the clock, so its sleep was not woken.
+    plan = room.turns.plan
+    assert plan is not None and plan.deadline == room.turn_started + 30 > clock.now()
+    assert room.turns.task is not None and not room.turns.task.done()
+    assert room.seq == seq
     clock.advance(2)
     await settle(lambda: conn.last_state()["room"]["seats"][0]["timed_out"])
     assert conn.last_state()["seq"] > seq
@@ -313,7 +315,7 @@ async def test_states_leave_out_only_what_the_connection_already_holds(
 
         def send(self, message: dict[str, Any]) -> None:
             super().send(message)
-            room._sent.pop(self.conn_id, None)
+            room.audience.forget(self)
 
     watcher, reference = Conn(), Forgetful()
     await hello(room, watcher, None)

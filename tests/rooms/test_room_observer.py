@@ -61,7 +61,7 @@ async def test_every_stored_action_is_observed_once(
     recorder = Recorder()
     manager = manager_for(store, clock, tmp_path, recorder)
     await manager.start()
-    room, _, token = await manager.create_solo("Ann", {"mode": "individual", "target": 1})
+    room, _, token = await manager.create_solo("Ann", {"mode": "individual", "target": 50})
     conn = Conn()
     await room.call(room.attach, conn, token)
     acted = -1

@@ -20,16 +20,13 @@ from sqlalchemy import text
 from sqlalchemy.engine import make_url
 from store_support import FakeClock
 
+from ci_env import skip_or_fail
 from spades.store import SqlStore, open_store, upgrade
 
 PG_ADMIN_URL = os.environ.get(
     "SPADES_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
 )
 TABLES = "rooms, seats, games, actions, hands, chat_messages"
-
-
-def in_ci() -> bool:
-    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
 # --- PostgreSQL ------------------------------------------------------------------------
@@ -62,9 +59,7 @@ def pg_available() -> None:
     reason = _pg_unreachable()
     if reason is None:
         return
-    if in_ci():
-        pytest.fail(f"CI=true requires PostgreSQL: {reason}")
-    pytest.skip(reason)
+    skip_or_fail(reason)
 
 
 class PgDatabases:

@@ -19,7 +19,6 @@ export function cardButton(code, { legal, active, hinted, index }) {
   return h("button", {
     type: "button",
     class: ["card", "in-hand", card.red ? "red" : "black", `suit-${card.suit}`, active ? (legal ? "legal" : "dimmed") : null, hinted ? "hinted" : null],
-    "aria-label": card.name,
     "aria-disabled": playable ? null : "true",
     "data-action": "play",
     "data-card": code,
@@ -28,6 +27,8 @@ export function cardButton(code, { legal, active, hinted, index }) {
   },
   h("span", { class: "corner", "aria-hidden": "true" }, h("span", { class: "rank" }, card.label), h("span", { class: "pip" }, card.symbol)),
   h("span", { class: "center-pip", "aria-hidden": "true" }, card.symbol),
+  // The name comes from this text (not aria-label), so it never disagrees with what shows.
+  h("span", { class: "sr-only" }, card.name),
   hinted ? h("span", { class: "hint-badge", "aria-hidden": "true" }, "Hint") : null);
 }
 

@@ -1,7 +1,10 @@
 // The home page: play solo, create a room, join by code, public rooms.
 
 import { h } from "../dom.js";
-import { settingsFields, settingsSummary } from "./settings.js";
+import { settingsFields, settingsSummary, BOT_LEVELS, TARGET_LIMITS } from "./settings.js";
+
+const SOLO_TARGETS = [200, 300, 500];
+const SOLO_TURNS = [[0, "Off"], [15, "15 s"], [30, "30 s"], [60, "1 min"]];
 
 function publicRooms(rooms, loading) {
   if (loading && !rooms) return h("p", { class: "muted" }, "Loading rooms…");
@@ -23,6 +26,54 @@ function publicRooms(rooms, loading) {
     }));
 }
 
+// Play solo's own choices, remembered between visits (storage.getSolo).
+function soloChoices(solo) {
+  const custom = !SOLO_TARGETS.includes(Number(solo.target));
+  const chip = (name, value, checked, label) => h("label", { class: "chip", for: `${name}-${value}` },
+    h("input", { type: "radio", id: `${name}-${value}`, name, value: String(value), checked, "data-key": `${name}-${value}` }),
+    h("span", {}, label));
+  return h("div", { class: "solo-choices" },
+    h("fieldset", { class: "field" },
+      h("legend", {}, "Solo game"),
+      h("div", { class: "chips" },
+        chip("solo-mode", "individual", solo.mode !== "partnership", "Individual"),
+        chip("solo-mode", "partnership", solo.mode === "partnership", "Partners with a bot"))),
+    h("fieldset", { class: "field" },
+      h("legend", {}, "Solo target"),
+      h("div", { class: "chips" },
+        SOLO_TARGETS.map((t) => chip("solo-target", t, !custom && Number(solo.target) === t, String(t))),
+        chip("solo-target", "custom", custom, "Other"),
+        h("label", { class: "sr-only", for: "solo-target-value" }, "Other solo target"),
+        h("input", {
+          type: "number", id: "solo-target-value", name: "solo-target-value", class: "custom-target",
+          min: TARGET_LIMITS.minimum, max: TARGET_LIMITS.maximum, inputmode: "numeric", placeholder: "e.g. 250",
+          value: custom ? String(solo.target) : "", "data-key": "solo-target-value", "data-custom-for": "solo-target",
+        }))),
+    h("div", { class: "row2" },
+      h("div", { class: "field" },
+        h("label", { for: "solo-turn" }, "Solo turn timer"),
+        h("select", { id: "solo-turn", name: "solo-turn", "data-key": "solo-turn" },
+          SOLO_TURNS.map(([v, text]) => h("option", { value: String(v), selected: Number(solo.turn_seconds) === v }, text)))),
+      h("div", { class: "field" },
+        h("label", { for: "solo-bots" }, "Solo bot level"),
+        h("select", { id: "solo-bots", name: "solo-bots", "data-key": "solo-bots" },
+          BOT_LEVELS.map(([v, text]) => h("option", { value: v, selected: solo.bot_level === v }, text))))),
+    h("p", { class: "muted small", id: "solo-summary" }, settingsSummary({ ...solo, rules: {} })));
+}
+
+/** Read Play solo's choices back from its form. */
+export function readSolo(form) {
+  const picked = form.querySelector("input[name='solo-target']:checked");
+  let target = picked ? picked.value : "300";
+  if (target === "custom") target = form.elements.namedItem("solo-target-value").value;
+  return {
+    mode: form.querySelector("input[name='solo-mode']:checked")?.value || "individual",
+    target: Number.parseInt(target, 10) || 300,
+    turn_seconds: Number.parseInt(form.elements.namedItem("solo-turn").value, 10) || 0,
+    bot_level: form.elements.namedItem("solo-bots").value,
+  };
+}
+
 export function renderHome(model) {
   const { name, settings, rooms, roomsLoading, busy, error } = model;
   return [
@@ -36,8 +87,8 @@ export function renderHome(model) {
             id: "player-name", name: "player-name", maxlength: 24, autocomplete: "nickname",
             placeholder: "Player", value: name, "data-key": "player-name",
           })),
-        h("button", { type: "submit", class: "btn primary big", disabled: busy }, "Play solo"),
-        h("p", { class: "muted small", id: "solo-summary" }, "With your last settings: ", settingsSummary(settings))),
+        soloChoices(model.solo),
+        h("button", { type: "submit", class: "btn primary big", disabled: busy }, "Play solo")),
       error ? h("p", { class: "form-error", role: "alert" }, error) : null),
     h("div", { class: "home-grid" },
       h("section", { class: "card-panel", "aria-labelledby": "create-title" },

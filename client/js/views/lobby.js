@@ -5,6 +5,18 @@ import { SEAT_NAMES, placeOf } from "../cards.js";
 import { seatName } from "../state.js";
 import { settingsFields, settingsSummary, BOT_LEVELS } from "./settings.js";
 import { chatPanel } from "./chat.js";
+import { pastGames } from "./sheets.js";
+
+const TEAM_NAMES = ["Team 1", "Team 2"];
+
+// In partnership mode: who plays with whom (South & North against West & East).
+function teams(room) {
+  if (room.settings.mode !== "partnership") return null;
+  const name = (seat) => (room.seats[seat].kind === "empty" ? `${SEAT_NAMES[seat]} (empty)` : seatName(room, seat)) + (room.you === seat ? " (you)" : "");
+  return h("ul", { class: "teams", "aria-label": "Teams" },
+    [0, 1].map((team) => h("li", { class: `team-${team}` },
+      h("strong", {}, `${TEAM_NAMES[team]}: `), `${name(team)} & ${name(team + 2)}`)));
+}
 
 function marks(room, info) {
   const out = [];
@@ -20,7 +32,7 @@ function marks(room, info) {
   return out;
 }
 
-function seatCard(room, info, me) {
+function seatCard(state, room, info, me) {
   const isHost = room.you !== null && room.you === room.host_seat;
   const mine = room.you === info.seat;
   const where = SEAT_NAMES[info.seat];
@@ -28,7 +40,12 @@ function seatCard(room, info, me) {
   if (room.you === null && info.kind === "empty") {
     controls.push(h("button", { type: "button", class: "btn primary small", "data-action": "sit", "data-seat": String(info.seat), "aria-label": `Sit in the ${where} seat`, "data-key": `sit-${info.seat}` }, "Sit here"));
   }
-  if (isHost && !mine) {
+  if (isHost && !mine && state.confirmBot === info.seat && info.kind === "human") {
+    controls.push(h("div", { class: "confirm-bot", role: "group", "aria-label": `Replace ${seatName(room, info.seat)} with a bot?` },
+      h("p", { class: "small" }, `Replace ${seatName(room, info.seat)} with a bot? They lose this seat.`),
+      h("button", { type: "button", class: "btn small danger", "data-action": "set-seat", "data-seat": String(info.seat), "data-to": "bot", "data-confirmed": "1", "data-key": `confirm-bot-${info.seat}` }, "Yes, seat a bot"),
+      h("button", { type: "button", class: "btn small ghost", "data-action": "cancel-bot", "data-key": `cancel-bot-${info.seat}` }, "Cancel")));
+  } else if (isHost && !mine) {
     if (info.kind !== "bot") {
       controls.push(h("button", { type: "button", class: "btn small", "data-action": "set-seat", "data-seat": String(info.seat), "data-to": "bot", "aria-label": `Seat a bot in the ${where} seat`, "data-key": `bot-${info.seat}` }, "Seat a bot"));
     }
@@ -39,8 +56,10 @@ function seatCard(room, info, me) {
   if (mine && !isHost) {
     controls.push(h("button", { type: "button", class: "btn small ghost", "data-action": "stand", "data-key": "stand" }, "Leave seat"));
   }
-  return h("li", { class: ["lobby-seat", `place-${placeOf(info.seat, me)}`, info.kind, mine ? "mine" : null], "aria-label": `${where} seat` },
-    h("div", { class: "seat-where muted small" }, where),
+  const partnership = room.settings.mode === "partnership";
+  const team = info.seat % 2;
+  return h("li", { class: ["lobby-seat", `place-${placeOf(info.seat, me)}`, info.kind, mine ? "mine" : null, partnership ? `team-${team}` : null], "aria-label": `${where} seat${partnership ? `, ${TEAM_NAMES[team]}` : ""}` },
+    h("div", { class: "seat-where muted small" }, where, partnership ? h("span", { class: `tag team-tag team-${team}` }, TEAM_NAMES[team]) : null),
     h("div", { class: "seat-name" }, info.kind === "empty" ? h("span", { class: "muted" }, "Empty seat") : seatName(room, info.seat), mine ? h("span", { class: "you" }, " (you)") : null),
     h("div", { class: "tags" }, marks(room, info)),
     controls.length ? h("div", { class: "seat-controls" }, controls) : null);
@@ -68,8 +87,9 @@ export function renderLobby(state, { name }) {
           h("input", { id: "sit-name", maxlength: 24, value: name, placeholder: "Player", "data-key": "sit-name", autocomplete: "nickname" }),
           h("p", { class: "muted small" }, "Pick an empty seat to join the table."))
         : null,
+      teams(room),
       h("ol", { class: "lobby-table", "aria-label": "Seats" },
-        room.seats.map((info) => seatCard(room, info, me ?? 0)),
+        room.seats.map((info) => seatCard(state, room, info, me ?? 0)),
         h("li", { class: "lobby-felt", "aria-hidden": "true" }, h("span", {}, "♠"))),
       h("div", { class: "lobby-actions" },
         isHost
@@ -84,6 +104,7 @@ export function renderLobby(state, { name }) {
           h("form", { "data-form": "settings" },
             settingsFields(room.settings, { prefix: "room", includePublic: true }),
             h("button", { type: "submit", class: "btn" }, "Save settings")))
-        : null),
+        : null,
+      pastGames(state)),
     chatPanel(state.chat, { canSend: state.link.state === "open" }));
 }

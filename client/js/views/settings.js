@@ -1,12 +1,67 @@
 // The game settings form, shared by "Create room" on the home page and the host's
-// settings in a room: mode, target, timers, nil options, bot level, public.
+// settings in a room. Its fields, limits, defaults and titles come from the server's
+// RoomSettings, served as JSON Schema at GET /api/settings: nothing is repeated here but
+// the presentation (presets, the words for each choice, the order of the fields).
 
 import { h } from "../dom.js";
 
+async function loadSchema() {
+  try {
+    const response = await fetch("/api/settings");
+    if (response.ok) return await response.json();
+  } catch {
+    // offline: fields without limits; the server still checks everything
+  }
+  return { properties: {}, $defs: {} };
+}
+
+const SCHEMA = await loadSchema();
+const FIELDS = SCHEMA.properties || {};
+const RULES = ((SCHEMA.$defs || {}).RuleOptions || {}).properties || {};
+
+const CHOICE_WORDS = {
+  mode: { partnership: "Partners (2 vs 2)", individual: "Every player for themself" },
+  bot_level: { easy: "Easy", basic: "Normal", strong: "Hard" },
+};
 const TARGET_PRESETS = [200, 300, 500];
 const TURN_CHOICES = [[0, "Off"], [15, "15 s"], [30, "30 s"], [60, "1 min"], [120, "2 min"]];
 const CLOCK_CHOICES = [[0, "None"], [15, "15 min"], [30, "30 min"], [45, "45 min"], [60, "1 hour"], [90, "1 h 30"]];
-export const BOT_LEVELS = [["easy", "Easy"], ["basic", "Normal"], ["strong", "Hard"]];
+// Rule options shown with the bids; the others go under "More rules", in schema order.
+const BID_RULES = ["nil", "blind_nil"];
+// Form names of the rule options (kept stable: saved forms and tests use them).
+const RULE_IDS = {
+  nil: "nil-check", blind_nil: "blind-nil-check", blind_nil_deficit: "deficit", bag_limit: "bag-limit",
+  bag_penalty: "bag-penalty", nil_value: "nil-value", spades_must_be_broken: "broken-check",
+  blind_nil_value: "blind-nil-value", bag_value: "bag-value", nil_tricks_count_for_partner: "partner-nil-check",
+};
+const ruleId = (name) => RULE_IDS[name] || `${name.replaceAll("_", "-")}${RULES[name].type === "boolean" ? "-check" : ""}`;
+
+const choices = (name) => (FIELDS[name] && FIELDS[name].enum) || Object.keys(CHOICE_WORDS[name]);
+const wordFor = (name, value) => (CHOICE_WORDS[name] || {})[value] || String(value);
+const title = (field, fallback) => ((field && field.title) || fallback).replace(/ \(.*\)$/, "");
+const within = (field, value) => !field
+  || ((field.minimum === undefined || value >= field.minimum) && (field.maximum === undefined || value <= field.maximum));
+
+/** The target's limits as the server states them (`minimum`, `maximum`). */
+export const TARGET_LIMITS = FIELDS.target || {};
+
+// The client offers the levels it has a word for ("random" is for tests).
+export const BOT_LEVELS = choices("bot_level")
+  .filter((level) => level in CHOICE_WORDS.bot_level)
+  .map((level) => [level, wordFor("bot_level", level)]);
+
+/** The server's defaults for every setting. */
+export function defaultSettings() {
+  const settings = { rules: {} };
+  for (const [name, field] of Object.entries(FIELDS)) if ("default" in field) settings[name] = field.default;
+  for (const [name, field] of Object.entries(RULES)) settings.rules[name] = field.default;
+  return settings;
+}
+
+function complete(settings) {
+  const base = defaultSettings();
+  return { ...base, ...settings, rules: { ...base.rules, ...((settings && settings.rules) || {}) } };
+}
 
 function radio(name, value, checked, label, extra = {}) {
   const id = `${name}-${value}`;
@@ -15,95 +70,110 @@ function radio(name, value, checked, label, extra = {}) {
     h("span", {}, label));
 }
 
-function select(name, choices, current, label) {
+function select(name, options, current, label) {
   const id = `${name}-select`;
   return h("div", { class: "field" },
     h("label", { for: id }, label),
     h("select", { id, name, "data-key": id },
-      choices.map(([value, text]) => h("option", { value: String(value), selected: String(value) === String(current) }, text))));
+      options.map(([value, text]) => h("option", { value: String(value), selected: String(value) === String(current) }, text))));
 }
 
-function check(name, checked, label) {
+function check(name, checked, label, hint) {
   const id = `${name}-check`;
-  return h("label", { class: "check", for: id },
+  return h("label", { class: "check", for: id, title: hint || null },
     h("input", { type: "checkbox", id, name, checked, "data-key": id }),
     h("span", {}, label));
 }
 
+function numberField(id, value, field) {
+  return h("div", { class: "field" },
+    h("label", { for: id }, title(field, id)),
+    h("input", {
+      type: "number", id, name: id, min: field.minimum, max: field.maximum, value: String(value),
+      inputmode: "numeric", "data-key": id, "aria-describedby": field.description ? `${id}-hint` : null,
+    }),
+    field.description ? h("small", { class: "muted small", id: `${id}-hint` }, field.description) : null);
+}
+
+/** A select's choices within the field's limits, with the current value kept. */
+function limited(field, list, current) {
+  const kept = list.filter(([value]) => within(field, value));
+  if (!kept.some(([value]) => String(value) === String(current))) kept.push([current, String(current)]);
+  return kept;
+}
+
 /** The fields, filled from `settings`. `prefix` keeps ids unique per form. */
-export function settingsFields(settings, { prefix = "new", includePublic = true } = {}) {
+export function settingsFields(given, { prefix = "new", includePublic = true } = {}) {
+  const settings = complete(given);
   const p = (name) => `${prefix}-${name}`;
-  const custom = !TARGET_PRESETS.includes(Number(settings.target));
-  const rules = settings.rules || {};
+  const target = FIELDS.target || {};
+  const presets = TARGET_PRESETS.filter((t) => within(target, t));
+  const custom = !presets.includes(Number(settings.target));
+  const rules = settings.rules;
+  const ruleField = (name) => {
+    const field = RULES[name];
+    const id = p(ruleId(name));
+    return field.type === "boolean"
+      ? check(id.replace(/-check$/, ""), rules[name] !== false, title(field, name), field.description)
+      : numberField(id, rules[name], field);
+  };
+  const more = Object.keys(RULES).filter((name) => !BID_RULES.includes(name));
   return h("div", { class: "settings" },
     h("fieldset", { class: "field" },
-      h("legend", {}, "Mode"),
+      h("legend", {}, title(FIELDS.mode, "Mode")),
       h("div", { class: "chips" },
-        radio(p("mode"), "partnership", settings.mode === "partnership", "Partners (2 vs 2)"),
-        radio(p("mode"), "individual", settings.mode === "individual", "Every player for themself"))),
+        choices("mode").map((mode) => radio(p("mode"), mode, settings.mode === mode, wordFor("mode", mode))))),
     h("fieldset", { class: "field" },
-      h("legend", {}, "Play to"),
+      h("legend", {}, title(target, "Play to")),
       h("div", { class: "chips" },
-        TARGET_PRESETS.map((t) => radio(p("target"), t, !custom && Number(settings.target) === t, `${t}`)),
+        presets.map((t) => radio(p("target"), t, !custom && Number(settings.target) === t, `${t}`)),
         radio(p("target"), "custom", custom, "Custom"),
         h("label", { class: "sr-only", for: p("target-value") }, "Custom target score"),
         h("input", {
           type: "number", id: p("target-value"), name: p("target-value"), class: "custom-target",
-          min: 1, max: 10000, inputmode: "numeric", placeholder: "e.g. 250",
+          min: target.minimum, max: target.maximum, inputmode: "numeric",
+          placeholder: target.minimum !== undefined ? `${target.minimum}–${target.maximum}` : "",
           value: custom ? String(settings.target) : "", "data-key": p("target-value"),
           "data-custom-for": p("target"),
         }))),
     h("div", { class: "row2" },
-      select(p("turn"), TURN_CHOICES, settings.turn_seconds, "Turn timer"),
-      select(p("clock"), CLOCK_CHOICES, settings.game_minutes, "Game clock")),
+      select(p("turn"), limited(FIELDS.turn_seconds, TURN_CHOICES, settings.turn_seconds), settings.turn_seconds, title(FIELDS.turn_seconds, "Turn timer")),
+      select(p("clock"), limited(FIELDS.game_minutes, CLOCK_CHOICES, settings.game_minutes), settings.game_minutes, title(FIELDS.game_minutes, "Game clock"))),
     h("fieldset", { class: "field" },
       h("legend", {}, "Bids"),
-      h("div", { class: "checks" },
-        check(p("nil"), rules.nil !== false, "Nil"),
-        check(p("blind-nil"), rules.blind_nil !== false, "Blind nil"))),
-    select(p("bots"), BOT_LEVELS, settings.bot_level, "Bot level"),
-    includePublic ? check(p("public"), Boolean(settings.public), "List in public rooms") : null,
+      h("div", { class: "checks" }, BID_RULES.filter((name) => RULES[name]).map(ruleField))),
+    select(p("bots"), BOT_LEVELS, settings.bot_level, title(FIELDS.bot_level, "Bot level")),
+    includePublic ? check(p("public"), Boolean(settings.public), title(FIELDS.public, "List in public rooms")) : null,
     h("details", { class: "advanced", "data-key": p("advanced"), "data-keep-open": "" },
       h("summary", {}, "More rules"),
-      h("div", { class: "row2" },
-        numberField(p("deficit"), rules.blind_nil_deficit ?? 100, "Blind nil when behind by", 0, 10000),
-        numberField(p("bag-limit"), rules.bag_limit ?? 10, "Bags per penalty (0 = off)", 0, 100),
-        numberField(p("bag-penalty"), rules.bag_penalty ?? 100, "Bag penalty", 0, 1000),
-        numberField(p("nil-value"), rules.nil_value ?? 100, "Nil is worth", 0, 1000)),
-      check(p("broken"), rules.spades_must_be_broken !== false, "Spades must be broken before they are led")));
-}
-
-function numberField(id, value, label, min, max) {
-  return h("div", { class: "field" },
-    h("label", { for: id }, label),
-    h("input", { type: "number", id, name: id, min, max, value: String(value), inputmode: "numeric", "data-key": id }));
+      h("div", { class: "row2" }, more.filter((name) => RULES[name].type !== "boolean").map(ruleField)),
+      more.filter((name) => RULES[name].type === "boolean").map(ruleField)));
 }
 
 /** Read the fields back into a settings object (the wire form of POST /api/rooms). */
 export function readSettings(form, { prefix = "new", includePublic = true } = {}) {
   const p = (name) => `${prefix}-${name}`;
   const el = (name) => form.elements.namedItem(p(name));
+  const defaults = defaultSettings();
   const picked = form.querySelector(`input[name="${p("target")}"]:checked`);
-  let target = picked ? picked.value : "300";
+  let target = picked ? picked.value : String(defaults.target);
   if (target === "custom") target = el("target-value").value;
   const num = (name, fallback) => {
     const v = Number.parseInt(el(name) && el(name).value, 10);
     return Number.isFinite(v) ? v : fallback;
   };
+  const rules = {};
+  for (const [name, field] of Object.entries(RULES)) {
+    const input = el(ruleId(name));
+    if (!input) continue;
+    rules[name] = field.type === "boolean" ? input.checked : num(ruleId(name), field.default);
+  }
   const settings = {
-    mode: form.querySelector(`input[name="${p("mode")}"]:checked`)?.value || "partnership",
-    target: Number.parseInt(target, 10) || 300,
-    turn_seconds: num("turn-select", 0),
-    game_minutes: num("clock-select", 0),
-    rules: {
-      nil: el("nil-check").checked,
-      blind_nil: el("blind-nil-check").checked,
-      blind_nil_deficit: num("deficit", 100),
-      bag_limit: num("bag-limit", 10),
-      bag_penalty: num("bag-penalty", 100),
-      nil_value: num("nil-value", 100),
-      spades_must_be_broken: el("broken-check").checked,
-    },
+    mode: form.querySelector(`input[name="${p("mode")}"]:checked`)?.value || defaults.mode,
+    target: Number.parseInt(target, 10) || defaults.target,
+    turn_seconds: num("turn-select", defaults.turn_seconds),
+    game_minutes: num("clock-select", defaults.game_minutes),
+    rules,
     bot_level: el("bots-select").value,
   };
   if (includePublic) settings.public = el("public-check").checked;
@@ -123,6 +193,28 @@ export function wireCustomTarget(root) {
   });
 }
 
+function shown(name, value) {
+  if (typeof value === "boolean") return value ? "on" : "off";
+  if (CHOICE_WORDS[name]) return wordFor(name, value);
+  return String(value);
+}
+
+/** What saving changed, in words: "Play to 300 → 500; Nil off". Empty when nothing did. */
+export function settingsChanges(before, after) {
+  const was = complete(before);
+  const now = complete(after);
+  const changes = [];
+  for (const [name, field] of Object.entries(FIELDS)) {
+    if (name === "rules" || was[name] === now[name]) continue;
+    changes.push(`${title(field, name)} ${shown(name, was[name])} → ${shown(name, now[name])}`);
+  }
+  for (const [name, field] of Object.entries(RULES)) {
+    if (was.rules[name] === now.rules[name]) continue;
+    changes.push(`${title(field, name)} ${shown(name, was.rules[name])} → ${shown(name, now.rules[name])}`);
+  }
+  return changes.join("; ");
+}
+
 /** One line describing settings, e.g. "Partners · to 300 · 30 s turns · Normal bots". */
 export function settingsSummary(settings) {
   const parts = [settings.mode === "individual" ? "Every player for themself" : "Partners", `to ${settings.target}`];
@@ -131,7 +223,6 @@ export function settingsSummary(settings) {
   const rules = settings.rules || {};
   if (rules.nil === false) parts.push("no nil");
   if (rules.blind_nil === false) parts.push("no blind nil");
-  const level = BOT_LEVELS.find(([v]) => v === settings.bot_level);
-  parts.push(`${level ? level[1] : settings.bot_level} bots`);
+  parts.push(`${wordFor("bot_level", settings.bot_level)} bots`);
   return parts.join(" · ");
 }

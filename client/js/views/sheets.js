@@ -2,12 +2,60 @@
 
 import { h, s } from "../dom.js";
 import { bidText } from "../cards.js";
-import { sideName, who } from "../state.js";
-import { sideSeats } from "./score.js";
+import { sideName, who, myClockRuns } from "../state.js";
+import { countdown } from "./common.js";
+import { sideSeats, mySideOf } from "./score.js";
 
 function dialog(labelId, className, ...children) {
   return h("div", { class: "overlay" },
     h("div", { class: ["sheet", className], role: "dialog", "aria-modal": "true", "aria-labelledby": labelId }, ...children));
+}
+
+/** Inside a dialog: your turn clock, and the way back to the table. */
+function turnAlert(state) {
+  if (!myClockRuns(state)) return null;
+  return h("div", { class: "turn-alert", role: "status" },
+    h("span", {}, "Your turn · ", countdown(state.clock.turn_deadline, "Time left for your turn")),
+    h("button", { type: "button", class: "btn small primary", "data-action": "close-score-sheet" }, "Back to the table"));
+}
+
+function signed(n) {
+  return n > 0 ? `+${n}` : String(n);
+}
+
+/**
+ * The hand result, folded into a strip above the table: used while your own turn clock
+ * runs, so the sheet never hides the countdown or the bidding panel (docs/protocol.md).
+ */
+export function resultStrip(state) {
+  const { room, view } = state;
+  const entry = state.sheet.entry;
+  return h("section", { class: "result-strip", "aria-labelledby": "strip-title" },
+    h("h2", { id: "strip-title", class: "strip-title" }, `Hand ${entry.hand} result`),
+    h("ul", {}, entry.scores.map((score, side) => h("li", {},
+      `${sideName(room, view, side)} `, h("b", {}, signed(entry.points[side])), ` → ${score}`))),
+    h("button", { type: "button", class: "btn small", "data-action": "open-score-sheet" }, "Score sheet"),
+    h("button", { type: "button", class: "btn small ghost", "data-action": "close-sheet", "aria-label": "Dismiss the hand result" }, "Dismiss"));
+}
+
+function lastTrickOfHand(room, view, hand) {
+  const trick = view.last_trick;
+  if (!trick || trick.hand !== hand) return null;
+  return h("div", { class: "sheet-trick" },
+    h("h3", { class: "small" }, "Last trick"),
+    h("ul", {}, trick.cards.map(({ seat, card }) => h("li", { class: seat === trick.winner ? "winner" : null },
+      cardFaceMini(card), h("span", {}, who(room, seat), seat === trick.winner ? " · won" : "")))));
+}
+
+function cardFaceMini(code) {
+  const red = code[1] === "H" || code[1] === "D";
+  const suit = { S: "♠", H: "♥", C: "♣", D: "♦" }[code[1]];
+  const names = { S: "Spades", H: "Hearts", C: "Clubs", D: "Diamonds" };
+  const ranks = { T: "Ten", J: "Jack", Q: "Queen", K: "King", A: "Ace" };
+  const label = code[0] === "T" ? "10" : code[0];
+  return h("span", { class: ["mini-card", red ? "red" : null] },
+    h("span", { "aria-hidden": "true" }, `${label}${suit}`),
+    h("span", { class: "sr-only" }, `${ranks[code[0]] || code[0]} of ${names[code[1]]}`), " ");
 }
 
 export function handSheet(state) {
@@ -16,6 +64,7 @@ export function handSheet(state) {
   const sides = entry.scores.map((_, i) => i);
   const last = view.phase === "over" && state.sheet.index === view.history.length - 1;
   return dialog("sheet-title", "hand-sheet",
+    turnAlert(state),
     h("h2", { id: "sheet-title" }, `Hand ${entry.hand} result`),
     h("table", { class: "result-table" },
       h("thead", {}, h("tr", {},
@@ -45,8 +94,53 @@ export function handSheet(state) {
           h("td", { class: "num" }, `+${entry.bags_added[side]} (${entry.bags[side]})`),
           h("td", { class: "num strong" }, String(entry.scores[side])));
       }))),
+    lastTrickOfHand(room, view, entry.hand),
     h("div", { class: "sheet-actions" },
+      h("button", { type: "button", class: "btn", "data-action": "open-score-sheet" }, "Score sheet"),
       h("button", { type: "button", class: "btn primary", "data-action": "close-sheet", "data-key": "close-sheet" }, last ? "See final results" : "Continue")));
+}
+
+/** Every hand so far: bids, tricks, points, bags and the running score of each side. */
+export function scoreTable(room, view, history) {
+  const sides = view.scores.map((_, i) => i);
+  const mySide = mySideOf(room, view);
+  if (!history.length) return h("p", { class: "muted" }, "No hand has finished yet.");
+  return h("div", { class: "table-scroll" },
+    h("table", { class: "result-table score-sheet-table" },
+      h("caption", { class: "sr-only" }, "Score by hand"),
+      h("thead", {}, h("tr", {},
+        h("th", { scope: "col" }, "Hand"),
+        h("th", { scope: "col" }, view.mode === "partnership" ? "Team" : "Player"),
+        h("th", { scope: "col" }, "Bid"),
+        h("th", { scope: "col" }, "Won"),
+        h("th", { scope: "col", class: "num" }, "Points"),
+        h("th", { scope: "col", class: "num" }, "Bags"),
+        h("th", { scope: "col", class: "num" }, "Score"))),
+      history.map((entry) => h("tbody", { class: "hand-group" }, sides.map((side, i) => {
+        const seats = sideSeats(view, side);
+        const penalty = entry.bag_penalty[side];
+        return h("tr", { class: side === mySide ? "mine" : null },
+          i === 0 ? h("th", { scope: "rowgroup", rowspan: String(sides.length) }, String(entry.hand)) : null,
+          h("th", { scope: "row" }, sideName(room, view, side)),
+          h("td", {}, seats.map((seat) => bidText(entry.bids[seat])).join(" + ")),
+          h("td", {}, seats.map((seat) => String(entry.tricks[seat])).join(" + ")),
+          h("td", { class: ["num", entry.points[side] < 0 ? "neg" : "pos"] }, signed(entry.points[side]), penalty ? h("span", { class: "small" }, ` (bag penalty ${penalty})`) : null),
+          h("td", { class: "num" }, `+${entry.bags_added[side]} (${entry.bags[side]})`),
+          h("td", { class: "num strong" }, String(entry.scores[side])));
+      })))));
+}
+
+export function scoreSheet(state) {
+  const { room, view } = state;
+  return dialog("score-sheet-title", "score-sheet",
+    turnAlert(state),
+    h("div", { class: "panel-head" },
+      h("h2", { id: "score-sheet-title" }, "Score sheet"),
+      h("span", { class: "muted small" }, `to ${view.rules.target}`)),
+    scoreTable(room, view, view.history),
+    view.history.length ? scoreChart(room, view) : null,
+    h("div", { class: "sheet-actions" },
+      h("button", { type: "button", class: "btn primary", "data-action": "close-score-sheet", "data-key": "close-score-sheet" }, "Close")));
 }
 
 const SERIES = [
@@ -125,17 +219,30 @@ export function gameOver(state) {
     h("p", { class: "eyebrow" }, view.time_up ? "Game over · time is up" : "Game over"),
     h("h2", { id: "over-title" }, title),
     h("ol", { class: "final-scores" }, sides.map((side) => h("li", { class: side === view.winner ? "winner" : null },
-      h("span", {}, sideName(room, view, side)),
+      h("span", {}, sideName(room, view, side),
+        side === view.winner ? h("span", { class: "tag win-tag" }, "Winner") : null,
+        side === mySide && view.mode === "partnership" ? h("span", { class: "tag you-tag" }, "Your team") : null),
       h("strong", {}, String(view.scores[side]))))),
     scoreChart(room, view),
-    h("details", { class: "by-hand" },
-      h("summary", {}, "Score by hand"),
-      h("table", { class: "result-table" },
-        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Hand"), view.scores.map((_, side) => h("th", { scope: "col" }, sideName(room, view, side))))),
-        h("tbody", {}, view.history.map((entry) => h("tr", {},
-          h("th", { scope: "row" }, String(entry.hand)),
-          entry.scores.map((score, side) => h("td", { class: "num" }, `${score} (${entry.points[side] > 0 ? "+" : ""}${entry.points[side]})`))))))),
+    h("details", { class: "by-hand", "data-key": "by-hand", "data-keep-open": "" },
+      h("summary", {}, "Score sheet by hand"),
+      scoreTable(room, view, view.history)),
     h("div", { class: "sheet-actions" },
       me !== null ? h("button", { type: "button", class: "btn primary big", "data-action": "play-again", "data-key": "play-again" }, state.playAgainAsked ? "Waiting for the others…" : "Play again") : null,
-      h("a", { class: "btn", href: "/" }, "Home")));
+      room.game_id !== null && room.game_id !== undefined
+        ? h("a", { class: "btn", href: `/#review/${room.game_id}`, "data-key": "review-game" }, "Review this game")
+        : null,
+      h("a", { class: "btn", href: "/" }, "Home")),
+    pastGames(state));
+}
+
+/** Links to the review of each finished game of this room. */
+export function pastGames(state) {
+  const games = state.pastGames;
+  if (!games || !games.length) return null;
+  return h("section", { class: "past-games", "aria-labelledby": "past-title" },
+    h("h3", { id: "past-title", class: "small" }, "Past games in this room"),
+    h("ul", {}, games.map((game, i) => h("li", {},
+      h("a", { href: `/#review/${game.game_id}` }, `Review game ${i + 1}`),
+      game.scores ? h("span", { class: "muted small" }, ` · ${game.scores.join(" – ")}`) : null))));
 }

@@ -2,10 +2,10 @@
 
 import { h } from "../dom.js";
 import { bidText, cardName, placeOf, SEAT_NAMES } from "../cards.js";
-import { seatName, who, sideName, hintText } from "../state.js";
+import { seatName, who, sideName, hintText, contractOf } from "../state.js";
 import { cardButton, cardFace, cardBack, countdown } from "./common.js";
 import { chatPanel } from "./chat.js";
-import { scoreboard } from "./score.js";
+import { scoreboard, bagWarning } from "./score.js";
 
 function legalSet(view) {
   const plays = new Set();
@@ -31,7 +31,12 @@ function seatPlate(state, seat, me) {
   if (info.kind === "human" && info.away) tags.push(h("span", { class: "tag away" }, "Away"));
   else if (info.kind === "human" && !info.connected) tags.push(h("span", { class: "tag offline" }, "Offline"));
   if (info.timed_out) tags.push(h("span", { class: "tag away" }, "Timed out"));
-  if (view.mode === "partnership" && me !== null && seat === (me + 2) % 4) tags.push(h("span", { class: "tag partner" }, "Partner"));
+  if (view.mode === "partnership" && room.you !== null && seat === (room.you + 2) % 4) tags.push(h("span", { class: "tag partner" }, "Partner"));
+  if ((bid === "nil" || bid === "blind nil") && view.phase === "playing") {
+    const alive = view.tricks_won[seat] === 0;
+    const what = bid === "nil" ? "Nil" : "Blind nil";
+    tags.push(h("span", { class: ["tag", alive ? "nil-alive" : "nil-broken"] }, alive ? `${what} alive` : `${what} broken`));
+  }
   const label = `${seatName(room, seat)}, ${SEAT_NAMES[seat]}${room.you === seat ? " (you)" : ""}`;
   return h("div", { class: ["seat-plate", `place-${place}`, turn ? "turn" : null, room.you === seat ? "mine" : null], "aria-label": label, role: "group" },
     h("div", { class: "plate-name" },
@@ -52,7 +57,7 @@ function trickArea(state, me) {
   const { room, view } = state;
   const current = view.current_trick && view.current_trick.cards.length ? view.current_trick : null;
   const shown = current || state.recentTrick;
-  if (view.phase === "bidding") {
+  if (view.phase === "bidding" && !state.recentTrick) {
     const pending = view.to_act;
     return h("div", { class: "trick-area bidding" },
       h("p", { class: "center-note" }, `Hand ${view.hand_number} · bidding`),
@@ -63,14 +68,18 @@ function trickArea(state, me) {
   }
   const done = !current && shown.winner !== undefined;
   const winnerPlace = done ? placeOf(shown.winner, me) : null;
+  const leader = shown.leader ?? (shown.cards[0] && shown.cards[0].seat);
+  const hand = shown.hand ?? view.hand_number;
   return h("div", { class: ["trick-area", done ? `done to-${winnerPlace}` : null] },
     h("ul", { class: "trick", "aria-label": done ? `Last trick, won by ${who(room, shown.winner)}` : "Current trick" },
       shown.cards.map(({ seat, card }) => {
-        const key = `${view.hand_number}-${card}`;
+        const key = `${hand}-${card}`;
         const fresh = !state.seenTrickCards || !state.seenTrickCards.has(key);
         return h("li", { class: ["played", `from-${placeOf(seat, me)}`, fresh ? "enter" : null, done && seat === shown.winner ? "winner" : null], "data-seen": key },
           cardFace(card),
-          h("span", { class: "sr-only" }, ` played by ${who(room, seat)}`));
+          seat === leader ? h("span", { class: "led-mark" }, "Led") : null,
+          done && seat === shown.winner ? h("span", { class: "won-mark" }, "Won") : null,
+          h("span", { class: "sr-only" }, ` played by ${who(room, seat)}${seat === leader ? ", led" : ""}`));
       })),
   );
 }
@@ -110,6 +119,19 @@ function biddingPanel(state, legal) {
       h("button", { type: "button", class: "btn ghost hint-bid", "data-action": "hint", "data-key": "hint", "aria-label": "Hint" }, "Hint")));
 }
 
+// Who led the trick on the table, or who won the one just finished.
+function trickCaption(state) {
+  const { room, view } = state;
+  const current = view.current_trick && view.current_trick.cards.length ? view.current_trick : null;
+  const shown = current || state.recentTrick;
+  if (!shown) return null;
+  if (!current && shown.winner !== undefined) {
+    return h("span", { class: "trick-caption" }, `${who(room, shown.winner)} ${room.you === shown.winner ? "win" : "wins"} the trick`);
+  }
+  const leader = shown.leader ?? shown.cards[0].seat;
+  return h("span", { class: "trick-caption" }, `${who(room, leader)} led`);
+}
+
 function statusLine(state, legal) {
   const { room, view } = state;
   const me = room.you;
@@ -124,9 +146,7 @@ function statusLine(state, legal) {
     h("span", { class: "status-text" }, text),
     myTurn && state.clock && state.clock.turn_deadline ? countdown(state.clock.turn_deadline, "Time left for your turn") : null,
     state.hint ? h("span", { class: "hint-text" }, hintText(state.hint)) : null,
-    state.recentTrick && !(view.current_trick && view.current_trick.cards.length)
-      ? h("span", { class: "trick-winner" }, `${who(room, state.recentTrick.winner)} ${room.you === state.recentTrick.winner ? "win" : "wins"} the trick`)
-      : null,
+    trickCaption(state),
     view.spades_broken ? h("span", { class: "tag spades-broken" }, "♠ broken") : null);
 }
 
@@ -154,20 +174,62 @@ function sideTools(state, legal) {
   const { room, view } = state;
   const me = room.you;
   const canHint = me !== null && view.to_act === me && view.phase === "playing" && legal.plays.size > 0;
-  // While bidding, the hint button sits in the bidding panel instead.
-  const bidding = me !== null && view.phase === "bidding";
-  const last = view.tricks.length ? view.tricks[view.tricks.length - 1] : null;
-  if (view.phase === "bidding") return null; // no trick yet this hand; the hint is in the panel
+  // The latest finished trick, kept across the deal: "Last trick" stays until the next one starts.
+  const last = view.last_trick || (view.tricks.length ? view.tricks[view.tricks.length - 1] : null);
   return h("div", { class: "tools" },
-    me === null || bidding ? null : h("button", { type: "button", class: "btn", "data-action": "hint", "data-key": "hint", "aria-disabled": canHint ? null : "true", "aria-label": "Hint" }, "Hint"),
+    // While bidding, the hint button sits in the bidding panel instead.
+    me === null || view.phase !== "playing" ? null : h("button", { type: "button", class: "btn", "data-action": "hint", "data-key": "hint", "aria-disabled": canHint ? null : "true", "aria-label": "Hint" }, "Hint"),
     h("button", { type: "button", class: "btn", "data-action": "toggle-last", "data-key": "last-trick", "aria-expanded": state.showLastTrick ? "true" : "false", "aria-disabled": last ? null : "true" }, state.showLastTrick ? "Hide last trick" : "Last trick"),
-    state.showLastTrick && last
-      ? h("div", { class: "last-trick card-panel", role: "region", "aria-label": "Last trick" },
-        h("ul", {}, last.cards.map(({ seat, card }) => h("li", { class: seat === last.winner ? "winner" : null },
-          cardFace(card, { class: "mini" }),
-          h("span", {}, ` ${who(room, seat)}`, seat === last.winner ? " · won" : "")))),
-        h("p", { class: "muted small" }, `${who(room, last.winner)} won it with the ${cardName(last.cards.find((c) => c.seat === last.winner).card)}.`))
-      : null);
+    h("button", { type: "button", class: "btn", "data-action": "open-score-sheet", "data-key": "score-sheet", "aria-haspopup": "dialog" }, "Score sheet"),
+    state.showLastTrick && last ? lastTrickPanel(room, last) : null,
+    trickLog(room, view));
+}
+
+export function lastTrickPanel(room, last) {
+  const winnerCard = last.cards.find((c) => c.seat === last.winner);
+  const leader = last.leader ?? (last.cards[0] && last.cards[0].seat);
+  return h("div", { class: "last-trick card-panel", role: "region", "aria-label": "Last trick" },
+    h("ul", {}, last.cards.map(({ seat, card }) => h("li", { class: seat === last.winner ? "winner" : null },
+      cardFace(card, { class: "mini" }),
+      h("span", {}, ` ${who(room, seat)}`, seat === leader ? " · led" : "", seat === last.winner ? " · won" : "")))),
+    h("p", { class: "muted small" }, `${who(room, last.winner)} won it with the ${winnerCard ? cardName(winnerCard.card) : "?"}.`));
+}
+
+// Who won each trick of this hand, in order.
+function trickLog(room, view) {
+  if (view.phase !== "playing" || !view.tricks.length) return null;
+  return h("ol", { class: "trick-log", "aria-label": "Tricks won this hand" },
+    view.tricks.map((trick, i) => h("li", { class: room.you === trick.winner ? "mine" : null },
+      h("span", { class: "n" }, `${i + 1}`), " ", who(room, trick.winner))));
+}
+
+function sideSeatsOf(view, side) {
+  return view.mode === "partnership" ? [side, side + 2] : [side];
+}
+
+// Each side's contract on the table: "3 of 5", nil markers, a bag warning near the limit.
+function contracts(room, view) {
+  if (view.phase === "over") return null;
+  const sides = view.scores.map((_, i) => i);
+  return h("ul", { class: "contracts", "aria-label": "Contracts this hand" },
+    sides.map((side) => {
+      const c = contractOf(view, side);
+      const warn = bagWarning(view, side);
+      let text;
+      const nils = sideSeatsOf(view, side).filter((seat) => view.bids[seat] === "nil" || view.bids[seat] === "blind nil");
+      if (!c.complete) text = "bidding…";
+      else if (c.bid === 0 && nils.length) text = `${nils.map((seat) => bidText(view.bids[seat])).join(" + ")}, ${nils.every((seat) => view.tricks_won[seat] === 0) ? "alive" : "broken"}`;
+      else if (c.bid === 0) text = `no contract · ${c.won} won`;
+      else text = `${c.won} of ${c.bid}`;
+      if (c.complete && c.bid > 0 && nils.length && view.phase === "playing") {
+        text += nils.map((seat) => ` · ${who(room, seat)}: ${bidText(view.bids[seat])} ${view.tricks_won[seat] === 0 ? "alive" : "broken"}`).join("");
+      }
+      const made = c.complete && c.bid > 0 && c.won >= c.bid;
+      return h("li", { class: [made ? "made" : null, room.you !== null && (view.mode === "partnership" ? room.you % 2 : room.you) === side ? "mine" : null] },
+        h("span", { class: "who" }, sideName(room, view, side)), " ",
+        h("b", {}, text), made ? h("span", { class: "ok" }, " made") : null,
+        warn ? h("span", { class: "tag bag-warn" }, warn) : null);
+    }));
 }
 
 // Phones see the scores above the table; the full scoreboard is further down.
@@ -177,7 +239,7 @@ function miniScore(room, view) {
     h("span", {}, `to ${view.rules.target}`));
 }
 
-export function renderTable(state) {
+export function renderTable(state, { strip = null, held = false } = {}) {
   const { room, view } = state;
   const me = room.you;
   const ref = me ?? 0;
@@ -185,12 +247,14 @@ export function renderTable(state) {
   const order = [0, 1, 2, 3].map((i) => (ref + i) % 4);
   return h("div", { class: ["table-screen", `mode-${view.mode}`] },
     h("section", { class: "play-area", "aria-label": "Table" },
+      strip,
       miniScore(room, view),
+      contracts(room, view),
       h("div", { class: "felt" },
         order.map((seat) => seatPlate(state, seat, ref)),
         trickArea(state, ref)),
       statusLine(state, legal),
-      biddingPanel(state, legal),
+      held ? null : biddingPanel(state, legal),
       handRow(state, legal),
       sideTools(state, legal)),
     h("aside", { class: "side", "aria-label": "Scores and chat" },

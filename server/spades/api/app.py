@@ -6,6 +6,7 @@ Thin: parse, authenticate, hand to a room, return what the room answers.
 from __future__ import annotations
 
 import asyncio
+import importlib.resources
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -34,6 +35,7 @@ from spades.rooms import (
     RoomFull,
     RoomManager,
     RoomNotFound,
+    settings_schema,
 )
 from spades.store.protocol import NotFound, Store
 
@@ -52,6 +54,7 @@ from .models import (
     RoomOut,
     settings_dict,
 )
+from .review import with_deals
 from .ws import websocket_endpoint
 
 log = logging.getLogger(__name__)
@@ -66,6 +69,10 @@ PLACEHOLDER = (
 def client_directory(settings: Settings) -> Path:
     if settings.client_dir:
         return Path(settings.client_dir)
+    # The wheel ships the client as `spades/client` (setup.py); a checkout has it at the top.
+    packaged = importlib.resources.files("spades") / "client"
+    if isinstance(packaged, Path) and packaged.is_dir():
+        return packaged
     repo = Path(__file__).resolve().parents[3] / "client"
     return repo if repo.is_dir() else Path.cwd() / "client"
 
@@ -85,6 +92,8 @@ def _http_error(exc: RoomError) -> HTTPException:
         return HTTPException(409, exc.message)
     if isinstance(exc, BadRequest):
         return HTTPException(422, exc.message)
+    if exc.code == "storage_error":  # nothing changed; the database may be back soon
+        return HTTPException(503, exc.message)
     return HTTPException(409, exc.message)
 
 
@@ -208,6 +217,12 @@ def create_app(
         """Prometheus text format: rooms, connections, actions, latencies, errors."""
         return Response(metrics.render(), media_type=CONTENT_TYPE_LATEST)
 
+    @app.get("/api/settings", tags=["rooms"])
+    async def room_settings_schema() -> dict[str, Any]:
+        """The JSON Schema of a room's settings: per field its default, limits, choices,
+        title and description (the web client builds its settings form from it)."""
+        return settings_schema()
+
     @app.post("/api/rooms", response_model=RoomCreated, tags=["rooms"])
     async def create_room(body: CreateRoom, request: Request) -> RoomCreated:
         return await _create(body, request, solo=False)
@@ -285,7 +300,7 @@ def create_app(
             record: dict[str, Any] = await request.app.state.store.export_game(game_id)
         except NotFound as exc:
             raise HTTPException(404, f"no game {game_id}") from exc
-        return record
+        return with_deals(record)
 
     @app.websocket("/ws/{code}")
     async def ws(websocket: WebSocket, code: str) -> None:

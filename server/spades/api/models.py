@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, RootModel, TypeAdapter
 
-Mode = Literal["individual", "partnership"]
-BotLevel = Literal["random", "easy", "basic", "strong"]
+from spades.rooms.settings import RoomSettings
+
 # A message id is echoed back as `ref`: text of at most 64 characters or a 64-bit integer
 # (a bigger one could not be written back).
 MIN_ID, MAX_ID = -(2**63), 2**63 - 1
@@ -23,53 +23,24 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class RuleOptions(_Strict):
-    """Rule options of RULES.md (everything of `spades.engine.Rules` but mode and target)."""
-
-    nil: bool | None = None
-    blind_nil: bool | None = None
-    blind_nil_deficit: int | None = Field(None, ge=0, le=10_000)
-    nil_value: int | None = Field(None, ge=0, le=1_000)
-    blind_nil_value: int | None = Field(None, ge=0, le=1_000)
-    bag_value: int | None = Field(None, ge=-10, le=10)
-    bag_limit: int | None = Field(None, ge=0, le=100, description="0 = no bag penalty")
-    bag_penalty: int | None = Field(None, ge=0, le=1_000)
-    spades_must_be_broken: bool | None = None
-    nil_tricks_count_for_partner: bool | None = None
-
-
-class RoomSettingsIn(_Strict):
-    """Settings a host may change before the start; missing fields keep their value."""
-
-    mode: Mode | None = None
-    target: int | None = Field(None, ge=1, le=10_000)
-    turn_seconds: int | None = Field(None, ge=0, le=600, description="0 = untimed")
-    game_minutes: int | None = Field(None, ge=0, le=600, description="0 = no game clock")
-    rules: RuleOptions | None = None
-    bot_level: BotLevel | None = None
-    public: bool | None = None
+class RoomSettingsIn(RootModel[dict[str, Any]]):
+    """Settings a host may change before the start: any fields of `RoomSettings` (their
+    limits and defaults: GET /api/settings); missing fields keep their value. The room
+    checks them (`bad_request` naming the field)."""
 
 
 def settings_dict(model: BaseModel) -> dict[str, Any]:
-    """The fields that were given, with rule options flattened to a plain dict."""
-    data = model.model_dump(exclude_none=True, exclude={"name"})
-    if "rules" in data:
-        data["rules"] = {k: v for k, v in data["rules"].items() if v is not None}
-    return data
+    """The settings of a create body (everything but the host's name)."""
+    return model.model_dump(exclude={"name"})
 
 
 # --- REST -------------------------------------------------------------------------------
 
 
-class CreateRoom(_Strict):
+class CreateRoom(RoomSettings):
+    """A room's settings (each optional: its default) and the host's name."""
+
     name: str = Field(min_length=1, max_length=64, description="the host's display name")
-    mode: Mode = "partnership"
-    target: int = Field(500, ge=1, le=10_000)
-    turn_seconds: int = Field(0, ge=0, le=600, description="0 = untimed")
-    game_minutes: int = Field(0, ge=0, le=600, description="0 = no game clock")
-    rules: RuleOptions = Field(default_factory=RuleOptions)
-    bot_level: BotLevel = "basic"
-    public: bool = True
 
 
 class CreateSolo(CreateRoom):
@@ -95,16 +66,6 @@ class JoinRoom(_Strict):
 class Joined(BaseModel):
     seat: int | None
     token: str | None
-
-
-class RoomSettings(BaseModel):
-    mode: Mode
-    target: int
-    turn_seconds: int
-    game_minutes: int
-    rules: dict[str, Any]
-    bot_level: BotLevel
-    public: bool
 
 
 class SeatOut(BaseModel):

@@ -47,6 +47,15 @@ class WsConnection:
     and the backlog behind it, in order; a backlog of `send_queue` messages means the
     client cannot keep up, and it is cut off (CLOSE_SLOW). A writer task per socket, woken
     through a queue for every message, cost a busy server a tenth of its event loop.
+
+    Why stepping the ASGI send by hand is safe (issue 13): the first step runs inside a
+    task, the room's actor or this socket's endpoint (`send` outside any task starts the
+    flusher instead, so the coroutine never runs task-less). On this stack (uvicorn's
+    `websockets` protocol) that step writes the frame to the transport synchronously and can
+    only then suspend to drain under flow control, on a plain future or a bare yield, holding
+    no timeout, lock or cancel scope; `_finish` resumes it in the flusher task exactly as an
+    `await` there would. A send path that entered a task-bound context before suspending
+    would break this; `tests/api/test_ws_connection.py` runs the real stack to catch it.
     """
 
     def __init__(
@@ -75,7 +84,12 @@ class WsConnection:
             return
         # orjson, not json: encoding state messages was the largest single cost of a
         # busy server (about a sixth of its CPU with the standard library).
-        write = self.websocket.send_text(orjson.dumps(message).decode())
+        text = orjson.dumps(message).decode()
+        if asyncio.current_task() is None:  # never step the send outside a task
+            self._backlog = deque([message])
+            self._flusher = asyncio.get_running_loop().create_task(self._flush(None, None))
+            return
+        write = self.websocket.send_text(text)
         try:
             waiting = write.send(None)
         except StopIteration:
@@ -160,7 +174,7 @@ def _error(code: str, message: str, ref: Any = None) -> dict[str, Any]:
     return {"type": "error", "code": code, "message": message, "ref": ref}
 
 
-def parse_frame(data: str | bytes, settings: Settings) -> tuple[dict[str, Any] | None, Any]:
+def parse_frame(data: str | bytes) -> tuple[dict[str, Any] | None, Any]:
     """Check one frame; returns (message, None) or (None, error message)."""
     if isinstance(data, bytes):
         try:
@@ -240,7 +254,7 @@ async def websocket_endpoint(
                     _error("too_large", f"messages are at most {settings.max_message_bytes} bytes")
                 )
                 continue
-            message, error = parse_frame(data, settings)
+            message, error = parse_frame(data)
             if message is None:
                 conn.send(error)
                 continue

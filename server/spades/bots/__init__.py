@@ -49,19 +49,4 @@ def decide(level: str, view: dict[str, Any], *, seed: int | None = None) -> Acti
     return decide_strong(view, seed=seed)
 
 
-def _placeholder(view: dict[str, Any], legal: list[Action]) -> Action:
-    """A simple legal choice: bid the count of aces, kings and high spades; play the lowest."""
-    if legal[0]["type"] == "play":
-        return dict(min(legal, key=lambda a: "23456789TJQKA".index(a["card"][0])))
-    if view.get("hand") is None:
-        return dict(legal[0])  # "look"
-    hand = view["hand"]
-    sure = sum(1 for c in hand if c[0] in "AK" or (c[1] == "S" and c[0] in "QJ"))
-    want = max(1, min(13, sure))
-    for a in legal:
-        if a.get("bid") == want:
-            return dict(a)
-    return dict(legal[-1])
-
-
 __all__ = ["LEVELS", "Action", "decide"]

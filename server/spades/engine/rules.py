@@ -1,4 +1,4 @@
-"""The rule set of a room: one frozen value, every option of RULES.md as a field."""
+"""The rule set of a room: one frozen value, every option of docs/rules.md as a field."""
 
 from __future__ import annotations
 

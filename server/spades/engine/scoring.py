@@ -1,4 +1,4 @@
-"""Scoring one hand (RULES.md "Scoring one hand"). Pure arithmetic on bids and tricks."""
+"""Scoring one hand (docs/rules.md "Scoring a hand"). Pure arithmetic on bids and tricks."""
 
 from __future__ import annotations
 

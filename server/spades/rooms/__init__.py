@@ -3,6 +3,7 @@
 asyncio only; no web framework here. The API layer hands connections and messages in.
 """
 
+from .audience import CLOSE_ABANDONED, CLOSE_REPLACED, CLOSE_SLOW
 from .bots import BotRunner
 from .broadcast import Connection, Hub, LocalHub
 from .clock import Clock, ManualClock, SystemClock
@@ -19,8 +20,9 @@ from .errors import (
 )
 from .manager import RoomManager
 from .observer import Observer
-from .room import CLOSE_ABANDONED, CLOSE_REPLACED, CLOSE_SLOW, Room, Seat
-from .settings import BOT_LEVELS, normalize_settings
+from .room import Room
+from .seats import Seat
+from .settings import BOT_LEVELS, RoomSettings, RuleOptions, settings_schema
 
 __all__ = [
     "BOT_LEVELS",
@@ -44,8 +46,10 @@ __all__ = [
     "RoomFull",
     "RoomManager",
     "RoomNotFound",
+    "RoomSettings",
+    "RuleOptions",
     "Seat",
     "SystemClock",
     "WrongStatus",
-    "normalize_settings",
+    "settings_schema",
 ]

@@ -17,8 +17,9 @@ from .clock import Clock, SystemClock
 from .config import RoomConfig
 from .errors import RoomError, RoomNotFound
 from .observer import NO_OBSERVER, Observer
-from .room import BOT_NAMES, Room, Seat
-from .settings import clean_text, normalize_settings
+from .room import Room
+from .seats import Seat
+from .settings import RoomSettings, clean_text
 from .tokens import hash_token, new_token
 
 log = logging.getLogger(__name__)
@@ -103,21 +104,20 @@ class RoomManager:
         self.bots.close()
 
     async def create(
-        self, host_name: str, settings: dict[str, Any], *, solo: bool = False
+        self, host_name: str, settings: dict[str, Any] | RoomSettings, *, solo: bool = False
     ) -> tuple[Room, int, str]:
         """A new room with its creator in seat 0 as host. Returns room, seat and token.
 
         Solo: the other three seats get bots and the game starts at once.
         """
-        settings = normalize_settings({**settings, "public": False} if solo else settings)
+        parsed = RoomSettings.parse(settings)
+        if solo:
+            parsed = parsed.model_copy(update={"public": False})
         name = clean_text(host_name, self.config.name_length, "name")
         token = new_token()
         host = Seat(0, "human", name, None, hash_token(token))
         host.disconnected_at = self.clock.now()
-        others = [
-            Seat(i, "bot", BOT_NAMES[i], settings["bot_level"]) if solo else Seat(i)
-            for i in (1, 2, 3)
-        ]
+        others = [Seat.bot(i, parsed.bot_level) if solo else Seat(i) for i in (1, 2, 3)]
         code = await self._free_code()
         try:
             seats = [host, *others]
@@ -126,7 +126,7 @@ class RoomManager:
             room = Room(
                 room_id=code,
                 code=code,
-                settings=settings,
+                settings=parsed,
                 host_seat=0,
                 seats=seats,
                 status=status,
@@ -134,7 +134,9 @@ class RoomManager:
             )
             # One write for the room and its four seats.
             await self.store.create_room(
-                RoomRow(id=code, code=code, settings=settings, host_seat=0, status=status),
+                RoomRow(
+                    id=code, code=code, settings=parsed.model_dump(), host_seat=0, status=status
+                ),
                 [seat.row(code) for seat in seats],
             )
             self.rooms[code] = room
@@ -146,13 +148,15 @@ class RoomManager:
             await room.call(self._start_now, room)
         return room, 0, token
 
-    async def create_solo(self, name: str, settings: dict[str, Any]) -> tuple[Room, int, str]:
+    async def create_solo(
+        self, name: str, settings: dict[str, Any] | RoomSettings
+    ) -> tuple[Room, int, str]:
         return await self.create(name, settings, solo=True)
 
     @staticmethod
     async def _start_now(room: Room) -> None:
         await room.start_game()
-        room._changed()
+        room.changed()
 
     async def _free_code(self) -> str:
         """A code no room has, reserved until the caller drops it from `_reserved`."""
@@ -201,7 +205,7 @@ class RoomManager:
             for room in self.rooms.values()
             if not room.closed
             and room.status == "open"
-            and room.settings.get("public")
+            and room.settings.public
             and any(s.kind == "empty" for s in room.seats)
         ]
 

@@ -1,61 +1,168 @@
-"""A room's settings: mode, target, clocks, rule options, bot level, visibility."""
+"""A room's settings, typed, with their defaults and limits in this one place.
+
+`RoomSettings` is what a room holds and stores, what the API takes and answers (its JSON
+Schema is served at `GET /api/settings`, from which the web client builds its settings
+form), and where every limit is checked. Rule options default to the engine's `Rules`.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import logging
+from typing import Any, Literal
 
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from spades.bots import LEVELS
 from spades.engine import Rules, RulesError
 
 from .errors import BadRequest
 
-BOT_LEVELS = ("random", "easy", "basic", "strong")
+log = logging.getLogger(__name__)
+
+BOT_LEVELS: tuple[str, ...] = LEVELS
+MIN_TARGET, MAX_TARGET = 50, 10_000
 MAX_TURN_SECONDS = 600
 MAX_GAME_MINUTES = 600
 
-DEFAULTS: dict[str, Any] = {
-    "mode": "partnership",
-    "target": 500,
-    "turn_seconds": 0,
-    "game_minutes": 0,
-    "rules": {},
-    "bot_level": "basic",
-    "public": True,
-}
+_RULES = Rules()  # the engine's defaults
 
 
-def normalize_settings(raw: dict[str, Any], base: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Merge `raw` over `base` (or the defaults) and check every field. Raises BadRequest."""
-    merged = dict(DEFAULTS if base is None else base)
-    unknown = sorted(set(raw) - set(DEFAULTS))
-    if unknown:
-        raise BadRequest(f"unknown setting(s): {', '.join(unknown)}")
-    merged.update({k: v for k, v in raw.items() if v is not None})
-    for key, high in (("turn_seconds", MAX_TURN_SECONDS), ("game_minutes", MAX_GAME_MINUTES)):
-        value = merged[key]
-        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= high:
-            raise BadRequest(f"{key} must be a whole number from 0 to {high}")
-    if merged["bot_level"] not in BOT_LEVELS:
-        raise BadRequest(f"bot_level must be one of {', '.join(BOT_LEVELS)}")
-    if not isinstance(merged["public"], bool):
-        raise BadRequest("public must be true or false")
-    options = merged["rules"]
-    if not isinstance(options, dict):
-        raise BadRequest("rules must be an object")
-    options = {k: v for k, v in options.items() if v is not None}
-    if "mode" in options or "target" in options:
-        raise BadRequest("mode and target are settings of their own, not rule options")
-    merged["rules"] = options
-    rules_of(merged)
-    return merged
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
 
-def rules_of(settings: dict[str, Any]) -> Rules:
-    try:
-        return Rules.from_dict(
-            {**settings["rules"], "mode": settings["mode"], "target": settings["target"]}
-        )
-    except (RulesError, TypeError) as exc:
-        raise BadRequest(str(exc)) from exc
+class RuleOptions(_Frozen):
+    """The rule options of docs/rules.md: everything of the engine's `Rules` but mode and
+    target."""
+
+    nil: bool = Field(_RULES.nil, title="Nil", description="a bid of zero tricks")
+    blind_nil: bool = Field(
+        _RULES.blind_nil, title="Blind nil", description="nil bid before looking at the cards"
+    )
+    blind_nil_deficit: int = Field(
+        _RULES.blind_nil_deficit,
+        ge=0,
+        le=10_000,
+        title="Blind nil when behind by",
+        description="a side may bid blind nil only when this many points behind",
+    )
+    nil_value: int = Field(_RULES.nil_value, ge=0, le=1_000, title="Nil is worth")
+    blind_nil_value: int = Field(_RULES.blind_nil_value, ge=0, le=1_000, title="Blind nil is worth")
+    bag_value: int = Field(
+        _RULES.bag_value, ge=-10, le=10, title="Points per bag", description="per overtrick"
+    )
+    bag_limit: int = Field(
+        _RULES.bag_limit,
+        ge=0,
+        le=100,
+        title="Bags per penalty",
+        description="0 = no bag penalty",
+    )
+    bag_penalty: int = Field(_RULES.bag_penalty, ge=0, le=1_000, title="Bag penalty")
+    spades_must_be_broken: bool = Field(
+        _RULES.spades_must_be_broken,
+        title="Spades must be broken",
+        description="spades may not be led until one has been played",
+    )
+    nil_tricks_count_for_partner: bool = Field(
+        _RULES.nil_tricks_count_for_partner,
+        title="Nil tricks count for the partner",
+        description="tricks a failed nil takes count toward the partner's bid",
+    )
+
+
+class RoomSettings(_Frozen):
+    """Everything a host may set before a game: mode, target, clocks, rules, bots, lobby."""
+
+    mode: Literal["partnership", "individual"] = Field(
+        "partnership", title="Mode", description="partners (2 vs 2) or every player for themself"
+    )
+    target: int = Field(
+        500, ge=MIN_TARGET, le=MAX_TARGET, title="Play to", description="the winning score"
+    )
+    turn_seconds: int = Field(
+        0, ge=0, le=MAX_TURN_SECONDS, title="Turn timer (seconds)", description="0 = untimed"
+    )
+    game_minutes: int = Field(
+        0, ge=0, le=MAX_GAME_MINUTES, title="Game clock (minutes)", description="0 = none"
+    )
+    rules: RuleOptions = Field(default_factory=RuleOptions, title="Rules")
+    bot_level: str = Field(
+        "basic",
+        title="Bot level",
+        description="how the bots play (and the hints)",
+        json_schema_extra={"enum": list(BOT_LEVELS)},
+    )
+    public: bool = Field(True, title="List in public rooms", description="shown in the lobby")
+
+    @field_validator("bot_level")
+    @classmethod
+    def _known_level(cls, value: str) -> str:
+        if value not in BOT_LEVELS:
+            raise ValueError(f"must be one of {', '.join(BOT_LEVELS)}")
+        return value
+
+    @classmethod
+    def parse(cls, raw: Any, base: RoomSettings | None = None) -> RoomSettings:
+        """`raw` over `base` (or the defaults): the fields given replace, rule options one by
+        one; None means "keep". Raises BadRequest naming the field."""
+        if isinstance(raw, RoomSettings):
+            raw = raw.model_dump()
+        if not isinstance(raw, dict):
+            raise BadRequest("settings must be an object")
+        data = base.model_dump() if base is not None else {}
+        given = {k: v for k, v in raw.items() if v is not None}
+        rules = given.pop("rules", None)
+        if rules is not None:
+            if not isinstance(rules, dict):
+                raise BadRequest("rules must be an object")
+            if "mode" in rules or "target" in rules:
+                raise BadRequest("mode and target are settings of their own, not rule options")
+            merged = dict(data.get("rules", {}))
+            merged.update({k: v for k, v in rules.items() if v is not None})
+            given["rules"] = merged
+        data.update(given)
+        try:
+            settings = cls.model_validate(data)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "settings"
+            raise BadRequest(f"{where}: {first['msg']}") from exc
+        settings.rules_value()
+        return settings
+
+    def rules_value(self) -> Rules:
+        """The engine's rules for a game under these settings. Raises BadRequest."""
+        try:
+            return Rules.from_dict(
+                {**self.rules.model_dump(), "mode": self.mode, "target": self.target}
+            )
+        except (RulesError, TypeError) as exc:
+            raise BadRequest(str(exc)) from exc
+
+    @classmethod
+    def from_stored(cls, raw: dict[str, Any]) -> RoomSettings:
+        """Stored settings, read leniently: a value the limits of today refuse (stored under
+        older ones) falls back to its default instead of keeping the room from loading."""
+        try:
+            return cls.parse(raw)
+        except BadRequest:
+            pass
+        settings = cls()
+        for key, value in raw.items():
+            parts = value.items() if key == "rules" and isinstance(value, dict) else [(key, value)]
+            for name, item in parts:
+                one = {"rules": {name: item}} if key == "rules" else {name: item}
+                try:
+                    settings = cls.parse(one, settings)
+                except BadRequest as exc:
+                    log.warning("stored setting %s dropped: %s", name, exc.message)
+        return settings
+
+
+def settings_schema() -> dict[str, Any]:
+    """The JSON Schema of `RoomSettings`: per field its default, limits, choices and text."""
+    return RoomSettings.model_json_schema()
 
 
 def clean_text(text: str, limit: int, what: str) -> str:

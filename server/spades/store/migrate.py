@@ -7,6 +7,7 @@ it is called from inside a running loop (the server's start-up) it runs in a wor
 from __future__ import annotations
 
 import asyncio
+import importlib.resources
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -22,15 +23,27 @@ from sqlalchemy.engine import URL
 from .db import create_engine, default_url, normalize_url
 
 ROOT = Path(__file__).resolve().parents[3]
-PYPROJECT = ROOT / "pyproject.toml"
-MIGRATIONS = ROOT / "migrations"
+
+
+def _migrations_dir() -> Path:
+    """The wheel ships them as `spades/migrations` (setup.py copies them at build time);
+    an editable install or a plain checkout reads the top-level `migrations/`."""
+    packaged = importlib.resources.files("spades") / "migrations"
+    if isinstance(packaged, Path) and (packaged / "env.py").is_file():
+        return packaged
+    return ROOT / "migrations"
+
+
+MIGRATIONS = _migrations_dir()
+# The developers' settings (file_template for `alembic revision`) exist only in a checkout.
+PYPROJECT = ROOT / "pyproject.toml" if MIGRATIONS == ROOT / "migrations" else None
 
 T = TypeVar("T")
 
 
 def alembic_config(url: str | URL | None = None) -> Config:
     """The Alembic config of the project, pointed at `url` (default: SPADES_DATABASE_URL)."""
-    cfg = Config(toml_file=str(PYPROJECT)) if PYPROJECT.exists() else Config()
+    cfg = Config(toml_file=str(PYPROJECT)) if PYPROJECT and PYPROJECT.exists() else Config()
     # The migrations folder is found from this file, so any working directory will do.
     cfg.set_main_option("script_location", str(MIGRATIONS))
     rendered = normalize_url(url or default_url()).render_as_string(hide_password=False)

@@ -90,7 +90,6 @@ class SeatModel(Base):
     name: Mapped[str | None] = mapped_column(String(64))
     bot_level: Mapped[str | None] = mapped_column(String(16))
     token_hash: Mapped[str | None] = mapped_column(String(128))
-    connected_since: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 class GameModel(Base):

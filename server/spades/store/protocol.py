@@ -43,7 +43,6 @@ class SeatRow:
     name: str | None = None  # display name; None for an empty seat
     bot_level: str | None = None  # set for a bot seat; None for a human or empty seat
     token_hash: str | None = None  # hash of the seat token (never the token itself)
-    connected_since: datetime | None = None
 
 
 @dataclass

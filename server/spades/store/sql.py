@@ -766,7 +766,6 @@ def _seat_values(seat: SeatRow, room_id: str) -> dict[str, Any]:
         "name": seat.name,
         "bot_level": seat.bot_level,
         "token_hash": seat.token_hash,
-        "connected_since": seat.connected_since,
     }
 
 
@@ -789,7 +788,6 @@ def _seat_row(s: Any) -> SeatRow:
         name=s.name,
         bot_level=s.bot_level,
         token_hash=s.token_hash,
-        connected_since=s.connected_since,
     )
 
 

@@ -1,0 +1,83 @@
+"""The actor: one queue of commands per room, run one at a time, in order, by one task.
+
+Everything that changes a room runs inside its actor (`call`), so the room's parts need no
+locks. Side tasks (bots thinking, clocks waiting) wait outside and then `call` in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any
+
+from .errors import WrongStatus
+
+Job = Callable[[], Awaitable[Any]]
+
+
+async def _STOP() -> None:  # the queue marker that ends the worker
+    return None
+
+
+class Actor:
+    def __init__(self, name: str, after_each: Callable[[], None] | None = None) -> None:
+        self.name = name
+        self.closed = False
+        self._after_each = after_each  # runs after every command, failed ones included
+        self._queue: asyncio.Queue[tuple[Job, asyncio.Future[Any]]] = asyncio.Queue()
+        self._worker: asyncio.Task[None] | None = None
+        self._side_tasks: set[asyncio.Task[Any]] = set()
+
+    def start(self) -> None:
+        if self._worker is None:
+            self._worker = asyncio.create_task(self._run(), name=self.name)
+
+    async def _run(self) -> None:
+        while True:
+            job, future = await self._queue.get()
+            if job is _STOP:
+                future.set_result(None)
+                return
+            if future.done():
+                continue
+            try:
+                result = await job()
+            except Exception as exc:
+                if not future.done():
+                    future.set_exception(exc)
+            else:
+                if not future.done():
+                    future.set_result(result)
+            if self._after_each is not None:
+                self._after_each()
+
+    async def call(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> Any:
+        """Run `fn(*args)` inside the actor, after every command queued before it."""
+        if self.closed:
+            raise WrongStatus("this room is closed", code="room_closed")
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait((lambda: fn(*args), future))
+        return await future
+
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
+        """A side task, cancelled when the actor stops."""
+        task: asyncio.Task[Any] = asyncio.ensure_future(coro)
+        self._side_tasks.add(task)
+        task.add_done_callback(self._side_tasks.discard)
+        return task
+
+    async def stop(self) -> None:
+        """Stop taking commands, let the ones queued finish (so nothing is half stored)."""
+        self.closed = True
+        for task in list(self._side_tasks):
+            if task is not asyncio.current_task():
+                task.cancel()
+        worker = self._worker
+        if worker is None or worker is asyncio.current_task() or worker.done():
+            return
+        done: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait((_STOP, done))
+        try:
+            await asyncio.wait_for(asyncio.shield(worker), 10)
+        except (TimeoutError, asyncio.CancelledError):
+            worker.cancel()

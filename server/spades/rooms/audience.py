@@ -1,0 +1,131 @@
+"""A room's connections and what each was last sent, so a state carries only what changed.
+
+Messages leave through the `Hub` (broadcast.py). This part keeps, per connection, the
+game, `room` and view of the last state it was sent; the next state leaves out an unchanged
+`room` and the bulky view keys whose values are unchanged (docs/protocol.md, `state`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from .broadcast import Connection, Hub, Message
+
+log = logging.getLogger(__name__)
+
+# View keys a state carries only when their value differs from the last state the
+# connection was sent: the bulky parts that change a few times a hand at most. With them and
+# an unchanged `room` left out, states take less than half the bytes (more in long games).
+SENT_ON_CHANGE = ("rules", "tricks", "last_trick", "commitment", "history")
+
+# WebSocket close codes the room uses (4000-4999 are free for applications).
+CLOSE_REPLACED = 4001
+CLOSE_ABANDONED = 4002
+CLOSE_SLOW = 4003
+
+StateFor = Callable[[int | None], Message]  # the whole state for a seat (None: spectator)
+
+
+class Audience:
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.connections: dict[int, Connection] = {}
+        self._sent: dict[int, tuple[int | None, Message, dict[str, Any] | None]] = {}
+
+    def add(self, conn: Connection) -> None:
+        self.connections[conn.conn_id] = conn
+        self.forget(conn)  # its next state is whole
+
+    def remove(self, conn: Connection) -> bool:
+        """False when it was not here."""
+        self.forget(conn)
+        return self.connections.pop(conn.conn_id, None) is not None
+
+    def forget(self, conn: Connection) -> None:
+        """Send `conn` a whole state next time."""
+        self._sent.pop(conn.conn_id, None)
+
+    def __contains__(self, conn: Connection) -> bool:
+        return conn.conn_id in self.connections
+
+    def online(self) -> set[int | None]:
+        return {c.seat for c in self.connections.values()}
+
+    def connected(self, seat: int) -> bool:
+        return any(c.seat == seat for c in self.connections.values())
+
+    def send(self, conn: Connection, message: Message) -> None:
+        self.hub.send(conn, message)
+
+    def error(self, conn: Connection, code: str, message: str, ref: Any) -> None:
+        self.send(conn, {"type": "error", "code": code, "message": message, "ref": ref})
+
+    def send_all(self, message: Message) -> None:
+        for conn in list(self.connections.values()):
+            self.send(conn, message)
+
+    def close(self, conn: Connection, code: int, reason: str) -> None:
+        self.hub.close(conn, code, reason)
+
+    def close_all(self, error: str, text: str, code: int, reason: str) -> None:
+        for conn in list(self.connections.values()):
+            self.error(conn, error, text, None)
+            self.close(conn, code, reason)
+        self.connections.clear()
+        self._sent.clear()
+
+    def send_state(
+        self, conn: Connection, game_id: int | None, state: Message, ref: Any = None
+    ) -> None:
+        message = self._only_changes(conn, game_id, state)
+        if ref is not None:
+            message = {**message, "ref": ref}
+        self.send(conn, message)
+
+    def broadcast(
+        self,
+        game_id: int | None,
+        state_for: StateFor,
+        origin: Connection | None = None,
+        ref: Any = None,
+        *,
+        skip: Connection | None = None,
+    ) -> None:
+        """Each connection its seat's state; the one that asked (`origin`) gets its `ref`.
+        A connection whose send fails is logged and forgotten (sent whole next time); the
+        others are served all the same."""
+        for conn in list(self.connections.values()):
+            if conn is skip:
+                continue
+            try:
+                self.send_state(
+                    conn, game_id, state_for(conn.seat), ref if conn is origin else None
+                )
+            except Exception:
+                log.exception("sending a state to connection %s failed", conn.conn_id)
+                self.forget(conn)
+
+    def _only_changes(self, conn: Connection, game_id: int | None, message: Message) -> Message:
+        """`message` without what `conn` already holds. The first state after a hello, and
+        the first of each game, are whole."""
+        room, view = message["room"], message["view"]
+        last = self._sent.get(conn.conn_id)
+        self._sent[conn.conn_id] = (game_id, room, view)
+        if last is None or last[0] != game_id:
+            return message
+        _, last_room, last_view = last
+        out = dict(message)
+        if room == last_room:
+            del out["room"]
+        if view is not None and last_view is not None:
+            trimmed = None
+            for key in SENT_ON_CHANGE:
+                if view[key] == last_view[key]:
+                    if trimmed is None:
+                        trimmed = dict(view)
+                    del trimmed[key]
+            if trimmed is not None:
+                out["view"] = trimmed
+        return out

@@ -1,0 +1,178 @@
+"""What a connection may ask of its room, one function per message type.
+
+Each runs inside the room's actor. A refusal raises a `RoomError` (or the engine's
+`ActionError`) before anything changed; `Room.handle` answers it as an `error`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from . import seating
+from .broadcast import Connection
+from .clock import epoch_ms
+from .errors import BadRequest, HostOnly, NotSeated, RoomError, WrongStatus
+from .seats import host_gone
+from .settings import clean_text
+
+if TYPE_CHECKING:
+    from .room import Room
+
+Message = dict[str, Any]
+Command = Callable[["Room", Connection, Message, Any], Awaitable[None]]
+
+
+def seat_of(conn: Connection) -> int:
+    if conn.seat is None:
+        raise NotSeated("take a seat first")
+    return conn.seat
+
+
+async def check_host(room: Room, conn: Connection) -> None:
+    if conn.seat is None:
+        raise HostOnly("only the host may do that")
+    if conn.seat != room.host_seat and host_gone(
+        room.seats,
+        room.host_seat,
+        connected=room.host_seat is not None and room.connected(room.host_seat),
+        now=room.clock.now(),
+        grace=room.config.grace_seconds,
+    ):
+        # The host left for good (gone past the grace period): a present player takes over.
+        await room.set_host(conn.seat)
+    if conn.seat != room.host_seat:
+        raise HostOnly("only the host may do that")
+
+
+def not_playing(room: Room) -> None:
+    if room.game_in_progress():
+        raise WrongStatus("not while a game is being played", code="game_in_progress")
+
+
+async def sit(room: Room, conn: Connection, msg: Message, ref: Any) -> None:
+    if conn.seat is not None:
+        raise BadRequest("you already have a seat", code="already_seated")
+    seat, token = await room.join(msg.get("name") or "", msg.get("seat"), False)
+    conn.seat = seat
+    room.audience.send(conn, {"type": "seated", "seat": seat, "token": token, "ref": ref})
+    room.changed(conn, ref)
+
+
+async def stand(room: Room, conn: Connection, msg: Message, ref: Any) -> None:
+    seat = seat_of(conn)
+    not_playing(room)
+    await seating.vacate(room, seat)
+    room.changed(conn, ref)
+
+
+async def set_seat(room: Room, conn: Connection, msg: Message, ref: Any) -> None:
+    await check_host(room, conn)
+    seat, to = msg.get("seat"), msg.get("to")
+    if not isinstance(seat, int) or seat not in range(4) or to not in ("bot", "empty"):
+        raise BadRequest("set_seat needs a seat 0..3 and to = 'bot' or 'empty'")
+    if seat == room.host_seat:
+        raise BadRequest("the host cannot replace their own seat", code="own_seat")
+    if to == "empty":
+        not_playing(room)
+        await seating.vacate(room, seat)
+    else:
+        if room.seats[seat].kind == "human":
+            await seating.vacate(room, seat)
+        await seating.make_bot(room, seat)
+    room.changed(conn, ref)
+
+
+async def settings(room: Room, conn: Connection, msg: Message, ref: Any) -> None:
+    await check_host(room, conn)
+    not_playing(room)
+    raw = msg.get("settings")
+    if not isinstance(raw, dict):
+        raise BadRequest("settings must be an object")
+    await room.change_settings(raw)
+    room.changed(conn, ref)
+
+
+async def start(room: Room, conn: Connection, msg: Message, ref: Any) -> None:
+    await check_host(room, conn)
+    if room.status != "open":
+        raise WrongStatus("the game has already started; use play_again after it ends")
+    await room.start_game()
+    room.changed(conn, ref)
+
+
+async def play_again(room: Room, conn: Connection, msg: Message, ref: Any) -> None:
+    seat_of(conn)
+    if room.status != "finished":
+        raise WrongStatus("play again is for a finished game")
+    await room.start_game()
+    room.changed(conn, ref)
+
+
+async def _own_action(room: Room, conn: Connection, action: Message, ref: Any) -> None:
+    seat = seat_of(conn)
+    if room.game is None or room.status != "playing":
+        raise WrongStatus("no game is being played", code="no_game")
+    await room.act(seat, action)
+    room.seats[seat].reset_flags()
+    room.changed(conn, ref)
+
+
+async def look(room: Room, conn: Connection, msg: Message, ref: Any) -> None:
+    await _own_action(room, conn, {"type": "look"}, ref)
+
+
+async def bid(room: Room, conn: Connection, msg: Message, ref: Any) -> None:
+    await _own_action(room, conn, {"type": "bid", "bid": msg.get("bid")}, ref)
+
+
+async def play(room: Room, conn: Connection, msg: Message, ref: Any) -> None:
+    await _own_action(room, conn, {"type": "play", "card": msg.get("card")}, ref)
+
+
+async def hint(room: Room, conn: Connection, msg: Message, ref: Any) -> None:
+    seat = seat_of(conn)
+    if room.game is None or room.status != "playing":
+        raise WrongStatus("no game is being played", code="no_game")
+    view = room.game.view(seat)
+    if not view["legal"]:
+        raise RoomError("there is nothing for you to do now", code="nothing_to_hint")
+    if conn.conn_id in room.hinting:
+        raise RoomError("a hint is already being worked out", code="hint_pending")
+    room.hinting.add(conn.conn_id)
+    room.actor.spawn(_hint(room, conn, view, ref))
+
+
+async def _hint(room: Room, conn: Connection, view: Message, ref: Any) -> None:
+    try:
+        action = await room.bots.decide(room.settings.bot_level, view, None)
+    finally:
+        room.hinting.discard(conn.conn_id)
+    if conn in room.audience:
+        room.audience.send(conn, {"type": "hint", "action": action, "ref": ref})
+
+
+async def chat(room: Room, conn: Connection, msg: Message, ref: Any) -> None:
+    text = clean_text(str(msg.get("text") or ""), room.config.chat_length, "chat message")
+    seat = conn.seat
+    name = (room.seats[seat].name if seat is not None else None) or "Spectator"
+    await room.write(room.store.add_chat(room.room_id, seat, name, text))
+    room.audience.send_all(
+        {"type": "chat", "seat": seat, "name": name, "text": text, "at": epoch_ms(room.clock.now())}
+    )
+
+
+COMMANDS: dict[str, Command] = {
+    "sit": sit,
+    "stand": stand,
+    "set_seat": set_seat,
+    "settings": settings,
+    "start": start,
+    "play_again": play_again,
+    "look": look,
+    "bid": bid,
+    "play": play,
+    "hint": hint,
+    "chat": chat,
+}
+GAME_ACTIONS = ("look", "bid", "play")

@@ -1,0 +1,77 @@
+"""Connections coming and going: `hello` (attach) and a closed socket (detach).
+
+A hello is answered to its sender alone, with a whole state; the others are sent a state
+only when the room they see changed (a seat is back online), never a copy of the answer.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from . import views
+from .audience import CLOSE_REPLACED
+from .broadcast import Connection
+from .errors import BadToken
+from .seats import seat_for_token
+
+if TYPE_CHECKING:
+    from .room import Room
+
+log = logging.getLogger(__name__)
+
+
+def _ctx(room: Room, seat: int | None) -> dict[str, Any]:
+    return {"room": room.code, "seat": seat}
+
+
+async def attach(room: Room, conn: Connection, token: str | None, ref: Any = None) -> None:
+    """`hello`: authenticate a connection (no token: a spectator) and send it the state.
+
+    Only the sender is answered; the others hear of it only when the room they see
+    changed (a seat came back)."""
+    before = room.room_dict(None)
+    seat = None
+    if token is not None:
+        seat = seat_for_token(room.seats, token)
+        if seat is None:
+            room.audience.error(conn, BadToken.code, "that seat token is not valid here", ref)
+    if conn in room.audience and conn.seat not in (None, seat):
+        room.seats[conn.seat].disconnected_at = room.clock.now()  # a second hello moved it
+    conn.seat = seat
+    if seat is not None:
+        for other in list(room.connections.values()):
+            if other is not conn and other.seat == seat:
+                other.seat = None
+                room.audience.remove(other)
+                room.audience.error(other, "replaced", "this seat was opened in another tab", None)
+                room.audience.close(other, CLOSE_REPLACED, "seat taken over by a newer connection")
+        s = room.seats[seat]
+        s.reset_flags()
+        s.disconnected_at = None
+    try:
+        chats = await room.store.recent_chat(room.room_id)
+    except Exception:
+        log.exception("room %s: reading the chat failed", room.code, extra=_ctx(room, seat))
+        chats = []
+    room.audience.add(conn)
+    log.info("room %s: connection %s joined", room.code, conn.conn_id, extra=_ctx(room, seat))
+    states = views.state_builder(room)
+    room.audience.send_state(conn, room.game_id, states(seat), ref)
+    if room.room_dict(None) != before:
+        room.audience.broadcast(room.game_id, states, skip=conn)
+    room.reschedule()
+    for chat in chats:
+        room.audience.send(conn, {"type": "chat", **chat})
+
+
+async def detach(room: Room, conn: Connection) -> None:
+    if not room.audience.remove(conn):
+        return
+    log.info("room %s: connection %s left", room.code, conn.conn_id, extra=_ctx(room, conn.seat))
+    if conn.seat is not None and room.seats[conn.seat].kind == "human":
+        now = room.clock.now()
+        room.seats[conn.seat].disconnected_at = now
+        if not room.humans_connected():
+            room.last_human_at = now
+    room.changed()

@@ -1,0 +1,85 @@
+"""What a room shows: its `room` part, its lobby summary, and each seat's state message."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .broadcast import Message
+from .clock import epoch_ms
+
+if TYPE_CHECKING:
+    from .room import Room
+
+
+def room_dict(room: Room, you: int | None = None) -> dict[str, Any]:
+    online = room.audience.online()
+    return {
+        "id": room.room_id,
+        "code": room.code,
+        "status": room.status,
+        "host_seat": room.host_seat,
+        "you": you,
+        "settings": room.settings_dict,
+        "seats": [
+            {
+                "seat": s.index,
+                "name": s.name,
+                "kind": s.kind,
+                "bot_level": s.bot_level,
+                "connected": s.kind == "bot" or s.index in online,
+                "away": s.away,
+                "timed_out": s.timed_out,
+            }
+            for s in room.seats
+        ],
+        "game_id": room.game_id,
+        "invite_url": room.invite_url,
+    }
+
+
+def summary(room: Room) -> dict[str, Any]:
+    """The room as the lobby lists it."""
+    seats = room.seats
+    return {
+        "id": room.room_id,
+        "code": room.code,
+        "status": room.status,
+        "settings": room.settings_dict,
+        "host": seats[room.host_seat].name if room.host_seat is not None else None,
+        "seats": [{"seat": s.index, "name": s.name, "kind": s.kind} for s in seats],
+        "open_seats": [s.index for s in seats if s.kind == "empty"],
+        "invite_url": room.invite_url,
+    }
+
+
+def clock_dict(room: Room) -> dict[str, Any]:
+    return {
+        "turn_deadline": epoch_ms(room.turn_deadline()),
+        "game_deadline": epoch_ms(room.game_deadline),
+        "now": epoch_ms(room.clock.now()),
+    }
+
+
+def state_builder(room: Room) -> Callable[[int | None], Message]:
+    """A function giving each seat's whole state message, each built once: the `room` and
+    `clock` parts are shared by every seat of one broadcast."""
+    cache: dict[int | None, Message] = {}
+    clock = clock_dict(room)
+    shared = room_dict(room, None)
+    game, seq = room.game, room.seq
+
+    def state_for(seat: int | None) -> Message:
+        message = cache.get(seat)
+        if message is None:
+            message = cache[seat] = {
+                "type": "state",
+                "seq": seq,
+                "room": {**shared, "you": seat},
+                "view": None if game is None else game.view(seat),
+                "clock": clock,
+                "ref": None,
+            }
+        return message
+
+    return state_for

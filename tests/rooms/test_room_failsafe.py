@@ -1,0 +1,196 @@
+"""A store that fails once, at each write in turn: the room goes on.
+
+Every stored action reaches the clients, bots and timers move again, the game clock
+fires, and a bookkeeping write that failed after its action was stored is retried.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from room_helpers import Conn, first_legal, make_settings, settle
+
+from spades.rooms import BotRunner, ManualClock, Room, RoomConfig, RoomManager
+from spades.rooms.writes import STORE_RETRY_SECONDS
+
+WRITES = ("append_action", "finish_hand", "finish_game", "set_seat", "add_chat")
+
+
+class FailOnce:
+    """The real store, except that the next call of `method` after `arm()` fails once."""
+
+    def __init__(self, store: Any) -> None:
+        self._store = store
+        self.method: str | None = None
+        self.failed = 0
+
+    def arm(self, method: str) -> None:
+        self.method = method
+
+    def __getattr__(self, name: str) -> Any:
+        real = getattr(self._store, name)
+        if name != self.method:
+            return real
+
+        async def failing(*args: Any, **kwargs: Any) -> Any:
+            self.method = None
+            self.failed += 1
+            raise OSError(f"injected failure of {name}")
+
+        return failing
+
+
+def manager_for(store: Any, clock: ManualClock, tmp_path: Path) -> RoomManager:
+    return RoomManager(
+        store,
+        RoomConfig.pick(make_settings(tmp_path)),
+        clock=clock,
+        bots=BotRunner(first_legal, workers="thread"),
+    )
+
+
+async def act(room: Room, conn: Conn, **message: Any) -> None:
+    await room.call(room.handle, conn, message)
+
+
+async def until_done(room: Room, conn: Conn, store: FailOnce, clock: ManualClock) -> None:
+    """Play seat `conn.seat` to the game's end; resend a refused action, and move the clock
+    on when a failed write waits for its retry."""
+    retried = 0
+    acted = -1
+    for _ in range(5_000):
+
+        def ready(a: int = acted, r: int = retried) -> bool:
+            state = conn.last_state()
+            view = state["view"]
+            return (
+                view["phase"] == "over"
+                or (bool(view["legal"]) and state["seq"] > a)
+                or store.failed > r
+            )
+
+        await settle(ready)
+        if store.failed > retried:
+            retried = store.failed
+            clock.advance(STORE_RETRY_SECONDS)
+            await settle(lambda: True, rounds=1)
+            acted = -1  # the refused action may be ours: try again
+            continue
+        state = conn.last_state()
+        if state["view"]["phase"] == "over":
+            return
+        acted = state["seq"]
+        await act(room, conn, **first_legal("basic", state["view"]))
+    raise AssertionError("the game never ended")
+
+
+@pytest.mark.parametrize("method", WRITES)
+async def test_a_write_that_fails_once_does_not_stop_the_room(
+    store: Any, clock: ManualClock, tmp_path: Path, method: str
+) -> None:
+    failing = FailOnce(store)
+    manager = manager_for(failing, clock, tmp_path)
+    await manager.start()
+    room, _, token = await manager.create("Ann", {"mode": "individual", "target": 60})
+    conn, watcher = Conn(), Conn()
+    await room.call(room.attach, conn, token)
+    await room.call(room.attach, watcher, None)
+    failing.arm(method)
+    # Chat and seats come before any change: a failed write refuses, and a retry works.
+    await act(room, conn, type="chat", text="hi", id="c1")
+    await act(room, conn, type="set_seat", seat=1, to="bot", id="s1")
+    await act(room, conn, type="set_seat", seat=2, to="bot", id="s2")
+    refused = [e["ref"] for e in conn.errors()]
+    if method == "add_chat":
+        assert refused == ["c1"] and conn.errors()[0]["code"] == "storage_error"
+        await act(room, conn, type="chat", text="hi", id="c2")
+    if method == "set_seat":
+        assert refused == ["s1"] and room.seats[1].kind == "empty"
+        await act(room, conn, type="set_seat", seat=1, to="bot", id="s3")
+    assert [m["text"] for m in conn.messages if m["type"] == "chat"] == ["hi"]
+    assert [s.kind for s in room.seats] == ["human", "bot", "bot", "empty"]
+    await act(room, conn, type="start", id="go")
+    assert room.status == "playing"
+    await until_done(room, conn, failing, clock)
+    assert failing.failed == (1 if method in WRITES else 0)
+    game = room.game
+    assert game is not None and game.phase == "over" and room.status == "finished"
+    # Every stored action was shown, to every connection.
+    record = await store.export_game(room.game_id)
+    assert len(record["actions"]) == room.seq
+    await settle(lambda: watcher.last_state()["seq"] == room.seq)
+    assert conn.last_state()["seq"] == room.seq
+    assert conn.last_state()["view"]["winner"] == game.winner
+    # Bookkeeping that failed was retried: the hands and the game's end are stored.
+    clock.advance(STORE_RETRY_SECONDS)
+    finished: list[Any] = []
+
+    async def stored() -> bool:
+        finished[:] = await store.finished_games(room.room_id)
+        status = (await store.get_room(room.room_id)).room.status
+        return (
+            bool(finished) and len(finished[0].hands) == len(game.history) and status == "finished"
+        )
+
+    for _ in range(200):
+        if await stored():
+            break
+        clock.advance(STORE_RETRY_SECONDS)
+        await settle(lambda: True, rounds=1)
+    assert [h.summary for h in finished[0].hands] == game.history
+    assert finished[0].game.winner == game.winner
+    assert (await store.get_room(room.room_id)).room.status == "finished"
+    # And play again works.
+    await act(room, conn, type="play_again", id="again")
+    assert room.status == "playing" and room.game is not game
+    await manager.stop()
+
+
+async def test_the_game_clock_and_the_turn_timer_survive_a_failed_append(
+    store: Any, clock: ManualClock, tmp_path: Path
+) -> None:
+    failing = FailOnce(store)
+    manager = manager_for(failing, clock, tmp_path)
+    await manager.start()
+    room, _, token = await manager.create_solo(
+        "Ann", {"target": 10_000, "game_minutes": 5, "turn_seconds": 30}
+    )
+    conn = Conn()
+    await room.call(room.attach, conn, token)
+    await settle(lambda: bool(conn.last_state()["view"]["legal"]))
+    seq = room.seq
+    failing.arm("append_action")
+    await act(room, conn, id="x", **first_legal("basic", conn.last_state()["view"]))
+    assert conn.errors()[-1]["code"] == "storage_error" and room.seq == seq
+    # The turn timer still runs: past it, the bot moves for the seat.
+    clock.advance(31)
+    await settle(lambda: conn.last_state()["room"]["seats"][0]["timed_out"])
+    assert conn.last_state()["seq"] > seq
+    # The game clock still fires.
+    clock.advance(300)
+    await settle(lambda: conn.last_state()["view"]["time_up"])
+    await manager.stop()
+
+
+async def test_a_connection_whose_send_fails_does_not_stop_the_others(
+    store: Any, clock: ManualClock, tmp_path: Path
+) -> None:
+    class Broken(Conn):
+        def send(self, message: dict[str, Any]) -> None:
+            if message["type"] == "state" and self.messages:
+                raise OSError("injected failure of a socket")
+            super().send(message)
+
+    manager = manager_for(store, clock, tmp_path)
+    await manager.start()
+    room, _, token = await manager.create_solo("Ann", {"mode": "individual", "target": 60})
+    broken, watcher, conn = Broken(), Conn(), Conn()
+    await room.call(room.attach, broken, None)
+    await room.call(room.attach, watcher, None)
+    await room.call(room.attach, conn, token)
+    await until_done(room, conn, FailOnce(store), clock)
+    await settle(lambda: watcher.last_state()["seq"] == room.seq)
+    assert room.status == "finished"
+    await manager.stop()
