@@ -6,6 +6,7 @@ import asyncio
 import logging
 import multiprocessing
 import os
+import time
 from collections.abc import Callable
 from concurrent.futures import (
     BrokenExecutor,
@@ -21,6 +22,10 @@ log = logging.getLogger(__name__)
 
 Decide = Callable[..., dict[str, Any]]
 
+# The worker stops searching at this share of the budget after the decision was asked for
+# (queue wait included) and plays its best card so far; basic answers only past the budget.
+SEARCH_SHARE = 0.4
+
 
 def _default_decide(level: str, view: dict[str, Any], *, seed: int | None = None) -> dict[str, Any]:
     from spades.bots import decide
@@ -29,12 +34,14 @@ def _default_decide(level: str, view: dict[str, Any], *, seed: int | None = None
 
 
 def _capped_decide(
-    level: str, view: dict[str, Any], seed: int | None, cap_ms: float
+    level: str, view: dict[str, Any], seed: int | None, deadline: float
 ) -> dict[str, Any]:
-    """In a worker: the strong search with its fixed iterations, cut short at `cap_ms`."""
+    """In a worker: the strong search with its fixed iterations, cut short at `deadline`
+    (a `time.time()` set when the decision was asked for, so a wait in the queue counts)."""
     from spades.bots.strong import decide_strong
 
-    return decide_strong(view, seed=seed, budget_ms=cap_ms)
+    left_ms = max(5.0, (deadline - time.time()) * 1000.0)
+    return decide_strong(view, seed=seed, budget_ms=left_ms)
 
 
 def _warm() -> int:
@@ -54,9 +61,10 @@ class BotRunner:
 
     The pool has `processes` workers (0: one per CPU core), all started with the first strong
     decision (their start-up is not charged to it). A strong decision is fixed by its
-    iterations and seed; as a safety cap the worker stops searching at 60% of `budget` and
-    plays its best card so far, and if the answer is still not back at `budget` (a queue of
-    decisions, a broken worker) the "basic" bot answers instead, so a turn never hangs.
+    iterations and seed; as a safety cap the worker stops searching at 40% of `budget` after
+    the decision was asked for (a wait in the queue counts) and plays its best card so far,
+    and if the answer is still not back at `budget` (a broken or stuck worker) the "basic"
+    bot answers instead, so a turn never hangs.
     Those fallbacks are counted (`Observer.bot_fallback`). A decision with one legal action
     never leaves the event loop.
     """
@@ -128,8 +136,8 @@ class BotRunner:
         if self._ready is not None and not self._ready.done():
             await asyncio.wait([self._ready], timeout=60.0)
         if self._decide is _default_decide:
-            cap_ms = self._budget * 600.0
-            future = loop.run_in_executor(pool, _capped_decide, level, view, seed, cap_ms)
+            deadline = time.time() + self._budget * SEARCH_SHARE
+            future = loop.run_in_executor(pool, _capped_decide, level, view, seed, deadline)
         else:
             future = loop.run_in_executor(pool, _call, self._decide, level, view, seed)
         try:
