@@ -39,6 +39,7 @@ class Settings(BaseSettings):
     strong_bot_budget: float = Field(
         2.0, gt=0, description="seconds a searching bot may think before the basic bot answers"
     )
+    bot_processes: int = Field(0, ge=0, description="processes for strong bots; 0 = CPU cores")
 
     # seats and rooms
     grace_seconds: float = Field(

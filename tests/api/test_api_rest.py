@@ -105,7 +105,7 @@ async def test_the_settings_schema_is_served_from_one_source(tmp_path: Path) -> 
     fields = schema["properties"]
     assert fields["target"]["minimum"] == 50 and fields["target"]["maximum"] == 10_000
     assert fields["target"]["default"] == 500 and fields["target"]["title"]
-    assert fields["bot_level"]["enum"] == ["random", "basic", "strong"]
+    assert fields["bot_level"]["enum"] == ["random", "easy", "basic", "strong"]
     assert fields["mode"]["enum"] == ["partnership", "individual"]
     rules = schema["$defs"]["RuleOptions"]["properties"]
     for option in ("blind_nil_value", "bag_value", "nil_tricks_count_for_partner"):

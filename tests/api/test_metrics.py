@@ -83,6 +83,7 @@ async def test_metrics_after_a_solo_game(tmp_path: Path) -> None:
         assert humans + bots == stored  # one latency per accepted move, each stored once
         assert value(after, "spades_action_latency_seconds_bucket", source="bot", le="+Inf") == bots
         assert value(after, "spades_bot_decision_seconds_count", level="basic") >= bots
+        assert value(after, "spades_bot_fallbacks_total", level="strong") == 0
         assert value(after, "spades_rooms", status="finished") == 1
         assert value(after, "spades_rooms", status="playing") == 0
         # The refusals did not count as actions, and no other error was sent.

@@ -97,6 +97,13 @@ def test_simulate_json_partnership(capsys: pytest.CaptureFixture[str]) -> None:
     assert len(rep["wins"]) == len(rep["win_rate"]) == len(rep["ci95"]) == 2
     assert sum(rep["wins"]) + rep["draws"] == 2
     assert rep["decision_ms"]["basic"]["n"] > 0
+    assert {"p50", "p99", "cpu_p50", "cpu_p99"} <= set(rep["decision_ms"]["basic"])
+    diff = rep["point_diff_per_hand"]
+    assert len(diff) == 2 and diff[0]["n"] == rep["hands"]
+    assert diff[0]["lo"] <= diff[0]["mean"] <= diff[0]["hi"]
+    assert diff[0]["mean"] == -diff[1]["mean"]
+    for key in ("nil_made_pct", "blind_nil_attempts", "blind_nil_made_pct", "contracts_made_pct"):
+        assert len(rep[key]) == 2
 
 
 def test_simulate_json_individual_two_workers(capsys: pytest.CaptureFixture[str]) -> None:

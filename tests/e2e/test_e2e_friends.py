@@ -18,7 +18,7 @@ def test_friends_private_room(new_page: Any, screenshots: Path) -> None:
     host = new_page()
     host.goto("/")
     host.get_by_label("Your name").fill("Hosty")
-    fill_create_form(host, mode="partnership", target=300, bots="random")
+    fill_create_form(host, mode="partnership", target=300, bots="easy")
     assert host.get_by_label("List in public rooms").is_checked() is False
     host.get_by_role("button", name="Create room").click()
     host.wait_for_url(re.compile(r"/r/[^/]+$"))

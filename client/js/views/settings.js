@@ -21,7 +21,7 @@ const RULES = ((SCHEMA.$defs || {}).RuleOptions || {}).properties || {};
 
 const CHOICE_WORDS = {
   mode: { partnership: "Partners (2 vs 2)", individual: "Every player for themself" },
-  bot_level: { random: "Easy", basic: "Normal", strong: "Hard" },
+  bot_level: { easy: "Easy", basic: "Normal", strong: "Hard" },
 };
 const TARGET_PRESETS = [200, 300, 500];
 const TURN_CHOICES = [[0, "Off"], [15, "15 s"], [30, "30 s"], [60, "1 min"], [120, "2 min"]];
@@ -45,7 +45,10 @@ const within = (field, value) => !field
 /** The target's limits as the server states them (`minimum`, `maximum`). */
 export const TARGET_LIMITS = FIELDS.target || {};
 
-export const BOT_LEVELS = choices("bot_level").map((level) => [level, wordFor("bot_level", level)]);
+// The client offers the levels it has a word for ("random" is for tests).
+export const BOT_LEVELS = choices("bot_level")
+  .filter((level) => level in CHOICE_WORDS.bot_level)
+  .map((level) => [level, wordFor("bot_level", level)]);
 
 /** The server's defaults for every setting. */
 export function defaultSettings() {

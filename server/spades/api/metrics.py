@@ -89,6 +89,13 @@ class Metrics(Observer):
             buckets=BOT_BUCKETS,
             registry=r,
         )
+        self.bot_fallbacks = Counter(
+            "spades_bot_fallbacks",
+            "Decisions of a searching bot that the basic bot answered instead (over the "
+            "time limit, or the worker failed), by level",
+            ["level"],
+            registry=r,
+        )
         self.store_time = Histogram(
             "spades_store_append_seconds",
             "Time to append one action to the store",
@@ -148,6 +155,7 @@ class Metrics(Observer):
         self._action_of = {kind: self.actions.labels(kind) for kind in ACTION_KINDS}
         self._latency_of = {s: self.latency.labels(s) for s in get_args(ActionSource)}
         self._bot_of = {level: self.bot_time.labels(level) for level in BOT_LEVELS}
+        self.bot_fallbacks.labels("strong")
 
     def watch(self, manager: RoomManager | None) -> None:
         self._rooms.manager = manager
@@ -190,6 +198,9 @@ class Metrics(Observer):
     def bot_decision(self, level: str, seconds: float) -> None:
         child = self._bot_of.get(level)
         (self.bot_time.labels(level) if child is None else child).observe(seconds)
+
+    def bot_fallback(self, level: str) -> None:
+        self.bot_fallbacks.labels(level).inc()
 
     def store_append(self, seconds: float) -> None:
         self.store_time.observe(seconds)

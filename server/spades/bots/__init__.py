@@ -11,7 +11,7 @@ import random
 from typing import Any
 
 Action = dict[str, Any]
-LEVELS: tuple[str, ...] = ("random", "basic", "strong")
+LEVELS: tuple[str, ...] = ("random", "easy", "basic", "strong")
 
 
 def _rng(view: dict[str, Any], seed: int | None) -> random.Random:
@@ -36,6 +36,10 @@ def decide(level: str, view: dict[str, Any], *, seed: int | None = None) -> Acti
         raise ValueError(f"unknown bot level {level!r}; choose one of {', '.join(LEVELS)}")
     if level == "random":
         return dict(_rng(view, seed).choice(legal))
+    if level == "easy":
+        from .easy import decide as easy_decide
+
+        return easy_decide(view, _rng(view, seed))
     if level == "basic":
         from .basic import decide as basic_decide
 

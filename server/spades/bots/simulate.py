@@ -48,6 +48,7 @@ class GameResult:
     sides: list[SideStats]
     times: dict[str, list[float]] = field(default_factory=dict)  # level -> seconds per decision
     cpu: dict[str, list[float]] = field(default_factory=dict)  # the same, CPU seconds
+    diffs: list[list[float]] = field(default_factory=list)  # per configured side, per hand
 
 
 def rotations(mode: str) -> int:
@@ -75,6 +76,7 @@ def play_game(
         return (engine_side + rotation) % n_sides
 
     sides = [SideStats() for _ in range(n_sides)]
+    diffs: list[list[float]] = [[] for _ in range(n_sides)]
     step = 0
     while game.phase != "over" and game.hand_number <= MAX_HANDS:
         seat = game.to_act
@@ -103,6 +105,10 @@ def play_game(
         game.apply(seat, action)
         if len(game.history) > before:
             _count_hand(game.history[-1], rules, sides, config_side)
+            points = game.history[-1]["points"]
+            for engine_side, own in enumerate(points):
+                others = (sum(points) - own) / (n_sides - 1)
+                diffs[config_side(engine_side)].append(own - others)
     winner: int | None
     if game.winner is not None:
         winner = config_side(game.winner)
@@ -110,7 +116,14 @@ def play_game(
         best = max(game.scores)
         leaders = [s for s, v in enumerate(game.scores) if v == best]
         winner = config_side(leaders[0]) if len(leaders) == 1 else None
-    return GameResult(winner=winner, hands=len(game.history), sides=sides, times=times, cpu=cpu)
+    return GameResult(
+        winner=winner,
+        hands=len(game.history),
+        sides=sides,
+        times=times,
+        cpu=cpu,
+        diffs=diffs,
+    )
 
 
 def _count_hand(
@@ -156,6 +169,18 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
     return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def mean_ci(values: list[float], z: float = 1.96) -> dict[str, float | None]:
+    """Mean with a normal-approximation 95% confidence interval."""
+    n = len(values)
+    if n == 0:
+        return {"mean": None, "lo": None, "hi": None, "n": 0}
+    mean = sum(values) / n
+    var = sum((v - mean) ** 2 for v in values) / (n - 1) if n > 1 else 0.0
+    half = z * math.sqrt(var / n)
+    lo, hi = round(mean - half, 2), round(mean + half, 2)
+    return {"mean": round(mean, 2), "lo": lo, "hi": hi, "n": n}
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -259,7 +284,10 @@ def report(
     totals = [SideStats() for _ in range(n_sides)]
     times: dict[str, list[float]] = {}
     cpu: dict[str, list[float]] = {}
+    diffs: list[list[float]] = [[] for _ in range(n_sides)]
     for r in results:
+        for i, d in enumerate(r.diffs):
+            diffs[i].extend(d)
         if r.winner is None:
             draws += 1
         else:
@@ -294,6 +322,7 @@ def report(
         "blind_nil_attempts": [t.blind_nil for t in totals],
         "blind_nil_made_pct": [pct(t.blind_nil_made, t.blind_nil) for t in totals],
         "bags_per_hand": [round(t.bags / t.hands, 3) if t.hands else 0.0 for t in totals],
+        "point_diff_per_hand": [mean_ci(d) for d in diffs],
         "tricks_per_bid": [
             round(t.taken_tricks / t.bid_tricks, 3) if t.bid_tricks else None for t in totals
         ],
@@ -355,6 +384,13 @@ def print_report(rep: dict[str, Any]) -> None:
         ],
     )
     row("bags per hand", [f"{v:.2f}" for v in rep["bags_per_hand"]])
+    row(
+        "points per hand vs others (95% CI)",
+        [
+            "-" if d["mean"] is None else f"{d['mean']:+.1f} ({d['lo']:+.1f} to {d['hi']:+.1f})"
+            for d in rep["point_diff_per_hand"]
+        ],
+    )
     row("tricks per trick bid", ["-" if v is None else f"{v:.2f}" for v in rep["tricks_per_bid"]])
     console.print(table)
     timing = Table(title="decision time, ms (wall clock; CPU of the deciding thread)")

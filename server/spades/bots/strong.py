@@ -18,16 +18,25 @@ import random
 import time
 from typing import Any
 
-from spades.engine.cards import FULL_DECK, card_text, parse_card
+from spades.engine.cards import FULL_DECK, SPADES, SUIT_MASKS, card_text, parse_card
 
-from .basic import choose_bid, choose_card, estimate_tricks, nil_danger
-from .state import NIL, PlayState, from_view
+from .basic import (
+    BidContext,
+    _number,
+    bid_number,
+    choose_bid,
+    choose_card,
+    estimate_tricks,
+    nil_danger,
+)
+from .state import NIL, UNKNOWN, PlayState, from_view, winning_index
 
 Action = dict[str, Any]
 
-DEFAULT_ITERATIONS = 600  # rollouts per decision (split over the legal cards)
-DEFAULT_BUDGET_MS = 150.0  # wall-clock cap per decision
+DEFAULT_ITERATIONS = 400  # rollouts per decision (split over the legal cards)
+DEFAULT_BUDGET_MS = math.inf  # no wall-clock cap: iterations and the seed fix a decision
 MIN_SAMPLES = 6
+MC_BIDDING = True  # bid by sampling deals and playing them out (False: the basic bid)
 
 
 def decide_strong(
@@ -46,7 +55,9 @@ def decide_strong(
         budget_ms = DEFAULT_BUDGET_MS
     rng = random.Random(seed if seed is not None else _view_key(view))
     if legal[0]["type"] != "play":
-        return choose_bid(view)
+        if not MC_BIDDING or view.get("hand") is None:
+            return choose_bid(view)
+        return choose_bid_by_sampling(view, rng, iterations, budget_ms)
     st = from_view(view)
     seat = int(view["seat"])
     card = search(st, seat, view, rng, iterations, budget_ms)
@@ -209,6 +220,65 @@ def _fit(hand: int, bid: int) -> float:
 # --- the search ------------------------------------------------------------------------------
 
 
+def _moves_of(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def nil_safe_moves(st: PlayState, seat: int, legal: int) -> int:
+    """For a seat whose nil still stands: the legal cards that do not win the trick so far.
+
+    When every legal card wins (or the seat leads), all of them; a nil bidder never takes a
+    trick it could have ducked.
+    """
+    if st.bids[seat] != NIL or st.tricks_won[seat] or not st.trick:
+        return legal
+    trick = st.trick
+    win = trick[winning_index(trick)]
+    losing = 0
+    for card in _moves_of(legal):
+        suit = card // 13
+        beats = (suit == win // 13 and card > win) or (suit == SPADES and win // 13 != SPADES)
+        if not beats:
+            losing |= 1 << card
+    return losing or legal
+
+
+def distinct_moves(moves: list[int], hand: int, hidden: int) -> list[int]:
+    """One card per group of equal effect: touching cards of a suit (no hidden card between
+    them) win and lose the same tricks, so only the lowest of each group is searched."""
+    out: list[int] = []
+    for card in moves:
+        if out and out[-1] // 13 == card // 13:
+            between = SUIT_MASKS[card // 13] & ((1 << card) - 1) & ~((2 << out[-1]) - 1)
+            if not between & hidden:
+                continue
+        out.append(card)
+    return out
+
+
+# Opponent models: every other seat of a sampled world plays the basic plan, with a share of
+# careless cards drawn per sample (the table is not four copies of `basic`); a seat whose nil
+# stands always plays it safely, and partners and opponents of a nil cover and attack it.
+CARELESS = (0.0, 0.0, 0.08, 0.15)
+
+
+def rollout(world: PlayState, seat: int, noise: list[float], rng: random.Random) -> None:
+    while world.tricks_done < 13:
+        actor = world.to_act
+        eps = noise[actor]
+        if eps and rng.random() < eps:
+            legal = nil_safe_moves(world, actor, world.legal(actor))
+            cards = _moves_of(legal)
+            world.play(cards[int(rng.random() * len(cards))])
+        else:
+            world.play(choose_card(world, actor))
+
+
 def search(
     st: PlayState,
     seat: int,
@@ -217,25 +287,33 @@ def search(
     iterations: int,
     budget_ms: float,
 ) -> int:
-    legal = st.legal(seat)
-    moves = []
-    m = legal
-    while m:
-        low = m & -m
-        moves.append(low.bit_length() - 1)
-        m ^= low
+    legal = nil_safe_moves(st, seat, st.legal(seat))
+    hidden = FULL_DECK & ~st.played & ~st.hands[seat]
+    on_table = 0
+    for card in st.trick:
+        on_table |= 1 << card
+    moves = distinct_moves(_moves_of(legal), st.hands[seat], hidden | on_table)
     if len(moves) == 1:
-        return moves[0]
-    deadline = time.perf_counter() + budget_ms / 1000.0
+        return moves[0]  # an obvious move costs no search
+    deadline = time.perf_counter() + budget_ms / 1000.0 if budget_ms < math.inf else math.inf
     scorer = Scorer(view, st, seat)
     blind = st.blind
     sizes = list(view.get("hand_sizes") or [0, 0, 0, 0])
     played_by = _original_played(view)
-    totals = [0.0] * len(moves)
+    k = len(moves)
+    totals = [0.0] * k
+    # Paired differences against move 0 (common random numbers) for the early stop.
     weight_sum = 0.0
+    sq = [0.0] * k
     rollouts = 0
     samples = 0
     use_bids = st.tricks_done < 10
+    # Score-aware: near the target a card is judged by the chance to win the game now (a
+    # swing of 1,000 points) as well as the hand's points; bags near the limit and sets of
+    # the other side are priced by the scorer.
+    scores = list(st.scores)
+    target = st.target
+    near_end = len(scores) == (2 if st.partnership else 4) and max(scores) >= target - NEAR_END
     while True:
         hands = sample_world(st, seat, sizes, rng)
         if hands is None:
@@ -247,24 +325,168 @@ def search(
                 if s != seat:
                     log_w += _fit(hands[s] | played_by[s], st.bids[s])
             weight = math.exp(max(log_w, -30.0))
+        noise = [0.0 if s == seat else rng.choice(CARELESS) for s in range(4)]
         samples += 1
-        for i, card in enumerate(moves):
+        values = []
+        for card in moves:
             world = st.copy()
             world.hands = hands[:]
             world.play(card)
-            while world.tricks_done < 13:
-                world.play(choose_card(world, world.to_act))
-            totals[i] += weight * scorer.value(world.tricks_won, blind)
+            rollout(world, seat, noise, rng)
+            value = scorer.value(world.tricks_won, blind)
+            if near_end:
+                value += 1000.0 * _game_swing(scorer, world.tricks_won, blind, scores, target)
+            values.append(value)
             rollouts += 1
+        for i, v in enumerate(values):
+            totals[i] += weight * v
+            sq[i] += weight * v * v
         weight_sum += weight
         if rollouts >= iterations and samples >= MIN_SAMPLES:
             break
         if time.perf_counter() >= deadline and samples >= 2:
             break
+        if samples >= 12 and samples % 4 == 0 and _clear_winner(totals, sq, weight_sum, samples):
+            break
     if weight_sum <= 0:
         return choose_card(st, seat)
-    best = max(range(len(moves)), key=lambda i: totals[i])
+    best = max(range(k), key=lambda i: totals[i])
     return moves[best]
 
 
+def _clear_winner(totals: list[float], sq: list[float], w: float, n: int) -> bool:
+    """Stop early when the best move leads every other by far more than the noise."""
+    means = [t / w for t in totals]
+    order = sorted(range(len(means)), key=lambda i: -means[i])
+    best, second = order[0], order[1]
+    spread = 0.0
+    for i in (best, second):
+        var = max(0.0, sq[i] / w - means[i] * means[i])
+        spread += var
+    gap = means[best] - means[second]
+    return gap > 10.0 and gap * gap > 9.0 * spread / n
+
+
 __all__ = ["DEFAULT_BUDGET_MS", "DEFAULT_ITERATIONS", "decide_strong", "sample_world", "search"]
+
+
+# --- bidding by sampling ---------------------------------------------------------------------
+
+BID_SAMPLES = 64  # sampled deals per bid decision (every candidate bid is played on each)
+NEAR_END = 150  # within this of the target, a bid is judged by the chance to win
+
+
+def choose_bid_by_sampling(
+    view: dict[str, Any], rng: random.Random, iterations: int, budget_ms: float
+) -> Action:
+    """The bid with the best expected value over sampled deals, each played out.
+
+    Candidates: the basic count and one either side (nil is decided by its fitted odds).
+    The hidden hands are dealt at random, weighted by how well they fit the bids already
+    made; the seats after this one bid as basic would; the hand is played out by the
+    rollout policy (basic, the others with their careless share). Each candidate is scored
+    as the hand's points for this side minus the others', or near the end of the game as
+    the chance to win it (a swing of 1,000 points) plus those points.
+    """
+    legal = view["legal"]
+    basic_action = choose_bid(view)
+    offered = {a.get("bid") for a in legal if a["type"] == "bid"}
+    st = from_view(view)
+    seat = int(view["seat"])
+    hand = st.hands[seat]
+    partnership = st.partnership
+    ctx = BidContext.of(view)
+    bags = list(view.get("bags") or [])
+    side = seat % 2 if partnership else seat
+    my_bags = bags[side] if side < len(bags) else 0
+    base = _number(estimate_tricks(hand), seat, st.bids, partnership, my_bags)
+    cands: list[int] = []
+    for n in (base, base - 1, base + 1):
+        if n >= 1 and n in offered and n not in cands:
+            cands.append(n)
+    if basic_action.get("bid") == "nil":
+        # Nil by its fitted odds and expected value (`basic.nil_pays`): rollouts against
+        # sampled, partly careless opponents judged nils too kindly (66% made in a test).
+        return basic_action
+    if len(cands) <= 1:
+        return basic_action
+    dealer = int(view.get("dealer", 0))
+    first = (dealer + 1) & 3
+    order = [(first + k) & 3 for k in range(4)]
+    later = order[order.index(seat) + 1 :]
+    scorer = Scorer(view, st, seat)
+    scores = list(st.scores)
+    near_end = bool(scores) and max(scores) >= ctx.target - NEAR_END
+    blind = list(st.blind)
+    deadline = time.perf_counter() + budget_ms / 1000.0 if budget_ms < math.inf else math.inf
+    want = max(BID_SAMPLES, iterations // (4 * len(cands)))
+    totals = [0.0] * len(cands)
+    # Paired differences against the basic count (common random numbers): another bid is
+    # taken only when it beats that count by more than twice its standard error.
+    diff_sq = [0.0] * len(cands)
+    weight_sum = 0.0
+    samples = 0
+    sizes = [13, 13, 13, 13]
+    while samples < want:
+        hands = sample_world(st, seat, sizes, rng)
+        if hands is None:
+            break
+        log_w = 0.0
+        for s in range(4):
+            if s != seat and st.bids[s] != UNKNOWN:
+                log_w += _fit(hands[s], st.bids[s])
+        weight = math.exp(max(log_w, -30.0))
+        noise = [0.0 if s == seat else rng.choice(CARELESS) for s in range(4)]
+        state = rng.getstate()
+        samples += 1
+        values = []
+        for cand in cands:
+            rng.setstate(state)  # the same careless cards for every candidate
+            bids = list(st.bids)
+            bids[seat] = cand
+            for s in later:
+                s_side = s % 2 if partnership else s
+                s_bags = bags[s_side] if s_side < len(bags) else 0
+                bids[s] = bid_number(hands[s], s, bids, partnership, s_bags, "nil" in offered, ctx)
+            world = st.copy()
+            world.hands = hands[:]
+            world.bids = bids
+            world.prepare()
+            world.leader = first
+            rollout(world, seat, noise, rng)
+            scorer.bids = bids
+            value = scorer.value(world.tricks_won, blind)
+            if near_end:
+                value += 1000.0 * _game_swing(scorer, world.tricks_won, blind, scores, ctx.target)
+            values.append(value)
+        for i, value in enumerate(values):
+            totals[i] += weight * value
+            diff_sq[i] += weight * (value - values[0]) ** 2
+        weight_sum += weight
+        if time.perf_counter() >= deadline and samples >= 2:
+            break
+    best = 0
+    if weight_sum > 0 and samples > 1:
+        for i in range(1, len(cands)):
+            gap = (totals[i] - totals[0]) / weight_sum
+            var = max(0.0, diff_sq[i] / weight_sum - gap * gap)
+            if gap > 2.0 * math.sqrt(var / samples) and totals[i] > totals[best]:
+                best = i
+    n = cands[best]
+    return {"type": "bid", "bid": "nil" if n == NIL else n}
+
+
+def _game_swing(
+    scorer: Scorer, tricks: list[int], blind: list[bool], scores: list[int], target: int
+) -> float:
+    """+1 if this hand wins the game for the seat's side, -1 if another side wins it."""
+    n = len(scores)
+    after = [scores[i] + scorer.side_points(i, tricks, blind) for i in range(n)]
+    best = max(after)
+    if best < target:
+        return 0.0
+    mine = scorer.seat & 1 if scorer.partnership else scorer.seat
+    leaders = [i for i, v in enumerate(after) if v == best]
+    if len(leaders) > 1:
+        return 0.0
+    return 1.0 if leaders[0] == mine else -1.0

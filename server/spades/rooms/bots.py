@@ -5,8 +5,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
+import os
+import time
 from collections.abc import Callable
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import (
+    BrokenExecutor,
+    Executor,
+    ProcessPoolExecutor,
+    ThreadPoolExecutor,
+)
 from typing import Any
 
 from .observer import NO_OBSERVER, Observer, now
@@ -15,6 +22,10 @@ log = logging.getLogger(__name__)
 
 Decide = Callable[..., dict[str, Any]]
 
+# The worker stops searching at this share of the budget after the decision was asked for
+# (queue wait included) and plays its best card so far; basic answers only past the budget.
+SEARCH_SHARE = 0.4
+
 
 def _default_decide(level: str, view: dict[str, Any], *, seed: int | None = None) -> dict[str, Any]:
     from spades.bots import decide
@@ -22,10 +33,40 @@ def _default_decide(level: str, view: dict[str, Any], *, seed: int | None = None
     return decide(level, view, seed=seed)
 
 
+def _capped_decide(
+    level: str, view: dict[str, Any], seed: int | None, deadline: float
+) -> dict[str, Any]:
+    """In a worker: the strong search with its fixed iterations, cut short at `deadline`
+    (a `time.time()` set when the decision was asked for, so a wait in the queue counts)."""
+    from spades.bots.strong import decide_strong
+
+    left_ms = max(5.0, (deadline - time.time()) * 1000.0)
+    return decide_strong(view, seed=seed, budget_ms=left_ms)
+
+
+def _warm() -> int:
+    """In a new worker: import the search, so the first decision does not pay for it."""
+    import spades.bots.strong  # noqa: F401
+
+    return os.getpid()
+
+
+def pool_size(processes: int) -> int:
+    """Worker processes for searching bots: the setting, or the machine's cores when 0."""
+    return processes if processes > 0 else max(1, os.cpu_count() or 1)
+
+
 class BotRunner:
     """Cheap levels run inline; "strong" runs in a worker pool within a time budget.
 
-    When the budget runs out the "basic" bot answers instead, so a turn never hangs.
+    The pool has `processes` workers (0: one per CPU core), all started with the first strong
+    decision (their start-up is not charged to it). A strong decision is fixed by its
+    iterations and seed; as a safety cap the worker stops searching at 40% of `budget` after
+    the decision was asked for (a wait in the queue counts) and plays its best card so far,
+    and if the answer is still not back at `budget` (a broken or stuck worker) the "basic"
+    bot answers instead, so a turn never hangs.
+    Those fallbacks are counted (`Observer.bot_fallback`). A decision with one legal action
+    never leaves the event loop.
     """
 
     def __init__(
@@ -34,11 +75,14 @@ class BotRunner:
         *,
         workers: str = "process",
         budget: float = 2.0,
+        processes: int = 0,
     ) -> None:
         self._decide = decide or _default_decide
         self._workers = workers
         self._budget = budget
+        self.processes = pool_size(processes)
         self._pool: Executor | None = None
+        self._ready: asyncio.Future[Any] | None = None  # the workers' start-up
         self.observer: Observer = NO_OBSERVER  # the manager hands its own
 
     def _executor(self) -> Executor:
@@ -46,7 +90,13 @@ class BotRunner:
             if self._workers == "process" and self._decide is _default_decide:
                 # spawn, not fork: the server process has threads (the store's, uvicorn's).
                 self._pool = ProcessPoolExecutor(
-                    max_workers=1, mp_context=multiprocessing.get_context("spawn")
+                    max_workers=self.processes, mp_context=multiprocessing.get_context("spawn")
+                )
+                # Start every worker now; their start-up is not charged to a decision.
+                loop = asyncio.get_running_loop()
+                self._ready = asyncio.gather(
+                    *(loop.run_in_executor(self._pool, _warm) for _ in range(self.processes)),
+                    return_exceptions=True,
                 )
             else:
                 self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="bot")
@@ -57,16 +107,10 @@ class BotRunner:
         action: dict[str, Any] | None = None
         started = now()
         try:
-            if level == "strong":
-                loop = asyncio.get_running_loop()
-                future = loop.run_in_executor(
-                    self._executor(), _call, self._decide, level, view, seed
-                )
-                try:
-                    action = await asyncio.wait_for(future, self._budget)
-                except TimeoutError:
-                    log.warning("strong bot over its %.1fs budget; basic bot answers", self._budget)
-                    action = self._decide("basic", view, seed=seed)
+            if level == "strong" and len(legal) == 1:
+                action = dict(legal[0])  # an obvious move costs no search
+            elif level == "strong":
+                action = await self._search(level, view, seed)
             else:
                 action = self._decide(level, view, seed=seed)
         except Exception as exc:
@@ -86,10 +130,31 @@ class BotRunner:
             action = legal[0]
         return dict(action or {})
 
+    async def _search(self, level: str, view: dict[str, Any], seed: int | None) -> dict[str, Any]:
+        loop = asyncio.get_running_loop()
+        pool = self._executor()
+        if self._ready is not None and not self._ready.done():
+            await asyncio.wait([self._ready], timeout=60.0)
+        if self._decide is _default_decide:
+            deadline = time.time() + self._budget * SEARCH_SHARE
+            future = loop.run_in_executor(pool, _capped_decide, level, view, seed, deadline)
+        else:
+            future = loop.run_in_executor(pool, _call, self._decide, level, view, seed)
+        try:
+            return await asyncio.wait_for(future, self._budget)
+        except TimeoutError:
+            log.warning("strong bot over its %.1fs budget; basic bot answers", self._budget)
+        except BrokenExecutor:
+            log.error("the strong bot's worker pool broke; basic bot answers, pool restarts")
+            self._pool = None
+        self.observer.bot_fallback(level)
+        return self._decide("basic", view, seed=seed)
+
     def close(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
+            self._ready = None
 
 
 def _call(decide: Decide, level: str, view: dict[str, Any], seed: int | None) -> dict[str, Any]:

@@ -23,6 +23,7 @@ class RoomConfig:
     timeouts_before_away: int
     chat_length: int
     name_length: int
+    bot_processes: int = 0  # processes for searching bots; 0 = the machine's cores
 
     @classmethod
     def pick(cls, source: Any) -> RoomConfig:

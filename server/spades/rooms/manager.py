@@ -62,7 +62,11 @@ class RoomManager:
         self.config = config
         self.clock = clock or SystemClock()
         self.hub = hub or LocalHub()
-        self.bots = bots or BotRunner(workers=config.bot_workers, budget=config.strong_bot_budget)
+        self.bots = bots or BotRunner(
+            workers=config.bot_workers,
+            budget=config.strong_bot_budget,
+            processes=config.bot_processes,
+        )
         self.observer = observer or NO_OBSERVER
         self.bots.observer = self.observer
         self.rooms: dict[str, Room] = {}

@@ -28,6 +28,9 @@ class Observer:
     def bot_decision(self, level: str, seconds: float) -> None:
         """A bot (seat, timed-out seat or hint) took this long to choose."""
 
+    def bot_fallback(self, level: str) -> None:
+        """A searching bot ran out of its time (or failed) and the basic bot answered."""
+
     def store_append(self, seconds: float) -> None:
         """One `append_action` write of the store took this long (failed ones included)."""
 

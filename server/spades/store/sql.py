@@ -852,7 +852,8 @@ class _SqliteAppender:
         conn = self._conn
         results: list[tuple[bool, Any]] = []
         last = self._last
-        if not jobs:
+        if not jobs and not any(f is not None for f in fences or ()):
+            # The fast path checks no fence: fenced appends (cluster mode) take the full one.
             return self._append_only(conn, rows, stamp), results
         try:
             with conn.begin():

@@ -1,0 +1,158 @@
+"""Capacity of strong bots: concurrent solo rooms one server process holds.
+
+    python -m bench.bot_capacity [--rooms 10 20 30] [--seconds 60] [--processes 0]
+
+For each room count: one `RoomManager` (a real SQLite store in a temporary directory, the
+real process pool of strong bots sized by `--processes`, 0 = the machine's cores, the
+default bot delay of 0.8 s and the default 2 s budget), that many solo individual rooms
+with three `strong` bots, and in every room a human who answers like the basic bot after
+`--think` seconds. After a warm-up it counts for `--seconds`: strong decisions, their wall
+time from the room's request to the answer (p50 / p99 / max; it includes the wait for a
+free worker), and fallbacks to basic. A room count holds when there are no fallbacks and
+the p99 is under 1 s. The strong bot's CPU time per decision is in `python -m bench.bots
+--only timing`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from spades.bots import decide
+from spades.bots.simulate import percentile
+from spades.config import Settings
+from spades.rooms import Observer, RoomConfig, RoomManager
+from spades.store import open_store, upgrade
+
+_ids = itertools.count(1)
+
+
+class Recorder(Observer):
+    def __init__(self) -> None:
+        self.on = False
+        self.wall: list[float] = []
+        self.fallbacks = 0
+
+    def bot_decision(self, level: str, seconds: float) -> None:
+        if self.on and level == "strong":
+            self.wall.append(seconds)
+
+    def bot_fallback(self, level: str) -> None:
+        if self.on:
+            self.fallbacks += 1
+
+
+class Human:
+    """A connection that plays seat 0 like the basic bot, after thinking a little."""
+
+    def __init__(self) -> None:
+        self.conn_id = next(_ids)
+        self.seat: int | None = None
+        self.address = "127.0.0.1"
+        self.view: dict[str, Any] | None = None
+        self.seq = -1
+        self.event = asyncio.Event()
+
+    def send(self, message: dict[str, Any]) -> None:
+        if message["type"] != "state":
+            return
+        view = message["view"]
+        if view is not None:
+            self.view = {**(self.view or {}), **view}
+        self.seq = message["seq"]
+        self.event.set()
+
+    def close(self, code: int, reason: str) -> None:
+        self.event.set()
+
+
+async def play_human(room: Any, human: Human, think: float) -> None:
+    acted = -1
+    while True:
+        await human.event.wait()
+        human.event.clear()
+        view = human.view
+        if view is None or human.seq <= acted:
+            continue
+        if view.get("phase") == "over":
+            return
+        if not view.get("legal"):
+            continue
+        acted = human.seq
+        await asyncio.sleep(think)
+        await room.call(room.handle, human, decide("basic", view))
+
+
+async def run(
+    rooms: int, seconds: float, warmup: float, processes: int, think: float
+) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp:
+        url = f"sqlite+aiosqlite:///{Path(tmp) / 'spades.db'}"
+        upgrade(url)
+        store = await open_store(url)
+        settings = Settings(database_url=url, bot_processes=processes)
+        recorder = Recorder()
+        manager = RoomManager(store, RoomConfig.pick(settings), observer=recorder)
+        await manager.start()
+        tasks = []
+        try:
+            for _ in range(rooms):
+                room, _, token = await manager.create_solo(
+                    "Bench", {"mode": "individual", "target": 500, "bot_level": "strong"}
+                )
+                human = Human()
+                await room.call(room.attach, human, token)
+                tasks.append(asyncio.create_task(play_human(room, human, think)))
+            await asyncio.sleep(warmup)
+            recorder.on = True
+            await asyncio.sleep(seconds)
+            recorder.on = False
+        finally:
+            for t in tasks:
+                t.cancel()
+            await manager.stop()
+            await store.close()
+    wall = recorder.wall
+    return {
+        "rooms": rooms,
+        "processes": manager.bots.processes,
+        "decisions": len(wall),
+        "per_second": round(len(wall) / seconds, 1),
+        "p50_ms": round(1000 * percentile(wall, 50), 1),
+        "p99_ms": round(1000 * percentile(wall, 99), 1),
+        "max_ms": round(1000 * max(wall), 1) if wall else 0.0,
+        "fallbacks": recorder.fallbacks,
+        "holds": recorder.fallbacks == 0 and percentile(wall, 99) < 1.0,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rooms", type=int, nargs="*", default=[10, 20, 30])
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--warmup", type=float, default=10.0)
+    parser.add_argument("--processes", type=int, default=0)
+    parser.add_argument("--think", type=float, default=0.8, help="the human's seconds per move")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    for n in args.rooms:
+        row = asyncio.run(run(n, args.seconds, args.warmup, args.processes, args.think))
+        if args.json:
+            print(json.dumps(row), flush=True)
+        else:
+            print(
+                f"{row['rooms']:>4} rooms, {row['processes']} processes: {row['decisions']} "
+                f"strong decisions ({row['per_second']}/s), wall p50 {row['p50_ms']} ms, "
+                f"p99 {row['p99_ms']} ms, max {row['max_ms']} ms, fallbacks "
+                f"{row['fallbacks']}  -> {'holds' if row['holds'] else 'does not hold'}",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,147 @@
+"""How often a nil (or a blind nil) bid by the basic plan is made, by nil danger and mode.
+
+    python -m bench.nil_odds [--deals N] [--seed S]
+
+Deals random hands; seat 0 bids nil (or blind nil), the others bid with `basic.bid_number`
+in turn, and all four play the hand out with the basic policy (which protects and attacks
+nils). Prints the made share per danger bucket; `basic.nil_odds` is fitted to these figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+
+from spades.bots.basic import bid_number, choose_card, nil_danger, nil_features, nil_odds
+from spades.bots.state import NIL, UNKNOWN, PlayState
+
+BUCKETS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0, 1.3, 1.6, 2.0, 2.5, 3.0, 4.0, 99.0)
+
+
+def deal(rng: random.Random) -> list[int]:
+    cards = list(range(52))
+    rng.shuffle(cards)
+    hands = [0, 0, 0, 0]
+    for i, c in enumerate(cards):
+        hands[i % 4] |= 1 << c
+    return hands
+
+
+def play_nil(hands: list[int], partnership: bool, blind: bool, nil_seat: int = 0) -> bool:
+    st = PlayState()
+    st.partnership = partnership
+    st.hands = hands[:]
+    bids = [UNKNOWN] * 4
+    dealer = 3  # seat 0 bids first
+    for k in range(4):
+        s = (dealer + 1 + k) & 3
+        bids[s] = NIL if s == nil_seat else bid_number(hands[s], s, bids, partnership, 0, True)
+    st.bids = bids
+    st.blind = [s == nil_seat and blind for s in range(4)]
+    st.leader = 0
+    st.prepare()
+    while st.tricks_done < 13:
+        st.play(choose_card(st, st.to_act))
+        if st.tricks_won[nil_seat]:
+            return False
+    return True
+
+
+def fit_logistic(xs: list[list[float]], ys: list[float], rounds: int = 12) -> list[float]:
+    """Logistic regression by Newton steps (ridge 1.0), in plain Python."""
+    k = len(xs[0])
+    w = [0.0] * k
+    for _ in range(rounds):
+        grad = [0.0] * k
+        hess = [[0.0] * k for _ in range(k)]
+        for x, t in zip(xs, ys, strict=True):
+            z = max(-30.0, min(30.0, sum(a * b for a, b in zip(w, x, strict=True))))
+            p = 1 / (1 + math.exp(-z))
+            r = p * (1 - p)
+            for i in range(k):
+                grad[i] += (t - p) * x[i]
+                xi = x[i] * r
+                row = hess[i]
+                for j in range(i, k):
+                    row[j] += xi * x[j]
+        for i in range(k):
+            grad[i] -= w[i]
+            hess[i][i] += 1.0
+            for j in range(i):
+                hess[i][j] = hess[j][i]
+        aug = [[*hess[i], grad[i]] for i in range(k)]
+        for c in range(k):
+            piv = max(range(c, k), key=lambda r: abs(aug[r][c]))
+            aug[c], aug[piv] = aug[piv], aug[c]
+            for r in range(k):
+                if r != c:
+                    m = aug[r][c] / aug[c][c]
+                    for j in range(c, k + 1):
+                        aug[r][j] -= m * aug[c][j]
+        w = [a + aug[i][k] / aug[i][i] for i, a in enumerate(w)]
+    return w
+
+
+def fit(n: int, rng: random.Random) -> None:
+    """Fit `basic.NIL_WEIGHTS` on n hands per mode; print held-out calibration."""
+    for partnership in (True, False):
+        xs: list[list[float]] = []
+        ys: list[float] = []
+        while len(xs) < n:
+            hands = deal(rng)
+            if hands[0] >> 51 & 1 or nil_danger(hands[0]) > 4.0:
+                continue
+            xs.append(nil_features(hands[0]))
+            ys.append(1.0 if play_nil(hands, partnership, False) else 0.0)
+        split = n * 4 // 5
+        w = fit_logistic(xs[:split], ys[:split])
+        print("partnership" if partnership else "individual", [round(v, 4) for v in w])
+        buckets: dict[int, list[float]] = {}
+        for x, t in zip(xs[split:], ys[split:], strict=True):
+            p = 1 / (1 + math.exp(-sum(a * b for a, b in zip(w, x, strict=True))))
+            b = buckets.setdefault(min(9, int(p * 10)), [0.0, 0.0, 0.0])
+            b[0] += 1
+            b[1] += t
+            b[2] += p
+        for _, (cnt, made, ps) in sorted(buckets.items()):
+            print(f"  predicted {ps / cnt:.2f}: {int(cnt)} hands, made {made / cnt:.2f}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--deals", type=int, default=20000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--fit", action="store_true", help="refit the nil odds (30,000 hands)")
+    args = ap.parse_args()
+    rng = random.Random(args.seed)
+    if args.fit:
+        fit(30000, random.Random(7))
+        return
+    for partnership in (True, False):
+        mode = "partnership" if partnership else "individual"
+        made = [0] * len(BUCKETS)
+        tried = [0] * len(BUCKETS)
+        odds_sum = [0.0] * len(BUCKETS)
+        blind_made = 0
+        for _ in range(args.deals):
+            hands = deal(rng)
+            d = nil_danger(hands[0])
+            b = next(i for i, edge in enumerate(BUCKETS) if d <= edge)
+            tried[b] += 1
+            odds_sum[b] += nil_odds(hands[0], partnership)
+            made[b] += play_nil(hands, partnership, False)
+            blind_made += play_nil(hands, partnership, True)
+        print(f"{mode}: blind nil made {100 * blind_made / args.deals:.1f}% of {args.deals}")
+        for i, edge in enumerate(BUCKETS):
+            if tried[i]:
+                share = 100 * made[i] / tried[i]
+                predicted = 100 * odds_sum[i] / tried[i]
+                print(
+                    f"  danger <= {edge:>4}: {tried[i]:>6} hands, nil made "
+                    f"{share:.1f}% (predicted {predicted:.1f}%)"
+                )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,95 @@
+"""Nil bidders above Easy never win a trick they could have ducked; nil and blind nil by odds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from spades.bots import decide
+from spades.bots.basic import nil_odds, wants_blind_nil
+from spades.bots.strong import decide_strong
+from spades.engine import Game, Rules
+from spades.engine.cards import parse_card
+
+RANKS = "23456789TJQKA"
+
+
+def _beats(card: str, win: str) -> bool:
+    if card[1] == win[1]:
+        return RANKS.index(card[0]) > RANKS.index(win[0])
+    return card[1] == "S"
+
+
+def _winning(cards: list[dict[str, Any]]) -> str:
+    win = cards[0]["card"]
+    for entry in cards[1:]:
+        if _beats(entry["card"], win):
+            win = entry["card"]
+    return win
+
+
+def _decide(level: str, view: dict[str, Any], n: int) -> dict[str, Any]:
+    if level == "strong":
+        return decide_strong(view, seed=n, iterations=40)
+    return decide(level, view, seed=n)
+
+
+@pytest.mark.parametrize(
+    ("level", "mode", "deals"),
+    [
+        ("basic", "partnership", 150),
+        ("basic", "individual", 150),
+        ("strong", "partnership", 25),
+        ("strong", "individual", 20),
+    ],
+)
+def test_nil_bidder_never_wins_a_trick_it_could_duck(level: str, mode: str, deals: int) -> None:
+    checked = 0
+    for d in range(deals):
+        game = Game.new(Rules(mode=mode, target=10_000), seed=f"nil-{mode}-{d}", dealer=d % 4)
+        nil_seat = d % 4
+        n = 0
+        while game.phase != "over" and game.hand_number == 1:
+            seat = game.to_act
+            assert seat is not None
+            view = game.view(seat)
+            legal = view["legal"]
+            if seat == nil_seat and {"type": "bid", "bid": "nil"} in legal:
+                action: dict[str, Any] = {"type": "bid", "bid": "nil"}
+            elif seat == nil_seat and view["phase"] == "playing":
+                action = _decide(level, view, n)
+                trick = view["current_trick"]["cards"]
+                if trick and view["tricks_won"][seat] == 0:
+                    win = _winning(trick)
+                    cards = [a["card"] for a in legal]
+                    losing = [c for c in cards if not _beats(c, win)]
+                    if losing:
+                        checked += 1
+                        assert not _beats(action["card"], win), (view, action)
+            else:
+                action = decide("basic", view, seed=n)
+            game.apply(seat, action)
+            n += 1
+    assert checked > deals  # the rule was exercised, not skipped
+
+
+def test_nil_odds_rank_safe_hands_above_dangerous_ones() -> None:
+    def hand(text: str) -> int:
+        mask = 0
+        for c in text.split():
+            mask |= 1 << parse_card(c)
+        return mask
+
+    safe = hand("2S 3S 2H 3H 4H 5H 2D 3D 4D 6D 2C 3C 5C")
+    risky = hand("KS QS 9S AH KH QH 7D 8D 9D TC JC QC KC")
+    assert nil_odds(safe, True) > 0.7
+    assert nil_odds(risky, True) < 0.1
+    assert nil_odds(safe, False) < nil_odds(safe, True)  # no partner to cover
+    assert nil_odds(hand("AS 2H 3H 4H 5H 2D 3D 4D 6D 2C 3C 5C 6C"), True) == 0.0
+
+
+def test_blind_nil_is_not_bid_at_the_measured_odds() -> None:
+    for scores in ([0, 0], [100, 480], [-200, 450]):
+        assert not wants_blind_nil(scores, 0, 500, 2, [-1, -1, -1, -1])
+    assert not wants_blind_nil([0, 0, 0, 480], 0, 500, -1, [-1, -1, -1, -1])

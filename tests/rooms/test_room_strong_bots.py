@@ -1,0 +1,94 @@
+"""Strong bots in a room through the real process pool; fallbacks to basic are counted."""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from room_helpers import Conn, first_legal, make_settings, settle
+
+from spades.rooms import BotRunner, ManualClock, Observer, RoomConfig, RoomManager
+from spades.rooms.bots import pool_size
+
+
+class Recorder(Observer):
+    def __init__(self) -> None:
+        self.decisions: Counter[str] = Counter()
+        self.fallbacks: Counter[str] = Counter()
+
+    def bot_decision(self, level: str, seconds: float) -> None:
+        self.decisions[level] += 1
+
+    def bot_fallback(self, level: str) -> None:
+        self.fallbacks[level] += 1
+
+
+async def test_a_solo_room_of_strong_bots_plays_through_the_process_pool(
+    store: Any, clock: ManualClock, tmp_path: Path
+) -> None:
+    settings = make_settings(
+        tmp_path, bot_workers="process", bot_processes=2, strong_bot_budget=60.0
+    )
+    recorder = Recorder()
+    manager = RoomManager(store, RoomConfig.pick(settings), clock=clock, observer=recorder)
+    assert manager.bots.processes == 2
+    await manager.start()
+    try:
+        room, _, token = await manager.create_solo(
+            "Ann", {"mode": "individual", "target": 100, "bot_level": "strong"}
+        )
+        conn = Conn()
+        await room.call(room.attach, conn, token)
+        acted = -1
+        while True:
+            await settle(lambda a=acted: _my_turn(conn, a), rounds=120_000)
+            state = conn.last_state()
+            if state["view"]["phase"] == "over" or state["view"]["hand_number"] > 1:
+                break  # one whole hand is enough
+            acted = state["seq"]
+            await room.call(room.handle, conn, first_legal("basic", state["view"]))
+        assert recorder.decisions["strong"] >= 39  # three seats' bids and cards of a hand
+        assert recorder.fallbacks["strong"] == 0
+    finally:
+        await manager.stop()
+
+
+def _my_turn(conn: Conn, acted: int) -> bool:
+    states = conn.states()
+    if not states or states[-1]["view"] is None:
+        return False
+    view = states[-1]["view"]
+    return view["phase"] == "over" or (bool(view["legal"]) and states[-1]["seq"] > acted)
+
+
+async def test_a_strong_decision_over_its_budget_falls_back_to_basic_and_is_counted() -> None:
+    release = threading.Event()
+    seen: list[str] = []
+
+    def slow(level: str, view: dict[str, Any], *, seed: int | None = None) -> dict[str, Any]:
+        seen.append(level)
+        if level == "strong":
+            release.wait(30)
+        return dict(view["legal"][-1])
+
+    recorder = Recorder()
+    runner = BotRunner(slow, workers="thread", budget=0.05)
+    runner.observer = recorder
+    legal = [{"type": "play", "card": "2C"}, {"type": "play", "card": "3C"}]
+    try:
+        assert await runner.decide("strong", {"legal": legal}, 1) == legal[-1]
+    finally:
+        release.set()
+        runner.close()
+    assert seen == ["strong", "basic"]
+    assert recorder.fallbacks["strong"] == 1 and recorder.decisions["strong"] == 1
+    # One legal action: answered at once, no search, no fallback.
+    assert await runner.decide("strong", {"legal": legal[:1]}, 1) == legal[0]
+    assert recorder.fallbacks["strong"] == 1
+
+
+def test_the_pool_is_sized_from_the_setting_or_the_cores() -> None:
+    assert pool_size(3) == 3
+    assert pool_size(0) >= 1
