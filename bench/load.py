@@ -416,6 +416,15 @@ def scrape(url: str) -> dict[str, float]:
     return out
 
 
+def scrape_server(server: Any) -> dict[str, float]:
+    """Every process's /metrics summed (a cluster's processes each count their own)."""
+    total: dict[str, float] = {}
+    for url in getattr(server, "metric_urls", [server.url]):
+        for key, value in scrape(url).items():
+            total[key] = total.get(key, 0.0) + value
+    return total
+
+
 def server_side(before: dict[str, float], after: dict[str, float]) -> dict[str, Any]:
     """What the server's own histograms saw in the window: upper bounds of p50/p99 buckets."""
 
@@ -514,6 +523,7 @@ def report(
         "server_cpu_percent": round(cpu_percent, 1),
         "server_cpu_ms_per_action": None if cpu_ms is None else round(cpu_ms, 3),
         "server_rss_mb": round((server.rss_bytes() if rss is None else rss) / 2**20, 1),
+        "per_process": server.per_process() if hasattr(server, "per_process") else None,
         "generator_cpu_percent": None if generator_cpu is None else round(generator_cpu, 1),
         "server": server_metrics,
     }
@@ -695,7 +705,7 @@ async def run_load(args: argparse.Namespace, server: ServerProcess) -> None:
             fleet.reset()
             server.cpu_percent()
             meter.percent()
-            before = await asyncio.to_thread(scrape, server.url)
+            before = await asyncio.to_thread(scrape_server, server)
             opened = time.monotonic()
             if args.until_games:
                 # Till that many games ended (`--seconds` is then only a guard against a hang).
@@ -708,7 +718,7 @@ async def run_load(args: argparse.Namespace, server: ServerProcess) -> None:
                 await asyncio.sleep(args.seconds)
             seconds = time.monotonic() - opened
             fleet.count_stalled()
-            after = await asyncio.to_thread(scrape, server.url)
+            after = await asyncio.to_thread(scrape_server, server)
             return report(
                 label,
                 rooms,
@@ -910,11 +920,11 @@ def measure_step(
     def server_window() -> None:
         time.sleep(max(0.0, window_start - time.time()))
         server.cpu_percent()
-        results["before"] = scrape(server.url)
+        results["before"] = scrape_server(server)
         time.sleep(args.seconds)
         results["cpu"] = server.cpu_percent()
         results["rss"] = server.rss_bytes()
-        results["after"] = scrape(server.url)
+        results["after"] = scrape_server(server)
 
     watcher = threading.Thread(target=server_window)
     watcher.start()
@@ -1008,6 +1018,12 @@ def main() -> None:
     parser.add_argument(
         "--repeat", type=int, default=1, help="runs, each on a fresh server: min/median/max"
     )
+    parser.add_argument(
+        "--cluster",
+        type=int,
+        default=0,
+        help="N server processes on PostgreSQL + Redis behind HAProxy (bench/cluster.py)",
+    )
     parser.add_argument("--attach", help=argparse.SUPPRESS)  # child driver: the server's URL
     args = parser.parse_args()
     args.rooms = min(args.rooms, MAX_ROOMS)
@@ -1041,7 +1057,13 @@ def run_once(args: argparse.Namespace) -> None:
             )
         else:
             url = f"sqlite+aiosqlite:///{tmp}/load.db"
-        server = ServerProcess(url, args.bot_level)
+        server: Any
+        if args.cluster:
+            from bench.cluster import ClusterServer
+
+            server = ClusterServer(args.cluster, args.bot_level)
+        else:
+            server = ServerProcess(url, args.bot_level)
         try:
             if args.procs > 1 and not args.idle:
                 run_parent(args, server)

@@ -8,6 +8,9 @@ const SILENCE_LIMIT_MS = 40000;
 const MAX_BACKOFF_MS = 15000;
 // 4001: the seat was opened in another tab; 4002: room abandoned; 4004: no such room.
 const FATAL_CLOSE_CODES = new Set([4001, 4002, 4004]);
+// 4012: the room moved to another server process (cluster failover or drain); 1012: the
+// server is restarting. Both mean "reconnect now": the room is ready elsewhere.
+const MOVED_CLOSE_CODES = new Set([4012, 1012]);
 const CLOSE_REASONS = {
   4001: "This seat was opened in another tab or window.",
   4002: "This room was closed because nobody was playing.",
@@ -98,12 +101,14 @@ export class Connection {
         this.onStatus({ state: "closed", reason: CLOSE_REASONS[event.code] || event.reason, code: event.code });
         return;
       }
-      this.scheduleRetry(event.reason);
+      this.scheduleRetry(event.reason, MOVED_CLOSE_CODES.has(event.code));
     });
   }
 
-  scheduleRetry(reason) {
-    const base = Math.min(MAX_BACKOFF_MS, 500 * 2 ** this.attempt);
+  scheduleRetry(reason, moved = false) {
+    // A moved room is ready again at once: no backoff, only a little jitter so a whole
+    // server's players do not reconnect in the same millisecond (but back off if it repeats).
+    const base = moved && this.attempt < 3 ? 100 : Math.min(MAX_BACKOFF_MS, 500 * 2 ** this.attempt);
     const delay = Math.round(base * (0.75 + Math.random() * 0.5));
     this.attempt += 1;
     const retryAt = Date.now() + delay;

@@ -19,8 +19,15 @@ class Settings(BaseSettings):
     database_url: str = "sqlite+aiosqlite:///./spades.db"
     auto_upgrade: bool = Field(True, description="run the Alembic upgrade when the server starts")
 
-    # reserved for the multi-process hub (rooms relayed through Redis); one process ignores it
+    # cluster mode (docs/operations.md): set redis_url to run as one of several processes
     redis_url: str = ""
+    node_id: str = Field("", description="this process's name in the cluster; empty = host-pid")
+    redis_prefix: str = Field("spades:", description="prefix of every Redis key and channel")
+    lease_ttl: float = Field(5.0, gt=0, description="seconds a room's lease outlives its owner")
+    orphan_sweep_seconds: float = Field(
+        2.0, gt=0, description="how often rooms that lost their owner are looked for"
+    )
+    orphan_batch: int = Field(50, ge=1, description="rooms claimed per orphan sweep at most")
 
     # where invite links point; empty = relative links (/r/CODE) the client completes
     public_url: str = ""

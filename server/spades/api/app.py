@@ -36,6 +36,7 @@ from spades.rooms import (
     RoomNotFound,
     settings_schema,
 )
+from spades.rooms.ownership import OwnedElsewhere
 from spades.store.protocol import GameInProgress, NotFound, Store
 
 from .gc_policy import GcPolicy
@@ -136,12 +137,28 @@ def create_app(
         else:
             assert store is not None
             the_store = store
+        cluster = None
+        if settings.redis_url:
+            from spades.cluster.node import ClusterNode
+
+            cluster = ClusterNode.from_settings(settings)
         manager = RoomManager(
-            the_store, RoomConfig.pick(settings), clock=clock, bots=bots, observer=metrics
+            the_store,
+            RoomConfig.pick(settings),
+            clock=clock,
+            bots=bots,
+            observer=metrics,
+            ownership=cluster.ownership if cluster is not None else None,
+            shared_lobby=cluster is not None,
         )
         metrics.watch(manager)
         reloaded = await manager.start()
         log.info("%d unfinished room(s) reloaded", reloaded)
+        if cluster is not None:
+            await cluster.start(manager)
+        if cluster_limiter is not None:
+            cluster_limiter.start()
+        app.state.cluster = cluster
         # Long-lived objects go to the permanent generation as they age, so no collection
         # walks a busy server's whole heap (gc_policy.py says why and how often).
         gc_task = None
@@ -163,7 +180,13 @@ def create_app(
             lag_probe.cancel()
             metrics.watch_gc(False)
             metrics.watch(None)
+            if cluster is not None:
+                await cluster.drain()
             await manager.stop()
+            if cluster is not None:
+                await cluster.stop()
+            if cluster_limiter is not None:
+                await cluster_limiter.stop()
             if own_store:
                 await the_store.close()
 
@@ -189,11 +212,17 @@ def create_app(
         # Not FastAPI's own answer: it quotes the input, which may not even be writable.
         return JSONResponse({"detail": safe_validation_errors(exc.errors())}, status_code=422)
 
+    # A cluster counts the per-address limits in Redis, one count for all its processes.
+    cluster_limiter = None
+    if limiter is None and settings.redis_url:
+        from spades.cluster.node import redis_limiter
+
+        cluster_limiter = redis_limiter(settings)
     # Per-address limits and the body size limit run before any route parses anything;
     # forwarded headers are believed only from the proxies the settings name.
     app.add_middleware(
         Guard,
-        limiter=limiter or LocalLimiter(settings),
+        limiter=limiter or cluster_limiter or LocalLimiter(settings),
         max_body_bytes=settings.max_body_bytes,
         metrics_allow=settings.metrics_allow,
         forwarded_trusted=bool(settings.forwarded_allow_ips.strip()),
@@ -207,12 +236,30 @@ def create_app(
         manager: RoomManager = request.app.state.manager
         return manager
 
-    async def get_room(request: Request, code: str) -> Room:
+    async def get_room(request: Request, code: str) -> Any:
+        """The room, or in a cluster a link to the process that owns it (RelayedRoom)."""
+        cluster = request.app.state.cluster
         try:
-            room = await manager_of(request).get(code)
+            if cluster is not None:
+                room = await cluster.find(code)
+            else:
+                room = await manager_of(request).get(code)
         except RoomNotFound as exc:
             raise HTTPException(404, exc.message) from exc
+        except OwnedElsewhere as exc:
+            raise HTTPException(503, "the room is moving to another server; retry") from exc
         return room
+
+    async def ask_owner(request: Request, room: Any, op: str, *args: Any) -> Any:
+        """Run `op` on a room owned here, or on its owner's actor through the relay."""
+        if isinstance(room, Room):
+            if op == "room":
+                return room.room_dict(None)
+            return await room.call(room.join, *args)
+        try:
+            return await request.app.state.cluster.relay.call(room.owner, room.code, op, *args)
+        except OwnedElsewhere as exc:
+            raise HTTPException(503, "the room is moving to another server; retry") from exc
 
     @app.get("/healthz", tags=["ops"])
     async def healthz() -> dict[str, str]:
@@ -221,7 +268,7 @@ def create_app(
     @app.get("/readyz", tags=["ops"], responses=refusals(503))
     async def readyz(request: Request) -> JSONResponse:
         try:
-            ok = await request.app.state.store.ping()
+            ok = await request.app.state.store.ping() and not manager_of(request).draining
         except Exception:
             ok = False
         return JSONResponse({"ready": ok}, status_code=200 if ok else 503)
@@ -274,7 +321,8 @@ def create_app(
     @app.get("/api/rooms/{code}", response_model=RoomOut, tags=["rooms"], responses=refusals(404))
     async def room_state(code: str, request: Request) -> dict[str, Any]:
         room = await get_room(request, code)
-        return room.room_dict(None)
+        result: dict[str, Any] = await ask_owner(request, room, "room")
+        return result
 
     @app.post(
         "/api/rooms/{code}/join",
@@ -287,7 +335,9 @@ def create_app(
         if not body.spectator and not body.name.strip():
             raise _invalid("a player needs a name", "name")
         try:
-            seat, token = await room.call(room.join, body.name, body.seat, body.spectator)
+            seat, token = await ask_owner(
+                request, room, "join", body.name, body.seat, body.spectator
+            )
         except RoomError as exc:
             raise _http_error(exc) from exc
         return Joined(seat=seat, token=token)
@@ -330,7 +380,15 @@ def create_app(
     @app.websocket("/ws/{code}")
     async def ws(websocket: WebSocket, code: str) -> None:
         manager: RoomManager = websocket.app.state.manager
-        await websocket_endpoint(websocket, code, manager, settings, metrics)
+        cluster = websocket.app.state.cluster
+        await websocket_endpoint(
+            websocket,
+            code,
+            manager,
+            settings,
+            metrics,
+            find=cluster.find if cluster is not None else None,
+        )
 
     client = client_directory(settings)
 

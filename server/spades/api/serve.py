@@ -3,8 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
+import logging
+import signal
 import sys
+from types import FrameType
 from typing import Any
+
+import uvicorn
 
 from spades.config import Settings, get_settings
 from spades.logs import setup_logging
@@ -29,6 +36,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 # of a few rows took 10-50 ms on a loaded server. Only a waiting thread makes the loop
 # switch, so the shorter interval costs nothing while the loop runs alone.
 SWITCH_INTERVAL = 0.001
+STARTUP_FAILURE = 3  # uvicorn's exit status when the app failed to start
+DRAIN_SECONDS = 10.0  # a drain taking longer than this is cut short (leases then lapse)
 
 
 def ws_max_size(settings: Settings) -> int:
@@ -38,8 +47,6 @@ def ws_max_size(settings: Settings) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    import uvicorn
-
     from .app import create_app
 
     settings = get_settings()
@@ -51,8 +58,9 @@ def run(args: argparse.Namespace) -> int:
     extra: dict[str, Any] = {}
     if log_format == "json":
         extra["log_config"] = None  # uvicorn's own lines go through the JSON handler too
-    uvicorn.run(
-        create_app(settings),
+    app = create_app(settings)
+    config = uvicorn.Config(
+        app,
         host=args.host,
         port=args.port,
         log_level=args.log_level.lower(),
@@ -65,4 +73,33 @@ def run(args: argparse.Namespace) -> int:
         proxy_headers=False,
         **extra,
     )
-    return 0
+    server = DrainingServer(config, app)
+    with contextlib.suppress(KeyboardInterrupt):  # as uvicorn.run: Ctrl-C is a normal stop
+        server.run()
+    return 0 if server.started else STARTUP_FAILURE
+
+
+class DrainingServer(uvicorn.Server):
+    """In a cluster, SIGTERM first hands every room to the other processes (their sockets
+    are told to reconnect at once), then the server stops as usual."""
+
+    def __init__(self, config: uvicorn.Config, app: Any) -> None:
+        super().__init__(config)
+        self.app = app
+        self._draining = False
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        cluster = getattr(self.app.state, "cluster", None)
+        if sig != signal.SIGTERM or cluster is None or self._draining:
+            super().handle_exit(sig, frame)
+            return
+        self._draining = True
+        loop = asyncio.get_event_loop()
+        loop.call_soon_threadsafe(lambda: loop.create_task(self._drain(cluster, sig, frame)))
+
+    async def _drain(self, cluster: Any, sig: int, frame: FrameType | None) -> None:
+        try:
+            await asyncio.wait_for(cluster.drain(), DRAIN_SECONDS)
+        except Exception:
+            logging.getLogger(__name__).exception("drain failed")
+        super().handle_exit(sig, frame)

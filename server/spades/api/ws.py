@@ -13,7 +13,7 @@ import json
 import logging
 import re
 from collections import deque
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 import orjson
@@ -21,7 +21,14 @@ from fastapi import WebSocket, WebSocketDisconnect
 from pydantic import ValidationError
 
 from spades.config import Settings
-from spades.rooms import CLOSE_SLOW, RoomError, RoomManager, RoomNotFound
+from spades.rooms import (
+    CLOSE_RECONNECT,
+    CLOSE_SLOW,
+    OwnedElsewhere,
+    RoomError,
+    RoomManager,
+    RoomNotFound,
+)
 from spades.rooms.observer import now
 
 from .limits import FRAME_COST, TokenBucket, frame_cost
@@ -236,15 +243,22 @@ async def websocket_endpoint(
     manager: RoomManager,
     settings: Settings,
     metrics: Metrics | None = None,
+    find: Callable[[str], Awaitable[Any]] | None = None,
 ) -> None:
+    """`find`: in a cluster, the room here or a link relaying to its owner (cluster/relay.py)."""
     # Per-address limits (opens per minute, sockets held) are the Guard's (guard.py).
     # Refusals accept first, so the browser sees the close code and reason (a refused
     # handshake would only show 1006).
+    room: Any
     try:
-        room = await manager.get(code)
+        room = await (find or manager.get)(code)
     except RoomNotFound:
         await websocket.accept()
         await websocket.close(code=CLOSE_NO_ROOM, reason="no such room")
+        return
+    except OwnedElsewhere:  # its owner is gone and its lease has not lapsed yet
+        await websocket.accept()
+        await websocket.close(code=CLOSE_RECONNECT, reason="the room is moving: reconnect")
         return
     await websocket.accept()
     conn = WsConnection(websocket, settings, metrics)

@@ -20,6 +20,7 @@ from .errors import (
 )
 from .manager import RoomManager
 from .observer import Observer
+from .ownership import CLOSE_RECONNECT, LocalOwnership, OwnedElsewhere, Ownership
 from .room import Room
 from .seats import Seat
 from .settings import BOT_LEVELS, RoomSettings, RuleOptions, settings_schema
@@ -27,6 +28,7 @@ from .settings import BOT_LEVELS, RoomSettings, RuleOptions, settings_schema
 __all__ = [
     "BOT_LEVELS",
     "CLOSE_ABANDONED",
+    "CLOSE_RECONNECT",
     "CLOSE_REPLACED",
     "CLOSE_SLOW",
     "BadRequest",
@@ -37,9 +39,12 @@ __all__ = [
     "HostOnly",
     "Hub",
     "LocalHub",
+    "LocalOwnership",
     "ManualClock",
     "NotSeated",
     "Observer",
+    "OwnedElsewhere",
+    "Ownership",
     "Room",
     "RoomConfig",
     "RoomError",

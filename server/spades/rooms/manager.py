@@ -17,6 +17,7 @@ from .clock import Clock, SystemClock
 from .config import RoomConfig
 from .errors import RoomError, RoomNotFound
 from .observer import NO_OBSERVER, Observer
+from .ownership import CLOSE_RECONNECT, FencedStore, LocalOwnership, OwnedElsewhere, Ownership
 from .room import Room
 from .seats import Seat
 from .settings import RoomSettings, clean_text
@@ -49,9 +50,13 @@ class RoomManager:
         hub: Hub | None = None,
         bots: BotRunner | None = None,
         observer: Observer | None = None,
+        ownership: Ownership | None = None,
         shared_lobby: bool = False,
     ) -> None:
         self.store = store
+        self.ownership: Ownership = ownership or LocalOwnership()
+        self.ownership.on_lost(self._lost)
+        self.draining = False  # set by drain(): no new rooms taken here
         # Cluster mode: the lobby lists the rooms of every process, from the store.
         self.shared_lobby = shared_lobby
         self.config = config
@@ -68,10 +73,15 @@ class RoomManager:
         self._sweeper: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
         self._reserved: set[str] = set()  # codes being created
+        self._claims: dict[str, asyncio.Lock] = {}  # codes being claimed (cluster)
+        self._drops: set[asyncio.Task[None]] = set()
 
-    def _room_kwargs(self) -> dict[str, Any]:
+    def _room_kwargs(self, room_id: str = "", fence: int | None = None) -> dict[str, Any]:
+        store: Any = self.store
+        if fence is not None and not self.ownership.owns_everything:
+            store = FencedStore(self.store, room_id, fence, self._lost)
         return {
-            "store": self.store,
+            "store": store,
             "clock": self.clock,
             "hub": self.hub,
             "config": self.config,
@@ -80,11 +90,16 @@ class RoomManager:
         }
 
     async def start(self) -> int:
-        """Reload every unfinished room from the store; returns how many came back."""
+        """Reload every unfinished room from the store; returns how many came back.
+
+        In a cluster nothing is reloaded here: a room is claimed by the first process that
+        needs it (`get`, or the cluster's sweep of orphaned rooms).
+        """
         loaded = 0
-        for stored in await self.store.load_unfinished():
+        unfinished = await self.store.load_unfinished() if self.ownership.owns_everything else []
+        for stored in unfinished:
             try:
-                room = Room.from_stored(stored, **self._room_kwargs())
+                room = Room.from_stored(stored, **self._room_kwargs(stored.room.id))
             except Exception:
                 code = stored.room.code
                 log.exception("room %s could not be reloaded", code, extra={"room": code})
@@ -103,8 +118,87 @@ class RoomManager:
                 await self._sweeper
         for room in list(self.rooms.values()):
             await room.stop()
+            await self._release(room.room_id)
         self.rooms.clear()
         self.bots.close()
+
+    # --- ownership (a cluster; one process owns everything and never drops a room) -------
+
+    async def _release(self, room_id: str) -> None:
+        try:
+            await self.ownership.release(room_id)
+        except Exception as exc:  # the lease lapses on its own
+            log.warning("room %s: lease not released (%r)", room_id, exc, extra={"room": room_id})
+
+    def _lost(self, room_id: str) -> None:
+        """The lease of a room is gone (or the store fenced us out): drop it at once."""
+        task = asyncio.get_running_loop().create_task(self.drop(room_id, release=False))
+        self._drops.add(task)
+        task.add_done_callback(self._drops.discard)
+
+    async def drop(self, room_id: str, *, release: bool) -> None:
+        """Stop holding a room here: its connections are told to reconnect (they will land
+        on the new owner), its actor stops. `release`: hand the lease back (a drain); without
+        it the lease is already lost and nothing more may be written."""
+        room = self.rooms.pop(room_id, None)
+        if room is None:
+            return
+        log.info(
+            "room %s dropped here (%s)",
+            room.code,
+            "handed over" if release else "lease lost",
+            extra={"room": room.code},
+        )
+        for conn in list(room.connections.values()):
+            room.hub.close(conn, CLOSE_RECONNECT, "the room moved: reconnect")
+        room.connections.clear()
+        await room.stop()
+        if release:
+            await self._release(room_id)
+
+    async def drain(self) -> None:
+        """Shutting down: take no more rooms and hand every room held here over at once."""
+        self.draining = True
+        await asyncio.gather(
+            *(self.drop(room_id, release=True) for room_id in list(self.rooms)),
+            return_exceptions=True,
+        )
+
+    async def _claim(self, code: str) -> Room:
+        """Load a room that no process holds: lease, fence in the store, replay."""
+        lock = self._claims.setdefault(code, asyncio.Lock())
+        try:
+            async with lock:
+                room = self.rooms.get(code)
+                if room is not None and not room.closed:
+                    return room
+                if self.draining:
+                    raise OwnedElsewhere(await self.ownership.owner_of(code) or "", code)
+                fence = await self.ownership.claim(code)
+                if fence is None:
+                    raise OwnedElsewhere(await self.ownership.owner_of(code) or "", code)
+                try:
+                    # Fence first, then read: the old owner can write nothing after the
+                    # fence moved, so this read sees the whole log.
+                    await self.store.claim_room(code, fence)
+                    stored = await self.store.load_room(code)
+                    if stored.room.status == "abandoned":
+                        raise RoomNotFound(f"room {code} was closed")
+                    room = Room.from_stored(stored, **self._room_kwargs(code, fence))
+                except NotFound as exc:
+                    await self._release(code)
+                    raise RoomNotFound(f"no room {code}") from exc
+                except BaseException:
+                    await self._release(code)
+                    raise
+                self.rooms[code] = room
+                room.start()
+                await room.call(room.resume)
+                log.info("room %s claimed (fence %d)", code, fence, extra={"room": code})
+                return room
+        finally:
+            if not lock.locked():
+                self._claims.pop(code, None)
 
     async def create(
         self, host_name: str, settings: dict[str, Any] | RoomSettings, *, solo: bool = False
@@ -122,6 +216,15 @@ class RoomManager:
         host.disconnected_at = self.clock.now()
         others = [Seat.bot(i, parsed.bot_level) if solo else Seat(i) for i in (1, 2, 3)]
         code = await self._free_code()
+        fence: int | None = None
+        if not self.ownership.owns_everything:
+            if self.draining:
+                self._reserved.discard(code)
+                raise RoomError("this server is shutting down; try again", code="draining")
+            fence = await self.ownership.claim(code)
+            if fence is None:  # another process took this code this instant: try another
+                self._reserved.discard(code)
+                return await self.create(host_name, settings, solo=solo)
         try:
             seats = [host, *others]
             # A solo room is "playing" from its first write: its game starts right away.
@@ -133,7 +236,7 @@ class RoomManager:
                 host_seat=0,
                 seats=seats,
                 status=status,
-                **self._room_kwargs(),
+                **self._room_kwargs(code, fence),
             )
             # One write for the room and its four seats.
             try:
@@ -142,10 +245,17 @@ class RoomManager:
                         id=code, code=code, settings=parsed.model_dump(), host_seat=0, status=status
                     ),
                     [seat.row(code) for seat in seats],
+                    **({} if fence is None else {"fence": fence}),
                 )
             except CodeTaken:  # another process took the code since _free_code looked
+                if fence is not None:
+                    await self._release(code)
                 return await self.create(host_name, settings, solo=solo)
             self.rooms[code] = room
+        except BaseException:
+            if fence is not None:
+                await self._release(code)
+            raise
         finally:
             self._reserved.discard(code)
         room.start()
@@ -183,6 +293,8 @@ class RoomManager:
         room = self.rooms.get(code)
         if room is not None and not room.closed:
             return room
+        if not self.ownership.owns_everything:
+            return await self._claim(code)
         try:
             stored = await self.store.get_room(code)
         except NotFound as exc:
@@ -193,7 +305,7 @@ class RoomManager:
             room = self.rooms.get(code)
             if room is not None and not room.closed:
                 return room
-            room = Room.from_stored(stored, **self._room_kwargs())
+            room = Room.from_stored(stored, **self._room_kwargs(code))
             self.rooms[code] = room
             room.start()
             await room.call(room.resume)
@@ -243,6 +355,7 @@ class RoomManager:
             closed.append(code)
             self.rooms.pop(code, None)
             await room.stop()
+            await self._release(room.room_id)
         return closed
 
     async def purge(self) -> int:

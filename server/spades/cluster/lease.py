@@ -1,0 +1,178 @@
+"""Room leases in Redis, with fencing numbers: the cluster's `Ownership`.
+
+A lease is one key per room, `SET NX PX ttl`, whose value names the holder and the fencing
+number it got from `INCR` on the room's fence key (which only grows, and outlives leases).
+The holder renews every lease it has every ttl/3 with a compare-and-renew script, and
+releases with compare-and-delete, so a process can never extend or delete a lease that a
+newer owner holds. A lease the holder failed to renew for a whole ttl is taken as lost
+(another process may hold it by now): the room is dropped here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+# KEYS: lease, fence, the set of rooms to watch. ARGV: holder, ttl ms, room id.
+# The new fencing number, or -1 when another process holds the lease.
+CLAIM = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return -1 end
+local fence = redis.call('INCR', KEYS[2])
+redis.call('SET', KEYS[1], ARGV[1] .. '|' .. fence, 'PX', ARGV[2])
+redis.call('SADD', KEYS[3], ARGV[3])
+return fence
+"""
+
+# KEYS: leases. ARGV: ttl ms, then the value each lease must still hold. 1 renewed, 0 lost.
+RENEW = """
+local out = {}
+for i, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[i + 1] then
+    redis.call('PEXPIRE', key, ARGV[1])
+    out[i] = 1
+  else
+    out[i] = 0
+  end
+end
+return out
+"""
+
+# KEYS: lease. ARGV: the value it must hold.
+RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+RENEW_CHUNK = 500
+
+
+def holder_of(value: bytes | str | None) -> str | None:
+    if value is None:
+        return None
+    text = value.decode() if isinstance(value, bytes) else value
+    return text.rsplit("|", 1)[0]
+
+
+class RedisOwnership:
+    """Leases on rooms held by this process (`node_id`), kept alive by `run()`."""
+
+    owns_everything = False
+
+    def __init__(self, redis: Any, *, prefix: str, node_id: str, ttl: float) -> None:
+        self.redis = redis
+        self.prefix = prefix
+        self.node_id = node_id
+        self.ttl = ttl
+        self.held: dict[str, str] = {}  # room id -> the lease's value
+        self._callbacks: list[Callable[[str], None]] = []
+        self._claim = redis.register_script(CLAIM)
+        self._renew = redis.register_script(RENEW)
+        self._release = redis.register_script(RELEASE)
+        self._last_renewed = time.monotonic()
+
+    def lease_key(self, room_id: str) -> str:
+        return f"{self.prefix}lease:{room_id}"
+
+    def fence_key(self, room_id: str) -> str:
+        return f"{self.prefix}fence:{room_id}"
+
+    @property
+    def rooms_key(self) -> str:
+        """A set of the rooms ever claimed and maybe unfinished: the orphan sweep's list."""
+        return f"{self.prefix}rooms"
+
+    def alive_key(self, node: str) -> str:
+        return f"{self.prefix}node:{node}"
+
+    @property
+    def ttl_ms(self) -> int:
+        return max(1, int(self.ttl * 1000))
+
+    def on_lost(self, callback: Callable[[str], None]) -> None:
+        self._callbacks.append(callback)
+
+    async def claim(self, room_id: str) -> int | None:
+        fence = int(
+            await self._claim(
+                keys=[self.lease_key(room_id), self.fence_key(room_id), self.rooms_key],
+                args=[self.node_id, self.ttl_ms, room_id],
+            )
+        )
+        if fence < 0:
+            return None
+        self.held[room_id] = f"{self.node_id}|{fence}"
+        return fence
+
+    async def release(self, room_id: str) -> None:
+        value = self.held.pop(room_id, None)
+        if value is not None:
+            await self._release(keys=[self.lease_key(room_id)], args=[value])
+
+    async def owner_of(self, room_id: str) -> str | None:
+        return holder_of(await self.redis.get(self.lease_key(room_id)))
+
+    async def alive(self, node: str) -> bool:
+        return bool(await self.redis.exists(self.alive_key(node)))
+
+    def draining_key(self, node: str) -> str:
+        return f"{self.prefix}draining:{node}"
+
+    async def draining(self, node: str) -> bool:
+        """A process that is handing its rooms over (SIGTERM): relay nothing new to it."""
+        return bool(await self.redis.exists(self.draining_key(node)))
+
+    async def mark_draining(self) -> None:
+        await self.redis.set(self.draining_key(self.node_id), "1", px=60_000)
+
+    def _lose(self, room_id: str) -> None:
+        self.held.pop(room_id, None)
+        for callback in self._callbacks:
+            callback(room_id)
+
+    async def renew_once(self) -> None:
+        """Renew every held lease; drop the ones another process took or that lapsed."""
+        started = time.monotonic()
+        await self.redis.set(self.alive_key(self.node_id), "1", px=self.ttl_ms)
+        rooms = list(self.held.items())
+        for i in range(0, len(rooms), RENEW_CHUNK):
+            chunk = rooms[i : i + RENEW_CHUNK]
+            results = await self._renew(
+                keys=[self.lease_key(room_id) for room_id, _ in chunk],
+                args=[self.ttl_ms, *(value for _, value in chunk)],
+            )
+            for (room_id, value), ok in zip(chunk, results, strict=True):
+                if not ok and self.held.get(room_id) == value:
+                    log.warning("room %s: lease lost", room_id, extra={"room": room_id})
+                    self._lose(room_id)
+        self._last_renewed = started
+
+    async def run(self) -> None:
+        """Renew every ttl/3 until cancelled. Redis out of reach for a whole ttl: every
+        lease may have lapsed and been taken, so every room is dropped here."""
+        self._last_renewed = time.monotonic()
+        while True:
+            try:
+                await self.renew_once()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                if time.monotonic() - self._last_renewed >= self.ttl:
+                    log.error("leases not renewed for %.1f s (%s): rooms dropped", self.ttl, exc)
+                    for room_id in list(self.held):
+                        self._lose(room_id)
+                else:
+                    log.warning("lease renewal failed: %s", exc)
+            await asyncio.sleep(self.ttl / 3)
+
+    async def release_all(self) -> None:
+        for room_id in list(self.held):
+            with contextlib.suppress(Exception):
+                await self.release(room_id)
+        with contextlib.suppress(Exception):
+            await self.redis.delete(self.alive_key(self.node_id))

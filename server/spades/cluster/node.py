@@ -1,0 +1,242 @@
+"""One process of a cluster: its Redis client, its leases, its relay, the orphan sweep, drain.
+
+The API layer builds a `ClusterNode` when `SPADES_REDIS_URL` is set and hands its
+`ownership` to the RoomManager; without Redis nothing here runs (one process owns all).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import secrets
+import socket
+from typing import Any
+
+from spades.config import Settings
+from spades.rooms import Room, RoomError, RoomManager
+
+from .lease import RedisOwnership
+from .limits import RedisLimiter
+from .relay import Relay, RelayedRoom
+
+log = logging.getLogger(__name__)
+
+REDIS_CONNECTIONS = 64  # per process; pub/sub listeners hold one each
+
+
+def node_name(configured: str) -> str:
+    """The holder name of this process: the configured id (or host:pid) plus a random part,
+    so a restarted process never mistakes its predecessor's leases for its own."""
+    base = configured or f"{socket.gethostname()}-{os.getpid()}"
+    return f"{base}-{secrets.token_hex(3)}"
+
+
+def redis_limiter(settings: Settings) -> RedisLimiter:
+    """The per-address limits of a cluster, counted in Redis (the API's Guard asks it)."""
+    import redis.asyncio as aioredis
+
+    return RedisLimiter(
+        aioredis.Redis.from_url(settings.redis_url, socket_timeout=2.0, socket_connect_timeout=2.0),
+        rooms_per_minute=settings.rooms_per_minute,
+        joins_per_minute=settings.joins_per_minute,
+        connects_per_minute=settings.joins_per_minute,
+        sockets_per_address=settings.sockets_per_address,
+        prefix=f"{settings.redis_prefix}limits:",
+    )
+
+
+class ClusterNode:
+    def __init__(
+        self,
+        redis_url: str,
+        *,
+        prefix: str,
+        node_id: str,
+        lease_ttl: float,
+        orphan_every: float,
+        orphan_batch: int,
+    ) -> None:
+        import redis.asyncio as aioredis
+
+        # A blocking pool: a burst (a dead process's players all reconnecting) waits for a
+        # free connection instead of failing with "too many connections".
+        pool = aioredis.BlockingConnectionPool.from_url(
+            redis_url,
+            max_connections=REDIS_CONNECTIONS,
+            timeout=max(1.0, lease_ttl),
+            socket_timeout=max(1.0, lease_ttl / 2),
+            socket_connect_timeout=2.0,
+        )
+        self.redis: Any = aioredis.Redis(connection_pool=pool)
+        self.prefix = prefix
+        self.ownership = RedisOwnership(
+            self.redis, prefix=prefix, node_id=node_name(node_id), ttl=lease_ttl
+        )
+        self.node_id = self.ownership.node_id
+        self.orphan_every = orphan_every
+        self.orphan_batch = orphan_batch
+        self.relay: Relay | None = None
+        self.manager: RoomManager | None = None
+        self._tasks: list[asyncio.Task[Any]] = []
+        self._claiming = asyncio.Semaphore(8)  # orphan claims at once (store round trips)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> ClusterNode:
+        return cls(
+            settings.redis_url,
+            prefix=settings.redis_prefix,
+            node_id=settings.node_id,
+            lease_ttl=settings.lease_ttl,
+            orphan_every=settings.orphan_sweep_seconds,
+            orphan_batch=settings.orphan_batch,
+        )
+
+    async def find(self, code: str) -> Room | RelayedRoom:
+        """The room, claimed here if nobody holds it, or a link to the process that does."""
+        assert self.relay is not None
+        return await self.relay.find(code)
+
+    @property
+    def rooms_key(self) -> str:
+        return self.ownership.rooms_key
+
+    @property
+    def released_channel(self) -> str:
+        return f"{self.prefix}released"
+
+    async def start(self, manager: RoomManager) -> None:
+        self.manager = manager
+        await self.redis.ping()
+        await self.ownership.renew_once()  # our liveness key, before any room is claimed
+        self.relay = Relay(
+            self.redis, prefix=self.prefix, ownership=self.ownership, manager=manager
+        )
+        await self.relay.start()
+        await self._seed_rooms(manager)
+        loop = asyncio.get_running_loop()
+        self._tasks = [
+            loop.create_task(self.ownership.run(), name="lease-renewal"),
+            loop.create_task(self._orphans_forever(), name="orphan-sweep"),
+            loop.create_task(self._hear_released(), name="released-rooms"),
+        ]
+        log.info("cluster node %s up (lease ttl %.1f s)", self.node_id, self.ownership.ttl)
+
+    async def _seed_rooms(self, manager: RoomManager) -> None:
+        """The first process of a cluster lists the store's unfinished rooms once, so the
+        orphan sweep knows rooms made before the cluster (or before Redis lost its data)."""
+        if not await self.redis.set(f"{self.prefix}seeded", "1", nx=True):
+            return
+        ids = [stored.room.id for stored in await manager.store.load_unfinished()]
+        if ids:
+            await self.redis.sadd(self.rooms_key, *ids)
+
+    # --- rooms nobody holds: claim them so their bots and clocks go on ----------------
+
+    async def claim_orphans(self) -> int:
+        """Claim up to `orphan_batch` unfinished rooms whose lease is absent."""
+        manager = self.manager
+        if manager is None or manager.draining:
+            return 0
+        ids = [
+            r.decode() if isinstance(r, bytes) else r
+            for r in await self.redis.smembers(self.rooms_key)
+        ]
+        ids = [room_id for room_id in ids if room_id not in manager.rooms]
+        if not ids:
+            return 0
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for room_id in ids:
+                pipe.exists(self.ownership.lease_key(room_id))
+            held = await pipe.execute()
+        orphans = [room_id for room_id, h in zip(ids, held, strict=True) if not h]
+        results = await asyncio.gather(
+            *(self._claim_orphan(manager, room_id) for room_id in orphans[: self.orphan_batch])
+        )
+        return sum(results)
+
+    async def _claim_orphan(self, manager: RoomManager, room_id: str) -> int:
+        async with self._claiming:
+            try:
+                room = await manager.get(room_id)
+            except RoomError:  # gone, or another process was quicker
+                if room_id not in manager.rooms:
+                    await self._forget_if_over(room_id)
+                return 0
+            except Exception:
+                log.exception("room %s: claim failed", room_id, extra={"room": room_id})
+                return 0
+            if room.status in ("finished", "abandoned"):
+                await self.redis.srem(self.rooms_key, room_id)
+            return 1
+
+    async def _forget_if_over(self, room_id: str) -> None:
+        manager = self.manager
+        assert manager is not None
+        try:
+            stored = await manager.store.get_room(room_id)
+        except Exception:
+            await self.redis.srem(self.rooms_key, room_id)
+            return
+        if stored.room.status in ("finished", "abandoned"):
+            await self.redis.srem(self.rooms_key, room_id)
+
+    async def _orphans_forever(self) -> None:
+        while True:
+            await asyncio.sleep(self.orphan_every)
+            try:
+                await self.claim_orphans()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("orphan sweep failed: %s", exc)
+
+    async def _hear_released(self) -> None:
+        """A peer handed rooms over (drain): claim them at once instead of on the next sweep."""
+        pubsub = self.redis.pubsub()
+        await pubsub.subscribe(self.released_channel)
+        try:
+            async for item in pubsub.listen():
+                if item.get("type") == "message" and item.get("data") != self.node_id.encode():
+                    # A small random delay spreads the handed-over rooms among the peers.
+                    await asyncio.sleep(secrets.randbelow(200) / 1000)
+                    with contextlib.suppress(Exception):
+                        await self.claim_orphans()
+        finally:
+            with contextlib.suppress(Exception):
+                await pubsub.aclose()
+
+    # --- shutting down --------------------------------------------------------------
+
+    async def drain(self) -> None:
+        """SIGTERM: take no more rooms, hand every room over, tell the peers."""
+        manager = self.manager
+        if manager is None:
+            return
+        count = len(manager.rooms)
+        manager.draining = True
+        with contextlib.suppress(Exception):
+            await self.ownership.mark_draining()
+        await manager.drain()
+        if self.relay is not None:  # sockets held here for rooms of other processes
+            for link in list(self.relay.links.values()):
+                link.moved()
+        with contextlib.suppress(Exception):
+            await self.redis.publish(self.released_channel, self.node_id)
+        if self.relay is not None:
+            await self.relay.flush()
+        log.info("drained: %d room(s) handed over", count)
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(BaseException):
+                await task
+        if self.relay is not None:
+            await self.relay.flush()
+            await self.relay.stop()
+        await self.ownership.release_all()
+        with contextlib.suppress(Exception):
+            await self.redis.aclose()

@@ -1,0 +1,450 @@
+"""Any process answers any room: connections relayed to the room's owner over Redis pub/sub.
+
+Every process listens on its own channel `<prefix>relay:<node>`. A socket that lands on a
+process that does not own its room (the *edge*) stays there; the edge sends the owner an
+`attach`, then each checked client message as a `frame`, then a `detach`, all tagged with
+the edge's connection id. The owner treats the pair (edge, id) as a connection of the room
+(`RemoteConnection`): the room builds that seat's view as for any socket, and the messages go
+back on the edge's channel, where the edge writes them to the socket as they are. The
+per-seat privacy is the owner's, exactly as for a local socket; the edge never holds a view.
+
+REST calls that need the room's actor (join, the room's state) are asked of the owner the
+same way (`call`, answered by `reply`).
+
+When the owner changes or is gone (its channel has no listener, or the lease names another
+process), the edge closes the socket with CLOSE_RECONNECT: the client reconnects at once and
+lands on the new owner, or on an edge that relays to it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+from collections import defaultdict
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+from spades.rooms import (
+    CLOSE_RECONNECT,
+    BadRequest,
+    OwnedElsewhere,
+    Room,
+    RoomError,
+    RoomFull,
+    RoomManager,
+    RoomNotFound,
+)
+from spades.rooms.observer import now
+
+from .lease import RedisOwnership, holder_of
+
+log = logging.getLogger(__name__)
+
+CALL_TIMEOUT = 5.0  # seconds an edge waits for the owner's reply to a REST call
+_remote_ids = itertools.count(1 << 40)  # far from the ids of local sockets
+
+_ERRORS: dict[str, type[RoomError]] = {
+    "RoomNotFound": RoomNotFound,
+    "RoomFull": RoomFull,
+    "BadRequest": BadRequest,
+}
+
+
+class RemoteConnection:
+    """A socket held by another process, as a room of this one sees it."""
+
+    def __init__(self, relay: Relay, edge: str, edge_conn: int, address: str) -> None:
+        self.relay = relay
+        self.edge = edge
+        self.edge_conn = edge_conn
+        self.conn_id = next(_remote_ids)
+        self.seat: int | None = None
+        self.address = address
+        self.closed = False
+        self.room: Room | None = None
+
+    def send(self, message: dict[str, Any]) -> None:
+        if not self.closed:
+            self.relay.post(
+                self.edge, {"t": "s", "c": self.edge_conn, "m": message}, deaf=self.edge_gone
+            )
+
+    def edge_gone(self) -> None:
+        """Nobody listens on the edge's channel: its process died; the socket is gone."""
+        if self.closed:
+            return
+        self.closed = True
+        self.relay.forget(self)
+        room = self.room
+        if room is not None and not room.closed:
+            self.relay._spawn(_quietly(room.call(room.detach, self)))
+
+    def close(self, code: int, reason: str) -> None:
+        if not self.closed:
+            self.closed = True
+            self.relay.post(
+                self.edge, {"t": "x", "c": self.edge_conn, "code": code, "reason": reason}
+            )
+            self.relay.forget(self)
+
+
+class RelayedRoom:
+    """What the WebSocket endpoint holds for a room owned elsewhere: the same calls as a
+    `Room` (`call`, `attach`, `handle`, `detach`), forwarded to the owner."""
+
+    def __init__(self, relay: Relay, code: str, owner: str) -> None:
+        self.relay = relay
+        self.code = code
+        self.room_id = code
+        self.owner = owner
+        self.base_url = ""
+        self.closed = False
+        self._conn: Any = None
+
+    async def call(self, fn: Any, *args: Any) -> Any:
+        return await fn(*args)
+
+    def _bind(self, conn: Any) -> None:
+        if self._conn is None:
+            self._conn = conn
+            self.relay.links[conn.conn_id] = self
+            self.relay.post(
+                self.owner,
+                {"t": "a", "c": conn.conn_id, "room": self.code, "addr": conn.address},
+                deaf=self.moved,
+            )
+
+    async def attach(self, conn: Any, token: str | None, ref: Any = None) -> None:
+        self._bind(conn)
+        frame = {"type": "hello", "token": token, "id": ref}
+        self.relay.post(self.owner, {"t": "f", "c": conn.conn_id, "m": frame}, deaf=self.moved)
+
+    async def handle(self, conn: Any, message: dict[str, Any], received: float) -> None:
+        self._bind(conn)
+        self.relay.post(self.owner, {"t": "f", "c": conn.conn_id, "m": message}, deaf=self.moved)
+
+    async def detach(self, conn: Any) -> None:
+        if self._conn is not None:
+            self.relay.links.pop(conn.conn_id, None)
+            self.relay.post(self.owner, {"t": "d", "c": conn.conn_id})
+
+    def moved(self) -> None:
+        """The owner changed or is gone: the client must reconnect."""
+        if self.closed:
+            return
+        self.closed = True
+        if self._conn is not None:
+            self.relay.links.pop(self._conn.conn_id, None)
+            self._conn.close(CLOSE_RECONNECT, "the room moved: reconnect")
+
+
+class Relay:
+    def __init__(
+        self, redis: Any, *, prefix: str, ownership: RedisOwnership, manager: RoomManager
+    ) -> None:
+        self.redis = redis
+        self.prefix = prefix
+        self.ownership = ownership
+        self.node_id = ownership.node_id
+        self.manager = manager
+        self.channel = self.channel_of(self.node_id)
+        self.links: dict[int, RelayedRoom] = {}  # edge side: local socket id -> link
+        self.remotes: dict[tuple[str, int], RemoteConnection] = {}  # owner side
+        self._calls: dict[int, asyncio.Future[Any]] = {}
+        self._lapses: dict[str, asyncio.Task[None]] = {}
+        self._call_ids = itertools.count(1)
+        # (channel, payload, what to call when nobody listened)
+        self._outbox: list[tuple[str, bytes, Callable[[], None] | None]] = []
+        self._wake = asyncio.Event()
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    def channel_of(self, node: str) -> str:
+        return f"{self.prefix}relay:{node}"
+
+    # --- sending: one task publishes everything, in order ------------------------------
+
+    def post(
+        self, node: str, message: dict[str, Any], *, deaf: Callable[[], None] | None = None
+    ) -> None:
+        message["e"] = self.node_id
+        self._outbox.append((self.channel_of(node), orjson.dumps(message), deaf))
+        self._wake.set()
+
+    async def _publisher(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            while self._outbox:
+                batch, self._outbox = self._outbox[:500], self._outbox[500:]
+                try:
+                    async with self.redis.pipeline(transaction=False) as pipe:
+                        for channel, payload, _ in batch:
+                            pipe.publish(channel, payload)
+                        heard = await pipe.execute()
+                except Exception as exc:
+                    log.warning("relay: publish failed: %s", exc)
+                    heard = [0] * len(batch)
+                for (_, _, deaf), listeners in zip(batch, heard, strict=True):
+                    if deaf is not None and not listeners:
+                        deaf()  # the process at the other end is gone
+
+    # --- receiving ------------------------------------------------------------------
+
+    async def _listener(self, pubsub: Any) -> None:
+        async for item in pubsub.listen():
+            if item.get("type") != "message":
+                continue
+            try:
+                message = orjson.loads(item["data"])
+                self._dispatch(message)
+            except Exception:
+                log.exception("relay: bad message")
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _dispatch(self, msg: dict[str, Any]) -> None:
+        kind = msg["t"]
+        edge = msg.get("e", "")
+        if kind == "s":  # edge: a message for a socket
+            link = self.links.get(msg["c"])
+            if link is not None and link._conn is not None:
+                link._conn.send(msg["m"])
+        elif kind == "x":  # edge: the owner closed the connection
+            link = self.links.pop(msg["c"], None)
+            if link is not None and link._conn is not None:
+                link.closed = True
+                link._conn.close(int(msg["code"]), str(msg["reason"]))
+        elif kind == "r":  # edge: a reply to a call
+            future = self._calls.pop(msg["r"], None)
+            if future is not None and not future.done():
+                future.set_result(msg)
+        elif kind == "a":  # owner: a socket attaches
+            self._attach(edge, msg)
+        elif kind == "f":  # owner: a client message
+            remote = self.remotes.get((edge, msg["c"]))
+            if remote is None or remote.room is None or remote.room.closed:
+                self.post(
+                    edge, {"t": "x", "c": msg["c"], "code": CLOSE_RECONNECT, "reason": "moved"}
+                )
+                return
+            # Queued on the room in arrival order (the task's first step enqueues).
+            self._spawn(self._frame(remote, remote.room, msg["m"], now()))
+        elif kind == "d":  # owner: the socket is gone
+            remote = self.remotes.pop((edge, msg["c"]), None)
+            if remote is not None and remote.room is not None and not remote.room.closed:
+                remote.closed = True
+                self._spawn(_quietly(remote.room.call(remote.room.detach, remote)))
+        elif kind == "q":  # owner: a REST call
+            self._spawn(self._answer(edge, msg))
+
+    def _attach(self, edge: str, msg: dict[str, Any]) -> None:
+        room = self.manager.rooms.get(msg["room"])
+        if room is None or room.closed:
+            self._moved(edge, msg["c"])
+            return
+        remote = RemoteConnection(self, edge, msg["c"], str(msg.get("addr", "?")))
+        remote.room = room
+        self.remotes[(edge, msg["c"])] = remote
+
+    def _moved(self, edge: str, edge_conn: int) -> None:
+        reason = "the room moved: reconnect"
+        self.post(edge, {"t": "x", "c": edge_conn, "code": CLOSE_RECONNECT, "reason": reason})
+
+    def forget(self, remote: RemoteConnection) -> None:
+        self.remotes.pop((remote.edge, remote.edge_conn), None)
+
+    async def _frame(
+        self, remote: RemoteConnection, room: Room, message: dict[str, Any], received: float
+    ) -> None:
+        try:
+            if message["type"] == "hello":
+                await room.call(room.attach, remote, message.get("token"), message.get("id"))
+            else:
+                await room.call(room.handle, remote, message, received)
+        except RoomError as exc:
+            remote.send(
+                {
+                    "type": "error",
+                    "code": exc.code,
+                    "message": exc.message,
+                    "ref": message.get("id"),
+                }
+            )
+            if room.closed:
+                remote.close(CLOSE_RECONNECT, "the room moved: reconnect")
+        except Exception:
+            log.exception("room %s: relayed message failed", room.code, extra={"room": room.code})
+            remote.close(1011, "server error")
+
+    # --- REST calls -------------------------------------------------------------------
+
+    async def call(self, owner: str, code: str, op: str, *args: Any) -> Any:
+        """Ask the owner's room actor; raises the RoomError the owner raised."""
+        call_id = next(self._call_ids)
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._calls[call_id] = future
+        self.post(owner, {"t": "q", "r": call_id, "room": code, "op": op, "args": list(args)})
+        try:
+            reply = await asyncio.wait_for(future, CALL_TIMEOUT)
+        except TimeoutError as exc:
+            raise OwnedElsewhere(owner, code) from exc
+        finally:
+            self._calls.pop(call_id, None)
+        if "err" in reply:
+            err = reply["err"]
+            if err["kind"] == "OwnedElsewhere":
+                raise OwnedElsewhere(owner, code)
+            cls = _ERRORS.get(err["kind"], RoomError)
+            raise cls(err["message"], code=err["code"])
+        return reply["ok"]
+
+    async def _answer(self, edge: str, msg: dict[str, Any]) -> None:
+        reply: dict[str, Any] = {"t": "r", "r": msg["r"]}
+        room = self.manager.rooms.get(msg["room"])
+        try:
+            if room is None or room.closed:
+                raise OwnedElsewhere(self.node_id, msg["room"])
+            if msg["op"] == "room":
+                reply["ok"] = room.room_dict(None)
+            elif msg["op"] == "join":
+                seat, token = await room.call(room.join, *msg["args"])
+                reply["ok"] = [seat, token]
+            else:
+                raise BadRequest(f"unknown call {msg['op']!r}")
+        except RoomError as exc:
+            reply["err"] = {"kind": type(exc).__name__, "code": exc.code, "message": exc.message}
+        except Exception:
+            log.exception("relay: call %s failed", msg.get("op"))
+            reply["err"] = {"kind": "RoomError", "code": "server_error", "message": "failed"}
+        self.post(edge, reply)
+
+    # --- finding a room: here, or relayed to its owner -------------------------------
+
+    async def find(self, code: str, *, wait: float | None = None) -> Room | RelayedRoom:
+        """The room, claimed here when nobody holds it, or a link to its live owner.
+
+        A lease whose holder is dead lapses within a ttl: wait for it (up to `wait`).
+        Redis out of reach: nobody can be sure who owns the room, so it is refused for now
+        (OwnedElsewhere: the socket is told to reconnect, a REST call answers 503)."""
+        try:
+            return await self._find(code, wait)
+        except RoomError:
+            raise
+        except Exception as exc:
+            log.warning("room %s: cannot tell its owner (%r)", code, exc, extra={"room": code})
+            raise OwnedElsewhere("", code) from exc
+
+    async def _find(self, code: str, wait: float | None) -> Room | RelayedRoom:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + (self.ownership.ttl + 1.0 if wait is None else wait)
+        while True:
+            try:
+                return await self.manager.get(code)
+            except OwnedElsewhere as exc:
+                if self.manager.draining:
+                    raise  # this process is going: the client reconnects to another one
+                owner = exc.owner
+                if (
+                    owner
+                    and owner != self.node_id
+                    and await self.listening(owner)
+                    and not await self.ownership.draining(owner)
+                ):
+                    return RelayedRoom(self, code, owner)
+                # Its owner is gone (or is this process, letting go): its lease lapses
+                # within a ttl, then the room is claimed here.
+                if loop.time() >= deadline:
+                    raise
+            await self._lapse(code)
+
+    async def _lapse(self, code: str) -> None:
+        """Wait until the room's lease has run out: one wait per room, however many
+        sockets and requests wait for it (a dead process's players all reconnect at once)."""
+        waiting = self._lapses.get(code)
+        if waiting is None:
+            waiting = asyncio.get_running_loop().create_task(self._until_lapsed(code))
+            self._lapses[code] = waiting
+            waiting.add_done_callback(lambda _: self._lapses.pop(code, None))
+        await asyncio.shield(waiting)
+
+    async def _until_lapsed(self, code: str) -> None:
+        try:
+            left = await self.redis.pttl(self.ownership.lease_key(code))
+        except Exception:
+            left = 100
+        # A few ms past the expiry, or sooner: a draining owner releases its leases early.
+        await asyncio.sleep(min(left / 1000 + 0.005, 0.1) if left > 0 else 0.05)
+
+    async def listening(self, node: str) -> bool:
+        """Whether a process listens on its channel: a process that died (kill -9) dropped
+        its Redis connection, and with it its subscription, at once."""
+        counts = await self.redis.pubsub_numsub(self.channel_of(node))
+        return bool(counts and counts[0][1])
+
+    async def watch_links(self) -> None:
+        """Edge side: a link whose room has a new owner (or none), or whose owner stopped
+        listening, is told to reconnect."""
+        while True:
+            await asyncio.sleep(self.ownership.ttl / 4)
+            for node in {link.owner for link in self.links.values()}:
+                try:
+                    alive = await self.listening(node)
+                except Exception:
+                    continue
+                if not alive:
+                    for link in list(self.links.values()):
+                        if link.owner == node:
+                            link.moved()
+            by_room: dict[str, list[RelayedRoom]] = defaultdict(list)
+            for link in list(self.links.values()):
+                by_room[link.code].append(link)
+            codes = list(by_room)
+            for i in range(0, len(codes), 500):
+                chunk = codes[i : i + 500]
+                try:
+                    values = await self.redis.mget([self.ownership.lease_key(c) for c in chunk])
+                except Exception:
+                    continue
+                for code, value in zip(chunk, values, strict=True):
+                    owner = holder_of(value)
+                    for link in by_room[code]:
+                        if owner != link.owner:
+                            link.moved()
+
+    # --- life cycle -------------------------------------------------------------------
+
+    async def start(self) -> None:
+        pubsub = self.redis.pubsub()
+        await pubsub.subscribe(self.channel)
+        self._pubsub = pubsub
+        for coro in (self._publisher(), self._listener(pubsub), self.watch_links()):
+            task = asyncio.get_running_loop().create_task(coro)
+            self._tasks.add(task)
+
+    async def flush(self, wait: float = 2.0) -> None:
+        """Let queued messages go out (a drain's close frames)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + wait
+        while self._outbox and loop.time() < deadline:
+            await asyncio.sleep(0.02)
+
+    async def stop(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        for task in list(self._tasks):
+            with contextlib.suppress(BaseException):
+                await task
+        with contextlib.suppress(Exception):
+            await self._pubsub.aclose()
+
+
+async def _quietly(awaitable: Any) -> None:
+    with contextlib.suppress(Exception):
+        await awaitable

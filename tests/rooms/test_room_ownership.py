@@ -1,0 +1,131 @@
+"""Ownership without Redis: two managers on one database with an in-memory lease table, as
+two processes of a cluster. A room is claimed on demand, and an owner that lost its lease
+is fenced out by the store: it writes nothing more and tells its sockets to reconnect."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from room_helpers import Conn, first_legal, make_settings, settle
+
+from spades.rooms import (
+    CLOSE_RECONNECT,
+    BotRunner,
+    ManualClock,
+    OwnedElsewhere,
+    RoomConfig,
+    RoomManager,
+)
+from spades.store import open_store
+
+
+class Leases:
+    """The lease table the processes share (what Redis holds in a cluster)."""
+
+    def __init__(self) -> None:
+        self.holder: dict[str, str] = {}
+        self.fences: dict[str, int] = {}
+
+
+class MemoryOwnership:
+    owns_everything = False
+
+    def __init__(self, leases: Leases, node_id: str) -> None:
+        self.leases = leases
+        self.node_id = node_id
+        self.callbacks: list[Callable[[str], None]] = []
+
+    async def claim(self, room_id: str) -> int | None:
+        if room_id in self.leases.holder:
+            return None
+        self.leases.holder[room_id] = self.node_id
+        self.leases.fences[room_id] = self.leases.fences.get(room_id, 0) + 1
+        return self.leases.fences[room_id]
+
+    async def release(self, room_id: str) -> None:
+        if self.leases.holder.get(room_id) == self.node_id:
+            del self.leases.holder[room_id]
+
+    async def owner_of(self, room_id: str) -> str | None:
+        return self.leases.holder.get(room_id)
+
+    def on_lost(self, callback: Callable[[str], None]) -> None:
+        self.callbacks.append(callback)
+
+    def lapse(self, room_id: str) -> None:
+        """The lease ran out (the owner was paused): nobody is told."""
+        self.leases.holder.pop(room_id, None)
+
+
+def manager_for(store: Any, clock: ManualClock, tmp_path: Path, own: Any) -> RoomManager:
+    return RoomManager(
+        store,
+        RoomConfig.pick(make_settings(tmp_path)),
+        clock=clock,
+        bots=BotRunner(first_legal, workers="thread"),
+        ownership=own,
+    )
+
+
+@pytest.fixture
+async def other_store(db_url: str, clock: ManualClock) -> Any:
+    s = await open_store(db_url, clock=lambda: datetime.fromtimestamp(clock.now(), UTC))
+    yield s
+    await s.close()
+
+
+async def test_claim_on_demand_and_a_fenced_owner_drops_its_room(
+    store: Any, other_store: Any, clock: ManualClock, tmp_path: Path
+) -> None:
+    leases = Leases()
+    a_own, b_own = MemoryOwnership(leases, "a"), MemoryOwnership(leases, "b")
+    a = manager_for(store, clock, tmp_path, a_own)
+    b = manager_for(other_store, clock, tmp_path, b_own)
+    try:
+        assert await a.start() == 0 and await b.start() == 0  # nothing reloaded at start
+        room, _, token = await a.create("Ann", {})
+        assert leases.holder[room.code] == "a"
+        with pytest.raises(OwnedElsewhere) as caught:
+            await b.get(room.code)
+        assert caught.value.owner == "a"
+
+        conn = Conn()
+        await room.call(room.attach, conn, token)
+        # A is paused past its lease; B claims the room (fence 2) and loads it.
+        a_own.lapse(room.code)
+        taken = await b.get(room.code)
+        assert taken is not room and leases.holder[room.code] == "b"
+        # A wakes up and writes: the store refuses (fence 1 < 2) and A drops the room.
+        await room.call(room.handle, conn, {"type": "chat", "text": "hi"}, 0.0)
+        await settle(lambda: room.code not in a.rooms and conn.closed is not None)
+        assert conn.closed is not None and conn.closed[0] == CLOSE_RECONNECT
+        chats = await other_store.recent_chat(room.room_id)
+        assert chats == []  # nothing of A's landed after B's claim
+        # B goes on as the owner.
+        b_conn = Conn()
+        await taken.call(taken.attach, b_conn, token)
+        await taken.call(taken.handle, b_conn, {"type": "chat", "text": "hello"}, 0.0)
+        assert [c["text"] for c in await store.recent_chat(room.room_id)] == ["hello"]
+    finally:
+        await a.stop()
+        await b.stop()
+
+
+async def test_drain_hands_every_room_over(store: Any, clock: ManualClock, tmp_path: Path) -> None:
+    leases = Leases()
+    a = manager_for(store, clock, tmp_path, MemoryOwnership(leases, "a"))
+    try:
+        room, _, token = await a.create("Ann", {})
+        conn = Conn()
+        await room.call(room.attach, conn, token)
+        await a.drain()
+        assert a.rooms == {} and leases.holder == {}
+        assert conn.closed is not None and conn.closed[0] == CLOSE_RECONNECT
+        with pytest.raises(OwnedElsewhere):  # a draining process takes no room
+            await a.get(room.code)
+    finally:
+        await a.stop()
