@@ -64,6 +64,15 @@ CHAT = cast(Table, ChatModel.__table__)
 UNFINISHED: tuple[RoomStatus, ...] = ("open", "playing")
 # Bound on one group commit, so a flood of appends still commits in steady slices.
 MAX_BATCH = 1000
+# Seconds one database operation (a transaction or a read, the wait for SQLite's write turn
+# included) may take before it fails as StorageUnavailable, so no caller waits forever. Far
+# above any real operation (SQLite's busy timeout and PostgreSQL's statement timeout are 10
+# s); it is there for a wait nothing will end, such as this: the garbage collector running
+# inside one of SQLAlchemy's greenlets finalizes a connection leaked elsewhere (another
+# engine, another event loop) and, seeing a greenlet, awaits that connection's close in
+# ours; if its driver thread is gone (aiosqlite's dies when its loop was closed under it),
+# that close never ends and would take this store's writer (and every room) with it.
+OPERATION_TIMEOUT = 60.0
 
 
 def utc_now() -> datetime:
@@ -150,19 +159,20 @@ class SqlStore:
         if self._closed:
             raise StoreError("the store is closed")
         with _unavailable_as_store_error():
-            if self._write_lock is None:
-                async with self.engine.begin() as conn:
+            async with asyncio.timeout(OPERATION_TIMEOUT):
+                if self._write_lock is None:
+                    async with self.engine.begin() as conn:
+                        yield conn
+                    return
+                async with self._write_lock, self.engine.begin() as conn:
                     yield conn
-                return
-            async with self._write_lock, self.engine.begin() as conn:
-                yield conn
 
     @contextlib.asynccontextmanager
     async def _read(self) -> AsyncIterator[AsyncConnection]:
         if self._closed:
             raise StoreError("the store is closed")
         with _unavailable_as_store_error():
-            async with self.engine.connect() as conn:
+            async with asyncio.timeout(OPERATION_TIMEOUT), self.engine.connect() as conn:
                 yield conn
 
     async def _run_write(self, fn: Callable[[Connection], Any]) -> Any:
@@ -437,7 +447,7 @@ class SqlStore:
                 async with self._write() as conn:
                     outcomes = await conn.run_sync(_append_rows, rows, stamp, fences)
                 results = []
-        except IntegrityError:
+        except IntegrityError as exc:
             # Another process wrote to one of these logs (or deleted the game) between the
             # check and the insert: retry one by one so only the losers fail.
             if len(batch) > 1:
@@ -446,6 +456,8 @@ class SqlStore:
             else:
                 for p in appends:
                     _fail(p, SequenceError(f"game {p.row.game_id}: seq {p.row.seq} was taken"))
+                for job in jobs:  # a lone job is answered too, never left waiting
+                    _fail(job, exc)
             return
         except Exception as exc:
             failure = _as_unavailable(exc) or exc
