@@ -38,14 +38,23 @@ WINDOW_SECONDS = 60.0
 SOCKET_TTL = 60.0  # seconds a socket hold lives unless its process renews it
 DEFAULT_PREFIX = "spades:limits:"
 
+
+def _clock_prelude(argv: int) -> str:
+    """Lua that sets `now` from ARGV[argv], or from the Redis server's clock when empty."""
+    return (
+        f"local now = tonumber(ARGV[{argv}])\n"
+        "if not now then\n"
+        "  local t = redis.call('TIME')\n"
+        "  now = tonumber(t[1]) + tonumber(t[2]) / 1000000\n"
+        "end\n"
+    )
+
+
 # KEYS[1]: the address's window (a sorted set of event times).
 # ARGV: limit, window seconds, now ("" = the server's clock), a unique member.
-_WINDOW = """
-local now = tonumber(ARGV[3])
-if not now then
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) + tonumber(t[2]) / 1000000
-end
+_WINDOW = (
+    _clock_prelude(3)
+    + """
 local window = tonumber(ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then
@@ -55,15 +64,13 @@ redis.call('ZADD', KEYS[1], now, ARGV[4])
 redis.call('PEXPIRE', KEYS[1], math.ceil(window * 1000))
 return 1
 """
+)
 
 # KEYS[1]: the address's holds (a sorted set: member = one socket, score = its expiry).
 # ARGV: cap (0 = none), ttl seconds, now ("" = the server's clock), the new member.
-_HOLD = """
-local now = tonumber(ARGV[3])
-if not now then
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) + tonumber(t[2]) / 1000000
-end
+_HOLD = (
+    _clock_prelude(3)
+    + """
 local ttl = tonumber(ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 local cap = tonumber(ARGV[1])
@@ -74,15 +81,13 @@ redis.call('ZADD', KEYS[1], now + ttl, ARGV[4])
 redis.call('PEXPIRE', KEYS[1], math.ceil(ttl * 1000))
 return 1
 """
+)
 
 # KEYS: addresses' hold sets; ARGV: ttl, now, then for each key its member.
 # Renews holds that still exist (XX: a released or expired hold is not brought back).
-_RENEW = """
-local now = tonumber(ARGV[2])
-if not now then
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) + tonumber(t[2]) / 1000000
-end
+_RENEW = (
+    _clock_prelude(2)
+    + """
 local ttl = tonumber(ARGV[1])
 for i, key in ipairs(KEYS) do
   redis.call('ZADD', key, 'XX', now + ttl, ARGV[i + 2])
@@ -90,6 +95,7 @@ for i, key in ipairs(KEYS) do
 end
 return #KEYS
 """
+)
 
 
 def _now_arg(clock: Clock | None) -> str:
