@@ -100,6 +100,7 @@ class ServerProcess:
             env=env,
         )
         self._last_cpu = (time.monotonic(), self._cpu_seconds())
+        self._last_children: tuple[float, dict[int, float]] = (time.monotonic(), {})
 
     async def wait_ready(self, client: httpx.AsyncClient) -> None:
         deadline = time.monotonic() + 60
@@ -113,10 +114,21 @@ class ServerProcess:
         raise RuntimeError("the server did not become ready in 60 s")
 
     def _cpu_seconds(self) -> float:
-        with open(f"/proc/{self.proc.pid}/stat") as fh:
-            parts = fh.read().rsplit(")", 1)[1].split()
-        ticks = os.sysconf("SC_CLK_TCK")
-        return (int(parts[11]) + int(parts[12])) / ticks
+        return _proc_cpu_seconds(self.proc.pid)
+
+    def children_cpu_percent(self) -> float:
+        """CPU % of one core the server's child processes (its SQLite writer) used since the
+        last call; a child that appeared meanwhile counts from its start."""
+        now, seen = time.monotonic(), {}
+        path = f"/proc/{self.proc.pid}/task/{self.proc.pid}/children"
+        with contextlib.suppress(OSError), open(path) as fh:
+            for pid in fh.read().split():
+                with contextlib.suppress(OSError):
+                    seen[int(pid)] = _proc_cpu_seconds(int(pid))
+        then, before = self._last_children
+        self._last_children = (now, seen)
+        used = sum(cpu - before.get(pid, 0.0) for pid, cpu in seen.items())
+        return 100.0 * used / max(now - then, 1e-9)
 
     def cpu_percent(self) -> float:
         """CPU % of one core since the last call."""
@@ -480,6 +492,14 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+def _proc_cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process, from /proc."""
+    with open(f"/proc/{pid}/stat") as fh:
+        parts = fh.read().rsplit(")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    return (int(parts[11]) + int(parts[12])) / ticks
+
+
 def report(
     label: str,
     rooms: int,
@@ -491,6 +511,7 @@ def report(
     rss: int | None = None,
     generator_cpu: float | None = None,
     server_metrics: dict[str, Any] | None = None,
+    writer_cpu: float | None = None,
 ) -> dict[str, Any]:
     lat = [x * 1000 for x in stats.latencies]
     cpu_percent = server.cpu_percent() if cpu is None else cpu
@@ -498,6 +519,13 @@ def report(
     # Everything an accepted action costs the server process (validation, store, every
     # connection's message), as CPU time of the window over the actions /metrics counted.
     cpu_ms = cpu_percent / 100 * seconds * 1000 / accepted if accepted else None
+    # The SQLite writer process works for the server too: its CPU is reported beside.
+    writer = writer_cpu
+    if writer is None and hasattr(server, "children_cpu_percent"):
+        writer = server.children_cpu_percent()
+    writer_ms = (
+        writer / 100 * seconds * 1000 / accepted if accepted and writer is not None else None
+    )
     out = {
         "label": label,
         "rooms": rooms,
@@ -522,6 +550,8 @@ def report(
         },
         "server_cpu_percent": round(cpu_percent, 1),
         "server_cpu_ms_per_action": None if cpu_ms is None else round(cpu_ms, 3),
+        "writer_cpu_percent": None if writer is None else round(writer, 1),
+        "writer_cpu_ms_per_action": None if writer_ms is None else round(writer_ms, 3),
         "server_rss_mb": round((server.rss_bytes() if rss is None else rss) / 2**20, 1),
         "per_process": server.per_process() if hasattr(server, "per_process") else None,
         "generator_cpu_percent": None if generator_cpu is None else round(generator_cpu, 1),
@@ -530,6 +560,8 @@ def report(
     print(json.dumps(out), flush=True)
     if cpu_ms is not None:
         print(f"server CPU ms per action: {cpu_ms:.3f} ({accepted} actions)", flush=True)
+        if writer_ms is not None:
+            print(f"SQLite writer process CPU ms per action: {writer_ms:.3f}", flush=True)
     RESULTS.append(out)
     return out
 
@@ -540,6 +572,7 @@ RESULTS: list[dict[str, Any]] = []  # every window reported by this process, in 
 REPEATED = (
     ("server CPU ms per action", ("server_cpu_ms_per_action",)),
     ("server CPU %", ("server_cpu_percent",)),
+    ("writer CPU ms per action", ("writer_cpu_ms_per_action",)),
     ("actions/s", ("actions_per_s",)),
     ("latency p50 ms", ("latency_ms", "p50")),
     ("latency p99 ms", ("latency_ms", "p99")),
@@ -704,6 +737,7 @@ async def run_load(args: argparse.Namespace, server: ServerProcess) -> None:
             await asyncio.sleep(args.warmup)
             fleet.reset()
             server.cpu_percent()
+            server.children_cpu_percent()
             meter.percent()
             before = await asyncio.to_thread(scrape_server, server)
             opened = time.monotonic()
@@ -920,9 +954,11 @@ def measure_step(
     def server_window() -> None:
         time.sleep(max(0.0, window_start - time.time()))
         server.cpu_percent()
+        server.children_cpu_percent()
         results["before"] = scrape_server(server)
         time.sleep(args.seconds)
         results["cpu"] = server.cpu_percent()
+        results["writer"] = server.children_cpu_percent()
         results["rss"] = server.rss_bytes()
         results["after"] = scrape_server(server)
 
@@ -938,6 +974,7 @@ def measure_step(
         server,
         cpu=results["cpu"],
         rss=results["rss"],
+        writer_cpu=results.get("writer"),
         generator_cpu=generator_cpu,
         server_metrics=server_side(results["before"], results["after"]),
     )

@@ -18,6 +18,11 @@ class Settings(BaseSettings):
     # storage
     database_url: str = "sqlite+aiosqlite:///./spades.db"
     auto_upgrade: bool = Field(True, description="run the Alembic upgrade when the server starts")
+    sqlite_writer: Literal["process", "thread"] = Field(
+        "process",
+        description="on an SQLite file, commit appended actions in a child process (process) "
+        "or in a thread of the server (thread); see docs/performance.md",
+    )
 
     # cluster mode (docs/operations.md): set redis_url to run as one of several processes
     redis_url: str = ""

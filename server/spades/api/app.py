@@ -132,6 +132,7 @@ def create_app(
                 settings.database_url,
                 clock=store_clock,
                 on_commit=metrics.store_commit,
+                writer_process=settings.sqlite_writer == "process",
                 hide_parameters=True,
             )
         else:

@@ -10,10 +10,10 @@ from sqlalchemy import create_engine as sa_create_engine
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
+from .sqlite_log import PRAGMAS
+
 DEFAULT_URL = "sqlite+aiosqlite:///./spades.db"
 
-# How long a SQLite connection waits for another writer (another process) before failing.
-SQLITE_BUSY_TIMEOUT_MS = 10_000
 # Seconds a PostgreSQL statement may take before it fails (see create_engine).
 COMMAND_TIMEOUT = 10.0
 
@@ -71,11 +71,8 @@ def _configure_sqlite(engine: Engine, begin: str) -> None:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         try:
-            cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
-            cursor.execute("PRAGMA journal_mode = WAL")
-            cursor.execute("PRAGMA foreign_keys = ON")
-            # FULL: a commit is on disk when it returns, so an appended action is durable.
-            cursor.execute("PRAGMA synchronous = FULL")
+            for pragma in PRAGMAS:  # the writer process applies the same (sqlite_log.py)
+                cursor.execute(pragma)
         finally:
             cursor.close()
 

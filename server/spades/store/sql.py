@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
-import json
+import logging
 import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
@@ -29,6 +28,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from spades.engine import Rules
 from spades.engine.game import RECORD_FORMAT
 
+from . import sqlite_log
 from .db import create_engine, create_sync_sqlite_engine, is_sqlite
 from .models import ActionModel, ChatModel, GameModel, HandModel, RoomModel, SeatModel, metadata
 from .protocol import (
@@ -49,6 +49,7 @@ from .protocol import (
     StoredRoom,
     StoreError,
 )
+from .writer_process import WriterLost, WriterProcess, WriterRefused
 
 Clock = Callable[[], datetime]
 # Told after each group commit: how many actions it stored and how long it took (seconds).
@@ -60,6 +61,8 @@ GAMES = cast(Table, GameModel.__table__)
 ACTIONS = cast(Table, ActionModel.__table__)
 HANDS = cast(Table, HandModel.__table__)
 CHAT = cast(Table, ChatModel.__table__)
+
+log = logging.getLogger(__name__)
 
 UNFINISHED: tuple[RoomStatus, ...] = ("open", "playing")
 # Bound on one group commit, so a flood of appends still commits in steady slices.
@@ -84,6 +87,7 @@ async def open_store(
     *,
     clock: Clock | None = None,
     on_commit: CommitHook | None = None,
+    writer_process: bool = True,
     **engine_kwargs: Any,
 ) -> SqlStore:
     """Open the SQL store at `url` (the schema must be migrated: see `upgrade`).
@@ -95,7 +99,7 @@ async def open_store(
     if is_sqlite(engine.url) and not _on_disk_sqlite(engine.url):
         async with engine.begin() as conn:
             await conn.run_sync(metadata.create_all)
-    store = SqlStore(engine, clock=clock, on_commit=on_commit)
+    store = SqlStore(engine, clock=clock, on_commit=on_commit, writer_process=writer_process)
     if not await store.ping():
         await engine.dispose()
         raise StoreError(f"database unreachable: {engine.url!r}")
@@ -131,6 +135,7 @@ class SqlStore:
         *,
         clock: Clock | None = None,
         on_commit: CommitHook | None = None,
+        writer_process: bool = True,
     ) -> None:
         self.engine = engine
         self.clock: Clock = clock or utc_now
@@ -144,6 +149,13 @@ class SqlStore:
         self._pending: list[_Pending | _Job] = []
         self.max_batch = MAX_BATCH  # 1 turns group commit off (one commit per append)
         self._appender = _SqliteAppender(engine.url) if _on_disk_sqlite(engine.url) else None
+        # Batches of appends alone (the hot path) go to a writer process; batches with other
+        # writes, or fenced appends, run in the appender thread (sqlite_log.py says why).
+        self._writer_process = (
+            WriterProcess(str(engine.url.database))
+            if self._appender is not None and writer_process
+            else None
+        )
         self._inflight: list[_Pending | _Job] = []
         self._wake: asyncio.Event | None = None
         self._writer: asyncio.Task[None] | None = None
@@ -434,15 +446,26 @@ class SqlStore:
             if self._appender is not None:
                 assert self._write_lock is not None
                 async with self._write_lock:
-                    loop = asyncio.get_running_loop()
-                    outcomes, results = await loop.run_in_executor(
-                        self._appender.executor,
-                        self._appender.commit,
-                        rows,
-                        [j.fn for j in jobs],
-                        stamp,
-                        fences,
-                    )
+                    if (
+                        self._writer_process is not None
+                        and not jobs
+                        and all(f is None for f in fences)
+                    ):
+                        found = await self._commit_in_writer(appends, stamp)
+                        if found is None:
+                            return  # the writer was lost; the rows were settled from the log
+                        outcomes = found
+                        results: list[tuple[bool, Any]] = []
+                    else:
+                        loop = asyncio.get_running_loop()
+                        outcomes, results = await loop.run_in_executor(
+                            self._appender.executor,
+                            self._appender.commit,
+                            rows,
+                            [j.fn for j in jobs],
+                            stamp,
+                            fences,
+                        )
             else:  # jobs run directly off the group commit here (see _run_write)
                 async with self._write() as conn:
                     outcomes = await conn.run_sync(_append_rows, rows, stamp, fences)
@@ -480,6 +503,77 @@ class SqlStore:
                 job.future.set_result(value)
             else:
                 job.future.set_exception(value)
+
+    async def _commit_in_writer(
+        self, appends: list[_Pending], stamp: datetime
+    ) -> list[StoreError | None] | None:
+        """A batch of appends alone, committed by the writer process: the outcomes, or None
+        when the writer was lost and each row has been answered here instead.
+
+        A lost writer (killed, crashed) is dead before the log is read: the rows found there
+        as sent were stored; the others were not, and go once more to a new writer.
+        """
+        assert self._writer_process is not None
+        now = sqlite_log.sqlite_time(stamp)
+        todo = appends
+        for _attempt in range(2):
+            try:
+                found = await self._writer_process.commit(_sqlite_rows([p.row for p in todo]), now)
+            except WriterRefused as exc:
+                if todo is not appends:
+                    for p in todo:
+                        _fail(p, StoreError(f"the append was not stored: {exc}"))
+                    return None
+                if exc.kind == "integrity":  # the caller retries row by row
+                    raise IntegrityError(sqlite_log.INSERT_ACTION, None, exc) from exc
+                raise StoreError(f"the appends were not stored: {exc}") from exc
+            except WriterLost as exc:
+                log.warning("SQLite writer lost with %d appends in flight: %s", len(todo), exc)
+                todo = await self._settle_from_log(todo)
+                if not todo:
+                    return None
+                continue
+            outcomes = [_refusal(o) for o in found]
+            if todo is appends:
+                return outcomes
+            for p, outcome in zip(todo, outcomes, strict=True):
+                if outcome is not None:
+                    _fail(p, outcome)
+                elif not p.future.done():
+                    self.appended += 1
+                    p.future.set_result(None)
+            return None
+        lost = StorageUnavailable("the SQLite writer stopped; the action was not stored")
+        for p in todo:
+            _fail(p, lost)
+        return None
+
+    async def _settle_from_log(self, appends: list[_Pending]) -> list[_Pending]:
+        """After the writer was lost mid-batch (and is dead): a row found in the log as sent
+        was stored, and its caller succeeds; the rows not found are returned."""
+        missing: list[_Pending] = []
+        try:
+            async with self._read() as conn:
+                for p in appends:
+                    query = select(ACTIONS.c.seat, ACTIONS.c.action).where(
+                        ACTIONS.c.game_id == p.row.game_id, ACTIONS.c.seq == p.row.seq
+                    )
+                    found = (await conn.execute(query)).first()
+                    if found is None:
+                        missing.append(p)
+                    elif tuple(found) == (p.row.seat, p.row.action):
+                        if not p.future.done():
+                            self.appended += 1
+                            p.future.set_result(None)
+                    else:
+                        _fail(p, SequenceError(f"game {p.row.game_id}: seq {p.row.seq} was taken"))
+        except Exception as exc:
+            unread = StorageUnavailable(f"the log could not be read: {exc}")
+            failure = _as_unavailable(exc) or unread
+            for p in appends:
+                _fail(p, failure)
+            return []
+        return missing
 
     async def finish_hand(self, row: HandRow, *, fence: int | None = None) -> None:
         summary = row.summary
@@ -652,6 +746,8 @@ class SqlStore:
             self._writer.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._writer
+        if self._writer_process is not None:
+            await self._writer_process.close()
         if self._appender is not None:
             await asyncio.to_thread(self._appender.close)
         await self.engine.dispose()
@@ -806,30 +902,20 @@ def _check_sequences(
     reread: Callable[[int], int | None] | None = None,
 ) -> tuple[list[StoreError | None], list[ActionRow]]:
     """Per row, None (it is the next action of its game's log) or the refusal; and the
-    rows to insert. `last` holds each game's last sequence number and is advanced; when a
-    row does not fit, `reread` (if given) reads its game's count from the log once before
-    the refusal stands."""
-    outcomes: list[StoreError | None] = []
-    accepted: list[ActionRow] = []
-    fresh: set[int] = set()  # games whose count was read again in this batch
-    for r in rows:
-        previous = last.get(r.game_id)
-        fits = previous is not None and r.seq == previous + 1
-        if not fits and reread is not None and r.game_id not in fresh:
-            fresh.add(r.game_id)
-            previous = reread(r.game_id)
-        if previous is None:
-            outcomes.append(NotFound(f"no game {r.game_id}"))
-        elif r.seq != previous + 1:
-            expected = previous + 1
-            outcomes.append(
-                SequenceError(f"game {r.game_id}: the next action is seq {expected}, not {r.seq}")
-            )
-        else:
-            last[r.game_id] = r.seq
-            outcomes.append(None)
-            accepted.append(r)
+    rows to insert (see `sqlite_log.check_sequences`)."""
+    outcomes = [
+        _refusal(o)
+        for o in sqlite_log.check_sequences([(r.game_id, r.seq) for r in rows], last, reread)
+    ]
+    accepted = [r for r, o in zip(rows, outcomes, strict=True) if o is None]
     return outcomes, accepted
+
+
+def _refusal(outcome: sqlite_log.Outcome) -> StoreError | None:
+    if outcome is None:
+        return None
+    kind, message = outcome
+    return NotFound(message) if kind == "notfound" else SequenceError(message)
 
 
 class _SqliteAppender:
@@ -887,7 +973,7 @@ class _SqliteAppender:
             # job deleted, another process's row) is retried row by row from the log.
             last.clear()
             raise
-        if len(last) > _SEQ_CACHE:
+        if len(last) > sqlite_log.SEQ_CACHE:
             last.clear()
         return outcomes, results
 
@@ -908,7 +994,7 @@ class _SqliteAppender:
                 raw.execute("ROLLBACK")
             self._last.clear()  # as in `commit`
             raise
-        if len(self._last) > _SEQ_CACHE:
+        if len(self._last) > sqlite_log.SEQ_CACHE:
             self._last.clear()
         return outcomes
 
@@ -923,76 +1009,25 @@ class _SqliteAppender:
         self.engine.dispose()
 
 
-# Games whose last sequence number the SQLite appender remembers (then it starts afresh).
-_SEQ_CACHE = 100_000
-
-_INSERT_ACTION = "INSERT INTO actions (game_id, seq, seat, action, at) VALUES "
-# Rows per INSERT: 5 parameters each stays under SQLite's oldest default limit of 999.
-_INSERT_CHUNK = 199
-
-
-@functools.lru_cache(maxsize=_INSERT_CHUNK)
-def _insert_actions(rows: int) -> str:
-    return _INSERT_ACTION + ", ".join(["(?, ?, ?, ?, ?)"] * rows)
-
-
-_LAST_SEQ = (
-    "SELECT games.id, COALESCE(MAX(actions.seq), 0) FROM games "
-    "LEFT OUTER JOIN actions ON actions.game_id = games.id WHERE games.id = ? GROUP BY games.id"
-)
-
-
-def _sqlite_time(value: datetime) -> str:
-    """A datetime as UTCDateTime stores it on SQLite (naive UTC, SQLAlchemy's text form)."""
-    if value.tzinfo is not None:
-        value = value.astimezone(UTC).replace(tzinfo=None)
-    return value.strftime("%Y-%m-%d %H:%M:%S.%f")
+def _sqlite_rows(rows: list[ActionRow]) -> list[sqlite_log.Row]:
+    return [
+        (r.game_id, r.seq, r.seat, r.action, None if r.at is None else sqlite_log.sqlite_time(r.at))
+        for r in rows
+    ]
 
 
 def _append_rows_sqlite(
     conn: Connection, rows: list[ActionRow], stamp: datetime, last: dict[int, int]
 ) -> list[StoreError | None]:
-    """`_append_rows` for the SQLite appender: the same checks against remembered counts.
-
-    A refusal is never made on a remembered count alone: the game's count is read again
-    inside this transaction (another process may have appended since), and only then
-    refused. A remembered count that is behind the log makes the insert fail instead
-    (primary key), and the caller retries row by row with the memory cleared.
-    """
-    cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
-
-    def read(game_id: int) -> int | None:
-        found = cursor.execute(_LAST_SEQ, (game_id,)).fetchone()
-        if found is None:
-            last.pop(game_id, None)
-            return None
-        last[game_id] = int(found[1])
-        return last[game_id]
-
+    """`_append_rows` for the SQLite appender thread: `sqlite_log.append_rows` on the
+    driver's connection, in the caller's transaction."""
+    raw = conn.connection.driver_connection
+    assert raw is not None
     try:
-        outcomes, accepted = _check_sequences(rows, last, read)
-        if accepted:
-            now = _sqlite_time(stamp)
-            # One multi-row INSERT per chunk, not executemany: the driver lets go of the GIL
-            # around every statement step, and getting it back from a busy event loop costs
-            # up to a switch interval each time, so per-row steps made a commit of 20 rows
-            # take 25 ms instead of 1 (docs/performance.md, "The GIL convoy").
-            for chunk in _chunks(accepted, _INSERT_CHUNK):
-                values: list[Any] = []
-                for r in chunk:
-                    values += (
-                        r.game_id,
-                        r.seq,
-                        r.seat,
-                        json.dumps(r.action),
-                        now if r.at is None else _sqlite_time(r.at),
-                    )
-                cursor.execute(_insert_actions(len(chunk)), values)
+        found = sqlite_log.append_rows(raw, _sqlite_rows(rows), sqlite_log.sqlite_time(stamp), last)
     except sqlite3.IntegrityError as exc:
-        raise IntegrityError(_INSERT_ACTION, None, exc) from exc
-    finally:
-        cursor.close()
-    return outcomes
+        raise IntegrityError(sqlite_log.INSERT_ACTION, None, exc) from exc
+    return [_refusal(o) for o in found]
 
 
 def _as_unavailable(exc: BaseException) -> StorageUnavailable | None:

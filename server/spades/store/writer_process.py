@@ -1,0 +1,128 @@
+"""The server's end of the SQLite writer process (`sqlite_log.py` is the child's script)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import marshal
+import sys
+from typing import Any
+
+from . import sqlite_log
+from .protocol import StoreError
+
+log = logging.getLogger(__name__)
+
+
+class WriterLost(StoreError):
+    """The writer process died, or its answer was lost: the batch may or may not be stored.
+
+    Reading the log tells which (`SqlStore` does, row by row).
+    """
+
+
+class WriterRefused(StoreError):
+    """The writer process rolled the batch back (nothing of it was stored)."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind  # "integrity": a remembered count was behind the log; or "error"
+
+
+class WriterProcess:
+    """Commits batches of appends on an SQLite file through a child process.
+
+    One batch at a time (the store's write lock sees to that). The child is started on the
+    first batch and again after it was lost; it ends when this end closes its stdin, or when
+    the server dies (its stdin then closes too).
+    """
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._proc: asyncio.subprocess.Process | None = None
+
+    @property
+    def pid(self) -> int | None:
+        return None if self._proc is None else self._proc.pid
+
+    async def _start(self) -> asyncio.subprocess.Process:
+        # -I: the standard library only (the script's folder and PYTHON* variables are not
+        # looked at), so the child starts in a few milliseconds and shadows nothing.
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-I",
+            sqlite_log.__file__,
+            self.path,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+        )
+        try:
+            ready = await self._answer(proc)
+        except BaseException:
+            self._kill(proc)
+            raise
+        if ready != ("ready", None):
+            self._kill(proc)
+            raise WriterLost(f"the SQLite writer did not start: {ready!r}")
+        return proc
+
+    @staticmethod
+    async def _answer(proc: asyncio.subprocess.Process) -> Any:
+        assert proc.stdout is not None
+        try:
+            head = await proc.stdout.readexactly(sqlite_log.HEADER.size)
+            (size,) = sqlite_log.HEADER.unpack(head)
+            body = await proc.stdout.readexactly(size)
+        except (asyncio.IncompleteReadError, ConnectionError) as exc:
+            raise WriterLost(f"the SQLite writer stopped (exit {proc.returncode})") from exc
+        return marshal.loads(body)
+
+    async def commit(self, rows: list[sqlite_log.Row], now: str) -> list[sqlite_log.Outcome]:
+        """Store `rows` in one transaction: their outcomes, or WriterRefused (nothing
+        stored) or WriterLost (unknown)."""
+        if self._proc is None or self._proc.returncode is not None:
+            self._proc = await self._start()
+        proc = self._proc
+        assert proc.stdin is not None
+        try:
+            proc.stdin.write(sqlite_log.frame((now, rows)))
+            await proc.stdin.drain()
+            kind, value = await self._answer(proc)
+        except BaseException as exc:
+            # Cancelled or broken in the middle of a request: the child's answer can no
+            # longer be matched to it, so this child is done; the next batch starts another.
+            self._proc = None
+            self._kill(proc)
+            if isinstance(exc, (WriterLost, ConnectionError, OSError)):
+                # Dead before anyone reads the log, so what it holds is final.
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(10):
+                        await proc.wait()
+                if isinstance(exc, WriterLost):
+                    raise
+                raise WriterLost(f"the SQLite writer stopped: {exc!r}") from exc
+            raise
+        if kind != "ok":
+            raise WriterRefused(kind, str(value))
+        return list(value)
+
+    @staticmethod
+    def _kill(proc: asyncio.subprocess.Process) -> None:
+        if proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+
+    async def close(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        if proc.stdin is not None:
+            proc.stdin.close()
+        try:
+            async with asyncio.timeout(10):
+                await proc.wait()
+        except TimeoutError:
+            log.warning("the SQLite writer did not stop; killing it")
+            self._kill(proc)
+            await proc.wait()
