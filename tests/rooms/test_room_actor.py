@@ -349,3 +349,26 @@ async def test_states_leave_out_only_what_the_connection_already_holds(
         assert "room" in first and set(SENT_ON_CHANGE) <= set(first["view"])
         assert first["view"]["history"] == game.history
     await manager.stop()
+
+
+async def test_a_hint_that_fails_is_answered(
+    store: Any, clock: ManualClock, tmp_path: Path
+) -> None:
+    manager = manager_for(store, clock, tmp_path)
+    await manager.start()
+    room, _, token = await manager.create("Ann", {})
+    host = Conn()
+    await hello(room, host, token)
+    await act(room, host, type="start", id=1)
+    await settle(lambda: bool(host.states() and host.last_state()["view"]["legal"]))
+
+    async def broken(*_args: Any, **_kwargs: Any) -> dict[str, Any]:
+        raise RuntimeError("the hint's search failed")
+
+    room.bots.decide = broken  # type: ignore[method-assign]
+    await act(room, host, type="hint", id="h1")
+    await settle(lambda: any(e["code"] == "hint_failed" for e in host.errors()))
+    await act(room, host, type="hint", id="h2")  # not "hint_pending": it may ask again
+    await settle(lambda: len([e for e in host.errors() if e["code"] == "hint_failed"]) == 2)
+    assert [e["ref"] for e in host.errors()] == ["h1", "h2"]
+    await manager.stop()

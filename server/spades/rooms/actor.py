@@ -7,10 +7,13 @@ locks. Side tasks (bots thinking, clocks waiting) wait outside and then `call` i
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 from .errors import WrongStatus
+
+log = logging.getLogger(__name__)
 
 Job = Callable[[], Awaitable[Any]]
 
@@ -33,23 +36,46 @@ class Actor:
             self._worker = asyncio.create_task(self._run(), name=self.name)
 
     async def _run(self) -> None:
-        while True:
-            job, future = await self._queue.get()
-            if job is _STOP:
-                future.set_result(None)
-                return
-            if future.done():
-                continue
-            try:
-                result = await job()
-            except Exception as exc:
+        try:
+            while True:
+                job, future = await self._queue.get()
+                if job is _STOP:
+                    future.set_result(None)
+                    return
+                if future.done():
+                    continue
+                try:
+                    result = await job()
+                except asyncio.CancelledError as exc:
+                    if not future.done():
+                        future.set_exception(WrongStatus("the room stopped", code="room_closed"))
+                    task = asyncio.current_task()
+                    if task is not None and task.cancelling():
+                        raise  # the worker itself is being stopped
+                    # A job cancelled from inside (a wait it did was cancelled): its caller is
+                    # answered, and the room goes on with the next command.
+                    log.warning("%s: a command was cancelled: %r", self.name, exc)
+                except Exception as exc:
+                    if not future.done():
+                        future.set_exception(exc)
+                else:
+                    if not future.done():
+                        future.set_result(result)
+                if self._after_each is not None:
+                    try:
+                        self._after_each()
+                    except Exception:
+                        log.exception("%s: after a command", self.name)
+        finally:
+            # However the worker ends, nobody is left waiting on a command it will not run.
+            self.closed = True
+            while not self._queue.empty():
+                job, future = self._queue.get_nowait()
                 if not future.done():
-                    future.set_exception(exc)
-            else:
-                if not future.done():
-                    future.set_result(result)
-            if self._after_each is not None:
-                self._after_each()
+                    if job is _STOP:
+                        future.set_result(None)
+                    else:
+                        future.set_exception(WrongStatus("this room is closed", code="room_closed"))
 
     async def call(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> Any:
         """Run `fn(*args)` inside the actor, after every command queued before it."""

@@ -6,6 +6,7 @@ Each runs inside the room's actor. A refusal raises a `RoomError` (or the engine
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +22,8 @@ if TYPE_CHECKING:
 
 Message = dict[str, Any]
 Command = Callable[["Room", Connection, Message, Any], Awaitable[None]]
+
+log = logging.getLogger(__name__)
 
 
 def seat_of(conn: Connection) -> int:
@@ -146,6 +149,12 @@ async def hint(room: Room, conn: Connection, msg: Message, ref: Any) -> None:
 async def _hint(room: Room, conn: Connection, view: Message, ref: Any) -> None:
     try:
         action = await room.bots.decide(room.settings.bot_level, view, None)
+    except Exception:
+        # The asker is answered either way (it would otherwise wait for a hint forever).
+        log.exception("room %s: a hint failed", room.code)
+        if conn in room.audience:
+            room.audience.error(conn, "hint_failed", "no hint could be worked out", ref)
+        return
     finally:
         room.hinting.discard(conn.conn_id)
     if conn in room.audience:
