@@ -118,6 +118,9 @@ class RelayedRoom:
         if self._conn is None:
             self._conn = conn
             self.relay.links[conn.conn_id] = self
+            if not self.relay.subscribed:  # lost since `find`: no answer could reach us
+                self.moved()
+                return
             self.relay.post(
                 self.owner,
                 {"t": "a", "c": conn.conn_id, "room": self.code, "addr": conn.address},
@@ -126,11 +129,15 @@ class RelayedRoom:
 
     async def attach(self, conn: Any, token: str | None, ref: Any = None) -> None:
         self._bind(conn)
+        if self.closed:
+            return
         frame = {"type": "hello", "token": token, "id": ref}
         self.relay.post(self.owner, {"t": "f", "c": conn.conn_id, "m": frame}, deaf=self.moved)
 
     async def handle(self, conn: Any, message: dict[str, Any], received: float) -> None:
         self._bind(conn)
+        if self.closed:
+            return
         self.relay.post(self.owner, {"t": "f", "c": conn.conn_id, "m": message}, deaf=self.moved)
 
     async def detach(self, conn: Any) -> None:
@@ -167,6 +174,7 @@ class Relay:
         self._outbox: list[tuple[str, bytes, Callable[[], None] | None, float | None]] = []
         self._wake = asyncio.Event()
         self._warned = 0.0
+        self.subscribed = False  # to this process's channel: nothing is relayed without it
         self._tasks: set[asyncio.Task[Any]] = set()
 
     def channel_of(self, node: str) -> str:
@@ -224,7 +232,12 @@ class Relay:
         """Listen on this process's channel; when Redis goes away the subscription is gone
         with the connection, so subscribe again (on a new connection) until it is back.
         Without this the listener ended for good: once Redis was back, peers saw no one
-        listening here and every socket relayed to this process's rooms was moved forever."""
+        listening here and every socket relayed to this process's rooms was moved forever.
+
+        Whatever peers sent here meanwhile is lost (they see no listener), so every socket
+        this process relays is told to reconnect, and no new one is relayed until the
+        subscription is back: answers from the owner would never reach it, and the socket
+        would wait in silence."""
         while True:
             try:
                 await self._listener(pubsub)
@@ -232,20 +245,36 @@ class Relay:
                 raise
             except Exception as exc:
                 log.warning("relay: listening failed (%r): subscribing again", exc)
+            self.subscribed = False
+            for link in list(self.links.values()):
+                link.moved()
             with contextlib.suppress(Exception):
                 await pubsub.aclose()
             while True:
                 await asyncio.sleep(min(0.5, self.ownership.ttl / 4))
-                pubsub = self.redis.pubsub()
                 try:
-                    await pubsub.subscribe(self.channel)
+                    pubsub = await self._subscribe()
                 except Exception:
-                    with contextlib.suppress(Exception):
-                        await pubsub.aclose()
                     continue
-                self._pubsub = pubsub
+                self.subscribed = True
                 log.info("relay: listening again on %s", self.channel)
                 break
+
+    async def _subscribe(self) -> Any:
+        """A subscription to this process's channel, once Redis has confirmed it (a pooled
+        connection that died with Redis takes the command without a word, then fails)."""
+        pubsub = self.redis.pubsub()
+        try:
+            await pubsub.subscribe(self.channel)
+            reply = await pubsub.get_message(timeout=max(1.0, self.ownership.ttl))
+            if not reply or reply.get("type") != "subscribe":
+                raise ConnectionError(f"not subscribed to {self.channel}: {reply!r}")
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await pubsub.aclose()
+            raise
+        self._pubsub = pubsub
+        return pubsub
 
     async def _listener(self, pubsub: Any) -> None:
         async for item in pubsub.listen():
@@ -404,6 +433,8 @@ class Relay:
                 if self.manager.draining:
                     raise  # this process is going: the client reconnects to another one
                 owner = exc.owner
+                if owner and owner != self.node_id and not self.subscribed:
+                    raise  # the owner's answers could not reach this process: reconnect
                 if (
                     owner
                     and owner != self.node_id
@@ -485,9 +516,8 @@ class Relay:
     # --- life cycle -------------------------------------------------------------------
 
     async def start(self) -> None:
-        pubsub = self.redis.pubsub()
-        await pubsub.subscribe(self.channel)
-        self._pubsub = pubsub
+        pubsub = await self._subscribe()
+        self.subscribed = True
         for coro in (self._publisher(), self._listen_forever(pubsub), self.watch_links()):
             task = asyncio.get_running_loop().create_task(coro)
             self._tasks.add(task)
