@@ -170,7 +170,7 @@ class Relay:
         self._calls: dict[int, asyncio.Future[Any]] = {}
         self._lapses: dict[str, asyncio.Task[None]] = {}
         self._call_ids = itertools.count(1)
-        # (channel, payload, what to call when nobody listened, retried until (loop time))
+        # (channel, payload, what to call when not delivered, sent again until (monotonic))
         self._outbox: list[tuple[str, bytes, Callable[[], None] | None, float | None]] = []
         self._wake = asyncio.Event()
         self._warned = 0.0
