@@ -4,10 +4,13 @@ from the code under test without stopping the server other tests share."""
 from __future__ import annotations
 
 import asyncio
+import threading
+from collections.abc import Coroutine
+from typing import Any
 
 
 class Relay:
-    """A TCP relay to PostgreSQL that can be cut or stalled."""
+    """A TCP relay to a service (PostgreSQL, Redis) that can be cut or stalled."""
 
     def __init__(self, host: str, port: int) -> None:
         self.target = (host, port)
@@ -60,3 +63,44 @@ class Relay:
         finally:
             self._writers.discard(writer)
             writer.transport.abort()
+
+
+class RelayThread:
+    """A `Relay` on an event loop of its own thread: other processes (a cluster's servers)
+    reach it for the whole test, whatever the test's own loop is doing (or whether it has
+    one: fixtures are synchronous). Its methods block until the relay has done it."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.relay = Relay(host, port)
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+
+    @property
+    def port(self) -> int:
+        return self.relay.port
+
+    def _run(self, coro: Coroutine[Any, Any, None]) -> None:
+        asyncio.run_coroutine_threadsafe(coro, self.loop).result(10)
+
+    def start(self) -> None:
+        self.thread.start()
+        self._run(self.relay.start())
+
+    def cut(self) -> None:
+        """Refuse connections and drop the open ones, until `restore()`."""
+        self._run(self.relay.cut())
+
+    def restore(self) -> None:
+        """Accept connections again, on the same port."""
+        self._run(self.relay.start())
+
+    def stall(self, stalled: bool) -> None:
+        """Hold (or let go) every byte in flight: the service hangs without refusing."""
+        self.loop.call_soon_threadsafe(setattr, self.relay, "stalled", stalled)
+
+    def close(self) -> None:
+        if self.relay.server is not None:
+            self.cut()
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+        self.loop.close()

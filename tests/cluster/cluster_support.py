@@ -264,6 +264,8 @@ class Player:
         self.errors: list[dict[str, Any]] = []
         self.failures: list[str] = []
         self.held: dict[str, Any] | None = None
+        # Every action this seat saw accepted: (seq when sent, seq of its answer, seat, action).
+        self.acked: list[tuple[int, int, int, dict[str, Any]]] = []
 
     async def play(
         self,
@@ -293,17 +295,20 @@ class Player:
             await ws.send(json.dumps({"type": "hello", "token": self.token, "id": "hello"}))
             self.held = None  # the first state after a hello is whole
             pending: Any = None
+            sent: dict[str, tuple[int, int, dict[str, Any]]] = {}
             while True:
                 message = json.loads(await asyncio.wait_for(ws.recv(), RECV_LIMIT))
                 if message["type"] == "error":
                     self.errors.append(message)
                     if message.get("ref") == pending:
                         pending = None
-                        await asyncio.sleep(0.1)  # e.g. storage_error: try again
+                        await asyncio.sleep(0.5)  # e.g. storage_error: try again
                 elif message["type"] in ("state", "event"):
                     self.held = receive(self.held, message)
                     self.states.append(self.held)
                     if self.held.get("ref") is not None and self.held["ref"] == pending:
+                        sent_seq, seat, acted = sent[pending]
+                        self.acked.append((sent_seq, self.held["seq"], seat, acted))
                         pending = None
                     if done(self.held):
                         return self.held
@@ -316,4 +321,5 @@ class Player:
                     if action is not None:
                         await asyncio.sleep(self.think)
                         pending = f"a{state['seq']}-{secrets.token_hex(2)}"
+                        sent[pending] = (state["seq"], view["seat"], action)
                         await ws.send(json.dumps({**action, "id": pending}))

@@ -37,7 +37,7 @@ from spades.rooms import (
     settings_schema,
 )
 from spades.rooms.ownership import OwnedElsewhere
-from spades.store.protocol import GameInProgress, NotFound, Store
+from spades.store.protocol import GameInProgress, NotFound, StorageUnavailable, Store
 
 from .gc_policy import GcPolicy
 from .guard import Guard, refusals, safe_validation_errors
@@ -207,6 +207,13 @@ def create_app(
         metrics.http_refused(exc.status_code)
         return await http_exception_handler(request, exc)
 
+    # The database is away (docs/operations.md): any REST call that needed it is refused
+    # with 503, "try again", rather than a bare 500; nothing was changed.
+    @app.exception_handler(StorageUnavailable)
+    async def storage_unavailable(request: Request, exc: StorageUnavailable) -> Response:
+        metrics.http_refused(503)
+        return JSONResponse({"detail": "the database is unavailable; try again"}, status_code=503)
+
     @app.exception_handler(RequestValidationError)
     async def count_invalid_request(request: Request, exc: RequestValidationError) -> Response:
         metrics.http_refused(422)
@@ -268,8 +275,17 @@ def create_app(
 
     @app.get("/readyz", tags=["ops"], responses=refusals(503))
     async def readyz(request: Request) -> JSONResponse:
+        # In a cluster the database is not asked: every process shares it, so its outage
+        # would take every process out of HAProxy at once, which cuts every socket (its
+        # `on-marked-down shutdown-sessions`) and refuses new ones: players would see their
+        # tables drop, instead of `storage_error` on a move, and all reconnect at once when
+        # it is back. Steering players elsewhere helps nothing there: a room is served by
+        # its lease's holder wherever its sockets land. Ready = up and not draining.
+        clustered = getattr(request.app.state, "cluster", None) is not None
         try:
-            ok = await request.app.state.store.ping() and not manager_of(request).draining
+            ok = not manager_of(request).draining and (
+                clustered or await request.app.state.store.ping()
+            )
         except Exception:
             ok = False
         return JSONResponse({"ready": ok}, status_code=200 if ok else 503)

@@ -162,8 +162,13 @@ class RedisOwnership:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                if time.monotonic() - self._last_renewed >= self.ttl:
-                    log.error("leases not renewed for %.1f s (%s): rooms dropped", self.ttl, exc)
+                if time.monotonic() - self._last_renewed >= self.ttl and self.held:
+                    log.error(
+                        "leases not renewed for %.1f s (%s): %d room(s) dropped",
+                        self.ttl,
+                        exc,
+                        len(self.held),
+                    )
                     for room_id in list(self.held):
                         self._lose(room_id)
                 else:

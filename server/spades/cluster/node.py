@@ -193,19 +193,26 @@ class ClusterNode:
                 log.warning("orphan sweep failed: %s", exc)
 
     async def _hear_released(self) -> None:
-        """A peer handed rooms over (drain): claim them at once instead of on the next sweep."""
-        pubsub = self.redis.pubsub()
-        await pubsub.subscribe(self.released_channel)
-        try:
-            async for item in pubsub.listen():
-                if item.get("type") == "message" and item.get("data") != self.node_id.encode():
-                    # A small random delay spreads the handed-over rooms among the peers.
-                    await asyncio.sleep(secrets.randbelow(200) / 1000)
-                    with contextlib.suppress(Exception):
-                        await self.claim_orphans()
-        finally:
-            with contextlib.suppress(Exception):
-                await pubsub.aclose()
+        """A peer handed rooms over (drain): claim them at once instead of on the next sweep.
+        Redis gone: subscribe again until it is back (the subscription went with it)."""
+        while True:
+            pubsub = self.redis.pubsub()
+            try:
+                await pubsub.subscribe(self.released_channel)
+                async for item in pubsub.listen():
+                    if item.get("type") == "message" and item.get("data") != self.node_id.encode():
+                        # A small random delay spreads the handed-over rooms among the peers.
+                        await asyncio.sleep(secrets.randbelow(200) / 1000)
+                        with contextlib.suppress(Exception):
+                            await self.claim_orphans()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.debug("released rooms: not listening (%r)", exc)
+            finally:
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()
+            await asyncio.sleep(0.5)
 
     # --- shutting down --------------------------------------------------------------
 

@@ -22,6 +22,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import time
 from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
@@ -70,15 +71,18 @@ class RemoteConnection:
     def send(self, message: dict[str, Any]) -> None:
         if not self.closed:
             self.relay.post(
-                self.edge, {"t": "s", "c": self.edge_conn, "m": message}, deaf=self.edge_gone
+                self.edge, {"t": "s", "c": self.edge_conn, "m": message}, deaf=self.lost
             )
 
-    def edge_gone(self) -> None:
-        """Nobody listens on the edge's channel: its process died; the socket is gone."""
+    def lost(self) -> None:
+        """A message for the socket was not delivered: nobody listens on the edge's channel
+        (its process died), or the publish failed (Redis away, if only for a moment). The
+        socket missed a state, so it must not go on silently from here: the edge is told to
+        close it with 4012 (the client reconnects and gets a whole state; a dead edge hears
+        nothing, which is fine), and the room forgets it."""
         if self.closed:
             return
-        self.closed = True
-        self.relay.forget(self)
+        self.close(CLOSE_RECONNECT, "the room moved: reconnect")
         room = self.room
         if room is not None and not room.closed:
             self.relay._spawn(_quietly(room.call(room.detach, self)))
@@ -87,7 +91,9 @@ class RemoteConnection:
         if not self.closed:
             self.closed = True
             self.relay.post(
-                self.edge, {"t": "x", "c": self.edge_conn, "code": code, "reason": reason}
+                self.edge,
+                {"t": "x", "c": self.edge_conn, "code": code, "reason": reason},
+                retry=True,
             )
             self.relay.forget(self)
 
@@ -112,6 +118,9 @@ class RelayedRoom:
         if self._conn is None:
             self._conn = conn
             self.relay.links[conn.conn_id] = self
+            if not self.relay.subscribed:  # lost since `find`: no answer could reach us
+                self.moved()
+                return
             self.relay.post(
                 self.owner,
                 {"t": "a", "c": conn.conn_id, "room": self.code, "addr": conn.address},
@@ -120,17 +129,21 @@ class RelayedRoom:
 
     async def attach(self, conn: Any, token: str | None, ref: Any = None) -> None:
         self._bind(conn)
+        if self.closed:
+            return
         frame = {"type": "hello", "token": token, "id": ref}
         self.relay.post(self.owner, {"t": "f", "c": conn.conn_id, "m": frame}, deaf=self.moved)
 
     async def handle(self, conn: Any, message: dict[str, Any], received: float) -> None:
         self._bind(conn)
+        if self.closed:
+            return
         self.relay.post(self.owner, {"t": "f", "c": conn.conn_id, "m": message}, deaf=self.moved)
 
     async def detach(self, conn: Any) -> None:
         if self._conn is not None:
             self.relay.links.pop(conn.conn_id, None)
-            self.relay.post(self.owner, {"t": "d", "c": conn.conn_id})
+            self.relay.post(self.owner, {"t": "d", "c": conn.conn_id}, retry=True)
 
     def moved(self) -> None:
         """The owner changed or is gone: the client must reconnect."""
@@ -157,9 +170,11 @@ class Relay:
         self._calls: dict[int, asyncio.Future[Any]] = {}
         self._lapses: dict[str, asyncio.Task[None]] = {}
         self._call_ids = itertools.count(1)
-        # (channel, payload, what to call when nobody listened)
-        self._outbox: list[tuple[str, bytes, Callable[[], None] | None]] = []
+        # (channel, payload, what to call when not delivered, sent again until (monotonic))
+        self._outbox: list[tuple[str, bytes, Callable[[], None] | None, float | None]] = []
         self._wake = asyncio.Event()
+        self._warned = 0.0
+        self.subscribed = False  # to this process's channel: nothing is relayed without it
         self._tasks: set[asyncio.Task[Any]] = set()
 
     def channel_of(self, node: str) -> str:
@@ -168,10 +183,20 @@ class Relay:
     # --- sending: one task publishes everything, in order ------------------------------
 
     def post(
-        self, node: str, message: dict[str, Any], *, deaf: Callable[[], None] | None = None
+        self,
+        node: str,
+        message: dict[str, Any],
+        *,
+        deaf: Callable[[], None] | None = None,
+        retry: bool = False,
     ) -> None:
+        """Queue a message. `deaf`: called when it was not delivered (nobody listened, or
+        the publish failed). `retry`: a close or detach, which may be sent twice, so a failed
+        publish sends it again (for a ttl; after that every link and room is dropped anyway),
+        or the other end would hold a socket nobody serves."""
         message["e"] = self.node_id
-        self._outbox.append((self.channel_of(node), orjson.dumps(message), deaf))
+        until = time.monotonic() + self.ownership.ttl if retry else None
+        self._outbox.append((self.channel_of(node), orjson.dumps(message), deaf, until))
         self._wake.set()
 
     async def _publisher(self) -> None:
@@ -180,19 +205,76 @@ class Relay:
             self._wake.clear()
             while self._outbox:
                 batch, self._outbox = self._outbox[:500], self._outbox[500:]
+                failed = False
                 try:
                     async with self.redis.pipeline(transaction=False) as pipe:
-                        for channel, payload, _ in batch:
+                        for channel, payload, _, _ in batch:
                             pipe.publish(channel, payload)
                         heard = await pipe.execute()
                 except Exception as exc:
-                    log.warning("relay: publish failed: %s", exc)
+                    if time.monotonic() - self._warned >= 1.0:  # not 20 lines a second
+                        self._warned = time.monotonic()
+                        log.warning("relay: publish failed: %s", exc)
                     heard = [0] * len(batch)
-                for (_, _, deaf), listeners in zip(batch, heard, strict=True):
-                    if deaf is not None and not listeners:
-                        deaf()  # the process at the other end is gone
+                    failed = True
+                for item, listeners in zip(batch, heard, strict=True):
+                    _, _, deaf, until = item
+                    if failed and until is not None and time.monotonic() < until:
+                        self._outbox.append(item)
+                    elif deaf is not None and not listeners:
+                        deaf()  # the process at the other end is gone, or Redis is
+                if failed:
+                    await asyncio.sleep(0.05)
 
     # --- receiving ------------------------------------------------------------------
+
+    async def _listen_forever(self, pubsub: Any) -> None:
+        """Listen on this process's channel; when Redis goes away the subscription is gone
+        with the connection, so subscribe again (on a new connection) until it is back.
+        Without this the listener ended for good: once Redis was back, peers saw no one
+        listening here and every socket relayed to this process's rooms was moved forever.
+
+        Whatever peers sent here meanwhile is lost (they see no listener), so every socket
+        this process relays is told to reconnect, and no new one is relayed until the
+        subscription is back: answers from the owner would never reach it, and the socket
+        would wait in silence."""
+        while True:
+            try:
+                await self._listener(pubsub)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("relay: listening failed (%r): subscribing again", exc)
+            self.subscribed = False
+            for link in list(self.links.values()):
+                link.moved()
+            with contextlib.suppress(Exception):
+                await pubsub.aclose()
+            while True:
+                await asyncio.sleep(min(0.5, self.ownership.ttl / 4))
+                try:
+                    pubsub = await self._subscribe()
+                except Exception:
+                    continue
+                self.subscribed = True
+                log.info("relay: listening again on %s", self.channel)
+                break
+
+    async def _subscribe(self) -> Any:
+        """A subscription to this process's channel, once Redis has confirmed it (a pooled
+        connection that died with Redis takes the command without a word, then fails)."""
+        pubsub = self.redis.pubsub()
+        try:
+            await pubsub.subscribe(self.channel)
+            reply = await pubsub.get_message(timeout=max(1.0, self.ownership.ttl))
+            if not reply or reply.get("type") != "subscribe":
+                raise ConnectionError(f"not subscribed to {self.channel}: {reply!r}")
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await pubsub.aclose()
+            raise
+        self._pubsub = pubsub
+        return pubsub
 
     async def _listener(self, pubsub: Any) -> None:
         async for item in pubsub.listen():
@@ -351,6 +433,8 @@ class Relay:
                 if self.manager.draining:
                     raise  # this process is going: the client reconnects to another one
                 owner = exc.owner
+                if owner and owner != self.node_id and not self.subscribed:
+                    raise  # the owner's answers could not reach this process: reconnect
                 if (
                     owner
                     and owner != self.node_id
@@ -390,41 +474,51 @@ class Relay:
 
     async def watch_links(self) -> None:
         """Edge side: a link whose room has a new owner (or none), or whose owner stopped
-        listening, is told to reconnect."""
+        listening, is told to reconnect. So is every link once Redis has been out of reach
+        for a whole ttl: every owner has dropped its rooms by then (lease.py), so a relayed
+        socket would otherwise wait in silence for answers nobody sends."""
+        loop = asyncio.get_running_loop()
+        checked = loop.time()
         while True:
             await asyncio.sleep(self.ownership.ttl / 4)
-            for node in {link.owner for link in self.links.values()}:
-                try:
-                    alive = await self.listening(node)
-                except Exception:
-                    continue
-                if not alive:
+            try:
+                await self._check_links()
+                checked = loop.time()
+            except Exception as exc:
+                if self.links and loop.time() - checked >= self.ownership.ttl:
+                    log.warning(
+                        "relay: Redis away (%r): %d socket(s) told to reconnect",
+                        exc,
+                        len(self.links),
+                    )
                     for link in list(self.links.values()):
-                        if link.owner == node:
-                            link.moved()
-            by_room: dict[str, list[RelayedRoom]] = defaultdict(list)
-            for link in list(self.links.values()):
-                by_room[link.code].append(link)
-            codes = list(by_room)
-            for i in range(0, len(codes), 500):
-                chunk = codes[i : i + 500]
-                try:
-                    values = await self.redis.mget([self.ownership.lease_key(c) for c in chunk])
-                except Exception:
-                    continue
-                for code, value in zip(chunk, values, strict=True):
-                    owner = holder_of(value)
-                    for link in by_room[code]:
-                        if owner != link.owner:
-                            link.moved()
+                        link.moved()
+
+    async def _check_links(self) -> None:
+        for node in {link.owner for link in self.links.values()}:
+            if not await self.listening(node):
+                for link in list(self.links.values()):
+                    if link.owner == node:
+                        link.moved()
+        by_room: dict[str, list[RelayedRoom]] = defaultdict(list)
+        for link in list(self.links.values()):
+            by_room[link.code].append(link)
+        codes = list(by_room)
+        for i in range(0, len(codes), 500):
+            chunk = codes[i : i + 500]
+            values = await self.redis.mget([self.ownership.lease_key(c) for c in chunk])
+            for code, value in zip(chunk, values, strict=True):
+                owner = holder_of(value)
+                for link in by_room[code]:
+                    if owner != link.owner:
+                        link.moved()
 
     # --- life cycle -------------------------------------------------------------------
 
     async def start(self) -> None:
-        pubsub = self.redis.pubsub()
-        await pubsub.subscribe(self.channel)
-        self._pubsub = pubsub
-        for coro in (self._publisher(), self._listener(pubsub), self.watch_links()):
+        pubsub = await self._subscribe()
+        self.subscribed = True
+        for coro in (self._publisher(), self._listen_forever(pubsub), self.watch_links()):
             task = asyncio.get_running_loop().create_task(coro)
             self._tasks.add(task)
 

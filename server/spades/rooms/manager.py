@@ -221,7 +221,16 @@ class RoomManager:
             if self.draining:
                 self._reserved.discard(code)
                 raise RoomError("this server is shutting down; try again", code="draining")
-            fence = await self.ownership.claim(code)
+            try:
+                fence = await self.ownership.claim(code)
+            except Exception as exc:
+                # The leases' service (Redis) is out of reach: no process can own a new room
+                # now. Refused like a failed write (HTTP 503, try again), nothing stored.
+                self._reserved.discard(code)
+                log.warning("room not created: no lease (%r)", exc)
+                raise RoomError(
+                    "rooms cannot be created right now; try again", code="storage_error"
+                ) from exc
             if fence is None:  # another process took this code this instant: try another
                 self._reserved.discard(code)
                 return await self.create(host_name, settings, solo=solo)
@@ -285,6 +294,9 @@ class RoomManager:
                 await self.store.get_room(code)
             except NotFound:
                 return code
+            except BaseException:
+                self._reserved.discard(code)  # the store failed (StorageUnavailable)
+                raise
             self._reserved.discard(code)
 
     async def get(self, code: str) -> Room:
