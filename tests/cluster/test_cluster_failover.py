@@ -112,7 +112,7 @@ async def restart(node: Node) -> None:
 
 
 async def test_rolling_restart_during_ten_games_loses_nothing(cluster: Cluster) -> None:
-    rooms = [await solo(cluster.url, target=150) for _ in range(10)]
+    rooms = [await solo(cluster.url, target=300) for _ in range(10)]
 
     players = [Player(cluster.url, code, token, think=0.05) for code, token in rooms]
     games = [asyncio.create_task(p.play()) for p in players]
@@ -120,7 +120,7 @@ async def test_rolling_restart_during_ten_games_loses_nothing(cluster: Cluster) 
     for node in cluster.nodes:
         await restart(node)
     assert not all(game.done() for game in games), "the games ended before the restarts"
-    _, waiting = await asyncio.wait(games, timeout=150)
+    _, waiting = await asyncio.wait(games, timeout=300)
     stuck = [
         (p.code, p.states[-1]["seq"] if p.states else None, p.close_codes, p.errors[-3:])
         for p, g in zip(players, games, strict=True)
