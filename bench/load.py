@@ -737,7 +737,8 @@ async def run_load(args: argparse.Namespace, server: ServerProcess) -> None:
             await asyncio.sleep(args.warmup)
             fleet.reset()
             server.cpu_percent()
-            server.children_cpu_percent()
+            if hasattr(server, "children_cpu_percent"):
+                server.children_cpu_percent()
             meter.percent()
             before = await asyncio.to_thread(scrape_server, server)
             opened = time.monotonic()
@@ -953,12 +954,14 @@ def measure_step(
 
     def server_window() -> None:
         time.sleep(max(0.0, window_start - time.time()))
+        children = getattr(server, "children_cpu_percent", None)  # a cluster has none
         server.cpu_percent()
-        server.children_cpu_percent()
+        if children is not None:
+            children()
         results["before"] = scrape_server(server)
         time.sleep(args.seconds)
         results["cpu"] = server.cpu_percent()
-        results["writer"] = server.children_cpu_percent()
+        results["writer"] = None if children is None else children()
         results["rss"] = server.rss_bytes()
         results["after"] = scrape_server(server)
 
