@@ -490,12 +490,7 @@ class SqlStore:
         self.commits += 1
         if self.on_commit is not None:
             self.on_commit(len(rows), time.perf_counter() - started)
-        for p, outcome in zip(appends, outcomes, strict=True):
-            if outcome is not None:
-                _fail(p, outcome)
-            elif not p.future.done():
-                self.appended += 1
-                p.future.set_result(None)
+        self._answer(appends, outcomes)
         for job, (ok, value) in zip(jobs, results, strict=True):
             if job.future.done():
                 continue
@@ -503,6 +498,15 @@ class SqlStore:
                 job.future.set_result(value)
             else:
                 job.future.set_exception(value)
+
+    def _answer(self, appends: list[_Pending], outcomes: list[StoreError | None]) -> None:
+        """Each append's caller: stored, or its refusal."""
+        for p, outcome in zip(appends, outcomes, strict=True):
+            if outcome is not None:
+                _fail(p, outcome)
+            elif not p.future.done():
+                self.appended += 1
+                p.future.set_result(None)
 
     async def _commit_in_writer(
         self, appends: list[_Pending], stamp: datetime
@@ -536,12 +540,7 @@ class SqlStore:
             outcomes = [_refusal(o) for o in found]
             if todo is appends:
                 return outcomes
-            for p, outcome in zip(todo, outcomes, strict=True):
-                if outcome is not None:
-                    _fail(p, outcome)
-                elif not p.future.done():
-                    self.appended += 1
-                    p.future.set_result(None)
+            self._answer(todo, outcomes)
             return None
         lost = StorageUnavailable("the SQLite writer stopped; the action was not stored")
         for p in todo:
