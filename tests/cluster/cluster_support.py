@@ -323,3 +323,16 @@ class Player:
                         pending = f"a{state['seq']}-{secrets.token_hex(2)}"
                         sent[pending] = (state["seq"], view["seat"], action)
                         await ws.send(json.dumps({**action, "id": pending}))
+
+
+async def start_game(base: str, code: str, token: str) -> None:
+    """The host says hello and starts the room's game; returns once the start is shown."""
+    async with connect(ws_url(base, code)) as ws:
+        await ws.send(json.dumps({"type": "hello", "token": token, "id": 1}))
+        await ws.send(json.dumps({"type": "start", "id": 2}))
+        while True:
+            message = json.loads(await asyncio.wait_for(ws.recv(), 30))
+            if message["type"] == "error":
+                raise AssertionError(message)
+            if message["type"] == "state" and message.get("ref") == 2:
+                return

@@ -19,9 +19,8 @@ from urllib.parse import urlsplit, urlunsplit
 import asyncpg
 import httpx
 import pytest
-from cluster_support import REDIS_URL, Cluster, Player, get, post, ws_url
+from cluster_support import REDIS_URL, Cluster, Player, get, post, start_game
 from sqlalchemy.engine import make_url
-from websockets.asyncio.client import connect
 
 from tcp_relay import RelayThread
 
@@ -92,17 +91,6 @@ def pg_cluster(database_url: str, pg_relay: RelayThread, tmp_path: Path) -> Iter
 
 
 # --- a table of four humans over two processes ----------------------------------------
-
-
-async def start_game(base: str, code: str, token: str) -> None:
-    async with connect(ws_url(base, code)) as ws:
-        await ws.send(json.dumps({"type": "hello", "token": token, "id": 1}))
-        await ws.send(json.dumps({"type": "start", "id": 2}))
-        while True:
-            message = json.loads(await asyncio.wait_for(ws.recv(), 30))
-            assert message["type"] != "error", message
-            if message["type"] == "state" and message.get("ref") == 2:
-                return
 
 
 class Table:

@@ -4,27 +4,13 @@ joining from any process, and a game's record kept secret on every process until
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 import httpx
 import pytest
-from cluster_support import Cluster, Player, get, post, ws_url
-from websockets.asyncio.client import connect
+from cluster_support import Cluster, Player, get, post, start_game
 
 from hidden_cards import card_strings, current_hand_only, deals_of, played
-
-
-async def start_game(base: str, code: str, token: str) -> None:
-    async with connect(ws_url(base, code)) as ws:
-        await ws.send(json.dumps({"type": "hello", "token": token, "id": 1}))
-        await ws.send(json.dumps({"type": "start", "id": 2}))
-        while True:
-            message = json.loads(await asyncio.wait_for(ws.recv(), 30))
-            if message["type"] == "error":
-                raise AssertionError(message)
-            if message["type"] == "state" and message.get("ref") == 2:
-                return
 
 
 async def four_humans(cluster: Cluster, target: int = 50) -> tuple[str, list[str]]:
