@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -135,3 +136,16 @@ def test_simulate_json_individual_two_workers(capsys: pytest.CaptureFixture[str]
 
 def test_simulate_rejects_bad_seats(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["simulate", "--seats", "basic,genius,basic,basic", "--no-progress"]) == 2
+
+
+def test_simulate_checkpoints_the_games_so_far(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "so-far.json"
+    args = ["simulate", "--games", "20", "--target", "100", "--seats", "basic,random,basic,random"]
+    code = main([*args, "--json", "--no-progress", "--checkpoint", str(path)])
+    assert code == 0
+    final = json.loads(capsys.readouterr().out)
+    so_far = json.loads(path.read_text())
+    assert so_far["games"] == 20 and so_far["wins"] == final["wins"]
+    assert not (tmp_path / "so-far.json.part").exists()

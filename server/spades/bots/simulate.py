@@ -11,9 +11,10 @@ import json
 import math
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from spades.engine import Game, Rules
@@ -202,7 +203,11 @@ def simulate(
     strong_iterations: int | None = None,
     strong_budget_ms: float | None = None,
     progress: bool = False,
+    checkpoint: Callable[[dict[str, Any]], None] | None = None,
+    checkpoint_every: int = 10,
 ) -> dict[str, Any]:
+    """Play the games and report. `checkpoint`, if given, gets the report of the games so
+    far every `checkpoint_every` games, so a long run that is stopped still tells something."""
     rot = rotations(rules.mode) if duplicate else 1
     jobs = []
     for g in range(games):
@@ -222,6 +227,8 @@ def simulate(
     started = time.perf_counter()
     for result in _run(jobs, workers, progress):
         results.append(result)
+        if checkpoint is not None and len(results) % checkpoint_every == 0:
+            checkpoint(report(levels, rules, results, time.perf_counter() - started, duplicate))
     elapsed = time.perf_counter() - started
     return report(levels, rules, results, elapsed, duplicate)
 
@@ -443,8 +450,23 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument(
+        "--checkpoint",
+        default=None,
+        metavar="FILE",
+        help="write the JSON report of the games so far to FILE every 10 games",
+    )
+    parser.add_argument(
         "--rules", default=None, help="other rule options as JSON, e.g. '{\"blind_nil\": false}'"
     )
+
+
+def _writer(path: str) -> Callable[[dict[str, Any]], None]:
+    def write(rep: dict[str, Any]) -> None:
+        partial = Path(path + ".part")
+        partial.write_text(json.dumps(rep))
+        partial.replace(path)  # readers never see half a file
+
+    return write
 
 
 def run(args: argparse.Namespace) -> int:
@@ -474,6 +496,7 @@ def run(args: argparse.Namespace) -> int:
         strong_iterations=args.strong_iterations,
         strong_budget_ms=args.strong_budget_ms,
         progress=not args.no_progress and sys.stderr.isatty(),
+        checkpoint=None if args.checkpoint is None else _writer(args.checkpoint),
     )
     if args.json:
         print(json.dumps(rep))
