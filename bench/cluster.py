@@ -127,12 +127,12 @@ class Node:
 
     def cpu_seconds(self) -> float:
         assert self.proc is not None
+        from bench.load import _proc_cpu_seconds  # load imports this module lazily too
+
         try:
-            with open(f"/proc/{self.proc.pid}/stat") as fh:
-                parts = fh.read().rsplit(")", 1)[1].split()
+            return _proc_cpu_seconds(self.proc.pid)
         except OSError:
             return 0.0
-        return (int(parts[11]) + int(parts[12])) / os.sysconf("SC_CLK_TCK")
 
     def cpu_percent(self) -> float:
         now, cpu = time.monotonic(), self.cpu_seconds()
