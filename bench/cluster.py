@@ -292,8 +292,13 @@ def percentiles(values: list[float]) -> dict[str, float | None]:
 class Seat:
     """One human seat of a solo room, played through HAProxy; reconnects on any close."""
 
-    def __init__(self, base: str, code: str, token: str, think: float) -> None:
+    def __init__(
+        self, base: str, code: str, token: str, think: float, first: str | None = None
+    ) -> None:
         self.ws_url = base.replace("http", "ws", 1) + f"/ws/{code}"
+        # The first connection may go straight to one process (the room's owner, so that
+        # the room stays there instead of moving to the process HAProxy picks).
+        self.first_url = (first or base).replace("http", "ws", 1) + f"/ws/{code}"
         self.code = code
         self.token = token
         self.think = think
@@ -305,9 +310,11 @@ class Seat:
     async def run(self) -> None:
         from websockets.asyncio.client import connect
 
+        url = self.first_url
         while not self.stopped:
             try:
-                async with connect(self.ws_url, open_timeout=10) as ws:
+                async with connect(url, open_timeout=10) as ws:
+                    url = self.ws_url
                     await ws.send(json.dumps({"type": "hello", "token": self.token}))
                     pending: str | None = None
                     held: dict[str, Any] | None = None  # the view as the client holds it
@@ -401,7 +408,10 @@ async def failover(args: argparse.Namespace) -> dict[str, Any]:
         await cluster.wait_ready()
         victim = cluster.nodes[0]
         rooms = await open_rooms(cluster, victim.url, args.rooms)  # all owned by the victim
-        seats = [Seat(cluster.url, code, token, args.think) for code, token in rooms]
+        # Each seat's first socket goes to the victim itself, later ones through HAProxy.
+        seats = [
+            Seat(cluster.url, code, token, args.think, first=victim.url) for code, token in rooms
+        ]
         tasks = [asyncio.create_task(s.run()) for s in seats]
         await asyncio.sleep(args.warmup)
         before = [len(s.acks) for s in seats]

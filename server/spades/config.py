@@ -33,6 +33,11 @@ class Settings(BaseSettings):
         2.0, gt=0, description="how often rooms that lost their owner are looked for"
     )
     orphan_batch: int = Field(50, ge=1, description="rooms claimed per orphan sweep at most")
+    follow_sockets: bool = Field(
+        True,
+        description="a room nobody is connected to moves to the process its first socket "
+        "lands on (HAProxy's choice), instead of being relayed there for its whole life",
+    )
 
     # where invite links point; empty = relative links (/r/CODE) the client completes
     public_url: str = ""

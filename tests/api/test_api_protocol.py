@@ -186,6 +186,22 @@ async def test_abuse_closes_the_connection(tmp_path: Path) -> None:
         await ok.close()
 
 
+async def test_a_message_to_a_room_stopped_meanwhile_means_reconnect(tmp_path: Path) -> None:
+    """A room stopped here while a socket still holds it (handed to another process, its
+    lease lost, the server stopping) answers that socket's next message with close 4012
+    (reconnect), not with an error the player would read as the room being closed."""
+    async with running_server(tmp_path) as server:
+        created = await server.create(mode="individual")
+        code = created["code"]
+        host = await server.client(code, created["token"])
+        await server.manager.rooms[code].stop()  # not through drop(): the socket stays open
+        await host.send(type="chat", text="anyone?", id="c")
+        with pytest.raises(ConnectionClosed) as closed:
+            await host.until(lambda m: False)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 4012
+        assert not [m for m in host.messages if m["type"] == "error"]
+
+
 async def test_unknown_room_is_refused(tmp_path: Path) -> None:
     async with running_server(tmp_path) as server:
         ws = await connect(f"{server.ws_url}/ws/NOROOM")

@@ -40,15 +40,20 @@ async def record_matches(cluster: Cluster, code: str, final: dict[str, Any]) -> 
 async def test_kill_9_of_the_owner_mid_hand(cluster: Cluster) -> None:
     # Two rooms made on node 1: one a human plays (through HAProxy), one where the human
     # never moves, so only the turn timer (a bot moving for them) and the bots go on.
+    # Both sockets first go straight to the owner (so neither room moves to where HAProxy
+    # would send it), then through HAProxy once the owner is gone.
     owner = cluster.nodes[0]
     code, token = await solo(owner.url)
     idle_code, idle_token = await solo(owner.url, turn_seconds=1)
     assert cluster.owner_of(code) is owner and cluster.owner_of(idle_code) is owner
-    player = Player(cluster.url, code, token, think=0.1)
+    urls = iter([owner.url])
+    player = Player(lambda: next(urls, cluster.url), code, token, think=0.1)
     game = asyncio.create_task(player.play())
-    idle = Player(cluster.url, idle_code, idle_token)
+    idle_urls = iter([owner.url])
+    idle = Player(lambda: next(idle_urls, cluster.url), idle_code, idle_token)
     await idle.play(lambda view: None, until=lambda s: s["seq"] >= 1)
     await wait_for(lambda: bool(player.states) and player.states[-1]["seq"] >= 8)
+    assert cluster.owner_of(code) is owner and cluster.owner_of(idle_code) is owner
     owner.signal(signal.SIGKILL)
     owner.wait_exit()
     final = await game

@@ -65,7 +65,10 @@ def pg_relay(database_url: str) -> Iterator[RelayThread]:
 
 
 def two_processes(database_url: str, logdir: Path, **env: str) -> Iterator[Cluster]:
-    cluster = Cluster(database_url, logdir, size=2, env={"SPADES_LEASE_TTL": str(TTL), **env})
+    # The table's seats are placed on purpose (relayed and local ones): rooms do not move
+    # to where their first socket lands here.
+    settings = {"SPADES_LEASE_TTL": str(TTL), "SPADES_FOLLOW_SOCKETS": "false", **env}
+    cluster = Cluster(database_url, logdir, size=2, env=settings)
     try:
         cluster.start()
         yield cluster

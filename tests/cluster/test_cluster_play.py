@@ -66,6 +66,33 @@ async def test_four_players_over_three_processes_play_to_the_end(cluster: Cluste
     }
 
 
+async def test_a_room_goes_to_where_its_sockets_land(cluster: Cluster) -> None:
+    """A room nobody is connected to moves to the process its first socket reaches (HAProxy
+    sends every socket of a room to one process) and is served there, not relayed; a room
+    someone is connected to stays where it is, and a socket elsewhere is relayed."""
+    nodes = cluster.nodes
+    code, tokens = await four_humans(cluster)
+    assert cluster.owner_of(code) is nodes[0]
+    await start_game(nodes[0].url, code, tokens[0])
+    first = Player(nodes[1].url, code, tokens[1])
+    state = await first.play(lambda view: None, until=lambda s: True)
+    assert state["view"]["seat"] == 1 and state["seq"] == 0
+    assert cluster.owner_of(code) is nodes[1]
+    assert not first.close_codes and not first.errors
+    held = Player(nodes[1].url, code, tokens[1])
+    holding = asyncio.create_task(held.play(lambda view: None, until=lambda s: False))
+    try:
+        while not held.states:
+            await asyncio.sleep(0.05)
+        other = Player(nodes[2].url, code, tokens[2])
+        state = await other.play(lambda view: None, until=lambda s: True)
+        assert state["view"]["seat"] == 2
+        assert cluster.owner_of(code) is nodes[1]  # relayed: the room did not move
+        assert not other.close_codes and not held.close_codes
+    finally:
+        holding.cancel()
+
+
 async def test_lobby_creation_and_joining_from_any_process(cluster: Cluster) -> None:
     nodes = cluster.nodes
     codes = []

@@ -404,7 +404,7 @@ def create_app(
             manager,
             settings,
             metrics,
-            find=cluster.find if cluster is not None else None,
+            find=cluster.find_for_socket if cluster is not None else None,
         )
 
     client = client_directory(settings)

@@ -305,6 +305,12 @@ async def websocket_endpoint(
                 else:
                     await room.call(room.handle, conn, message, received)
             except RoomError as exc:
+                if room.closed and getattr(room, "status", "") != "abandoned":
+                    # Stopped here while this message waited: the room moved to another
+                    # process (handed over, lease lost) or this one is stopping. Not an
+                    # error of the player's: reconnect, and land where the room is now.
+                    conn.close(CLOSE_RECONNECT, "the room moved: reconnect")
+                    break
                 conn.send(_error(exc.code, exc.message, message.get("id")))
                 if room.closed:
                     break

@@ -57,6 +57,7 @@ class ClusterNode:
         lease_ttl: float,
         orphan_every: float,
         orphan_batch: int,
+        follow_sockets: bool = True,
     ) -> None:
         import redis.asyncio as aioredis
 
@@ -77,6 +78,7 @@ class ClusterNode:
         self.node_id = self.ownership.node_id
         self.orphan_every = orphan_every
         self.orphan_batch = orphan_batch
+        self.follow_sockets = follow_sockets
         self.relay: Relay | None = None
         self.manager: RoomManager | None = None
         self._tasks: list[asyncio.Task[Any]] = []
@@ -91,12 +93,20 @@ class ClusterNode:
             lease_ttl=settings.lease_ttl,
             orphan_every=settings.orphan_sweep_seconds,
             orphan_batch=settings.orphan_batch,
+            follow_sockets=settings.follow_sockets,
         )
 
     async def find(self, code: str) -> Room | RelayedRoom:
         """The room, claimed here if nobody holds it, or a link to the process that does."""
         assert self.relay is not None
         return await self.relay.find(code)
+
+    async def find_for_socket(self, code: str) -> Room | RelayedRoom:
+        """As `find`, for a WebSocket: a room owned elsewhere that nobody is connected to
+        is first asked over to this process (HAProxy sends every socket of a room here), so
+        its sockets are served here instead of relayed for the rest of the game."""
+        assert self.relay is not None
+        return await self.relay.find(code, follow=self.follow_sockets)
 
     @property
     def rooms_key(self) -> str:

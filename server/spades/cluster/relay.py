@@ -395,6 +395,8 @@ class Relay:
                 raise OwnedElsewhere(self.node_id, msg["room"])
             if msg["op"] == "room":
                 reply["ok"] = room.room_dict(None)
+            elif msg["op"] == "yield":
+                reply["ok"] = await self._yield(room)
             elif msg["op"] == "join":
                 seat, token = await room.call(room.join, *msg["args"])
                 reply["ok"] = [seat, token]
@@ -409,21 +411,29 @@ class Relay:
 
     # --- finding a room: here, or relayed to its owner -------------------------------
 
-    async def find(self, code: str, *, wait: float | None = None) -> Room | RelayedRoom:
+    async def find(
+        self, code: str, *, wait: float | None = None, follow: bool = False
+    ) -> Room | RelayedRoom:
         """The room, claimed here when nobody holds it, or a link to its live owner.
+
+        `follow` (a socket): a live owner that has no connection to the room is asked to
+        hand it over first (`yield`); when it does, the room is claimed here. HAProxy hashes
+        a room's requests to one process, but a room is made wherever its creation landed,
+        and a relayed socket costs both processes more than a local one (about twice the
+        CPU per action, and two Redis round trips).
 
         A lease whose holder is dead lapses within a ttl: wait for it (up to `wait`).
         Redis out of reach: nobody can be sure who owns the room, so it is refused for now
         (OwnedElsewhere: the socket is told to reconnect, a REST call answers 503)."""
         try:
-            return await self._find(code, wait)
+            return await self._find(code, wait, follow)
         except RoomError:
             raise
         except Exception as exc:
             log.warning("room %s: cannot tell its owner (%r)", code, exc, extra={"room": code})
             raise OwnedElsewhere("", code) from exc
 
-    async def _find(self, code: str, wait: float | None) -> Room | RelayedRoom:
+    async def _find(self, code: str, wait: float | None, follow: bool) -> Room | RelayedRoom:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + (self.ownership.ttl + 1.0 if wait is None else wait)
         while True:
@@ -441,6 +451,10 @@ class Relay:
                     and await self.listening(owner)
                     and not await self.ownership.draining(owner)
                 ):
+                    if follow:
+                        follow = False  # asked once
+                        if await self._handed_over(owner, code):
+                            continue  # released by its owner: claim it here
                     return RelayedRoom(self, code, owner)
                 # Its owner is gone (or is this process, letting go): its lease lapses
                 # within a ttl, then the room is claimed here.
@@ -465,6 +479,23 @@ class Relay:
             left = 100
         # A few ms past the expiry, or sooner: a draining owner releases its leases early.
         await asyncio.sleep(min(left / 1000 + 0.005, 0.1) if left > 0 else 0.05)
+
+    async def _handed_over(self, owner: str, code: str) -> bool:
+        """Ask the owner to let go of a room nobody is connected to (True: it did)."""
+        try:
+            return bool(await self.call(owner, code, "yield"))
+        except RoomError:
+            return False
+
+    async def _yield(self, room: Room) -> bool:
+        """Owner side of `yield`: hand the room over when no socket, here or relayed, is
+        attached to it (nobody sees it move); its lease is released at once."""
+        if self.manager.draining or room.connections:
+            return False
+        if any(r.room is room for r in self.remotes.values()):
+            return False  # a relayed socket is attaching
+        await self.manager.drop(room.room_id, release=True)
+        return True
 
     async def listening(self, node: str) -> bool:
         """Whether a process listens on its channel: a process that died (kill -9) dropped
