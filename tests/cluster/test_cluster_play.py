@@ -74,11 +74,16 @@ async def test_a_room_goes_to_where_its_sockets_land(cluster: Cluster) -> None:
     code, tokens = await four_humans(cluster)
     assert cluster.owner_of(code) is nodes[0]
     await start_game(nodes[0].url, code, tokens[0])
-    first = Player(nodes[1].url, code, tokens[1])
-    state = await first.play(lambda view: None, until=lambda s: True)
-    assert state["view"]["seat"] == 1 and state["seq"] == 0
+    # The four players connect at once, all to node 2 (as HAProxy sends a room's sockets).
+    players = [Player(nodes[1].url, code, token) for token in tokens]
+    states = await asyncio.gather(
+        *(p.play(lambda view: None, until=lambda s: True) for p in players)
+    )
+    assert [s["view"]["seat"] for s in states] == [0, 1, 2, 3]
     assert cluster.owner_of(code) is nodes[1]
-    assert not first.close_codes and not first.errors
+    assert all(not p.close_codes and not p.errors for p in players), [
+        (p.close_codes, p.errors) for p in players
+    ]
     held = Player(nodes[1].url, code, tokens[1])
     holding = asyncio.create_task(held.play(lambda view: None, until=lambda s: False))
     try:

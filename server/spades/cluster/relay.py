@@ -169,6 +169,7 @@ class Relay:
         self.remotes: dict[tuple[str, int], RemoteConnection] = {}  # owner side
         self._calls: dict[int, asyncio.Future[Any]] = {}
         self._lapses: dict[str, asyncio.Task[None]] = {}
+        self._yields: dict[str, asyncio.Task[bool]] = {}
         self._call_ids = itertools.count(1)
         # (channel, payload, what to call when not delivered, sent again until (monotonic))
         self._outbox: list[tuple[str, bytes, Callable[[], None] | None, float | None]] = []
@@ -481,7 +482,19 @@ class Relay:
         await asyncio.sleep(min(left / 1000 + 0.005, 0.1) if left > 0 else 0.05)
 
     async def _handed_over(self, owner: str, code: str) -> bool:
-        """Ask the owner to let go of a room nobody is connected to (True: it did)."""
+        """Ask the owner to let go of a room nobody is connected to (True: it did).
+
+        One question per room, however many of its sockets arrive at once (a table's four
+        players connect together): the others wait for the same answer, then find the room
+        claimed here, instead of asking an owner that no longer has it."""
+        asking = self._yields.get(code)
+        if asking is None:
+            asking = asyncio.get_running_loop().create_task(self._ask_to_yield(owner, code))
+            self._yields[code] = asking
+            asking.add_done_callback(lambda _: self._yields.pop(code, None))
+        return await asyncio.shield(asking)
+
+    async def _ask_to_yield(self, owner: str, code: str) -> bool:
         try:
             return bool(await self.call(owner, code, "yield"))
         except RoomError:
