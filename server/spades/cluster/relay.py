@@ -454,8 +454,11 @@ class Relay:
                 ):
                     if follow:
                         follow = False  # asked once
-                        if await self._handed_over(owner, code):
-                            continue  # released by its owner: claim it here
+                        # Whatever the answer, look again: released (claim it here), or
+                        # claimed here meanwhile by another socket of the room whose own
+                        # question was answered first, or kept by its owner (relay then).
+                        await self._handed_over(owner, code)
+                        continue
                     return RelayedRoom(self, code, owner)
                 # Its owner is gone (or is this process, letting go): its lease lapses
                 # within a ttl, then the room is claimed here.
