@@ -33,7 +33,9 @@ from .state import NIL, UNKNOWN, PlayState, from_view, winning_index
 
 Action = dict[str, Any]
 
-DEFAULT_ITERATIONS = 400  # rollouts per decision (split over the legal cards)
+# Rollouts per decision (split over the cards in the race). 800 against 400: +6.0 points per
+# hand (SE 2.5) against basic over 300 duplicate deals, for 1.85 times the CPU.
+DEFAULT_ITERATIONS = 800
 DEFAULT_BUDGET_MS = math.inf  # no wall-clock cap: iterations and the seed fix a decision
 MIN_SAMPLES = 6
 MC_BIDDING = True  # bid by sampling deals and playing them out (False: the basic bid)
@@ -302,9 +304,14 @@ def search(
     played_by = _original_played(view)
     k = len(moves)
     totals = [0.0] * k
-    # Paired differences against move 0 (common random numbers) for the early stop.
     weight_sum = 0.0
     sq = [0.0] * k
+    # Racing: every sample plays each card still in the race on the same deal (common random
+    # numbers); a card whose paired difference to the leader is clearly negative leaves it,
+    # so the rollouts go to the cards that are close.
+    active = list(range(k))
+    history: list[list[float]] = [[] for _ in range(k)]
+    weights: list[float] = []
     rollouts = 0
     samples = 0
     use_bids = st.tricks_done < 10
@@ -327,31 +334,78 @@ def search(
             weight = math.exp(max(log_w, -30.0))
         noise = [0.0 if s == seat else rng.choice(CARELESS) for s in range(4)]
         samples += 1
-        values = []
-        for card in moves:
+        for i in active:
             world = st.copy()
             world.hands = hands[:]
-            world.play(card)
+            world.play(moves[i])
             rollout(world, seat, noise, rng)
             value = scorer.value(world.tricks_won, blind)
             if near_end:
                 value += 1000.0 * _game_swing(scorer, world.tricks_won, blind, scores, target)
-            values.append(value)
+            totals[i] += weight * value
+            sq[i] += weight * value * value
+            if PRUNE:
+                history[i].append(value)
             rollouts += 1
-        for i, v in enumerate(values):
-            totals[i] += weight * v
-            sq[i] += weight * v * v
+        weights.append(weight)
         weight_sum += weight
         if rollouts >= iterations and samples >= MIN_SAMPLES:
             break
         if time.perf_counter() >= deadline and samples >= 2:
             break
-        if samples >= 12 and samples % 4 == 0 and _clear_winner(totals, sq, weight_sum, samples):
+        if PRUNE:
+            if samples >= PRUNE_FROM and samples % PRUNE_EVERY == 0:
+                active = _race(active, history, weights)
+                if len(active) == 1:
+                    break
+        elif samples >= 12 and samples % 4 == 0 and _clear_winner(totals, sq, weight_sum, samples):
             break
     if weight_sum <= 0:
         return choose_card(st, seat)
-    best = max(range(k), key=lambda i: totals[i])
+    best = max(active, key=lambda i: totals[i])
     return moves[best]
+
+
+PRUNE = True  # racing (below); False: every card gets every sample, with the early stop
+PRUNE_FROM = 16  # samples before the first cut
+PRUNE_EVERY = 8
+PRUNE_GAP = 10.0  # points: a card leaves the race only when it is this much worse ...
+PRUNE_SE = 3.0  # ... and worse by this many standard errors of the paired difference
+
+
+def _wsum(weights: list[float], values: list[float]) -> float:
+    return sum(w * v for w, v in zip(weights, values, strict=True))
+
+
+def _race(active: list[int], history: list[list[float]], weights: list[float]) -> list[int]:
+    """The cards still in the race: those not clearly worse than the leader.
+
+    Every card in the race has been played on every sample so far, so each pair of them is
+    compared sample by sample (weighted like the search), which cancels most of the luck
+    of the deal."""
+    w_sum = sum(weights)
+    if w_sum <= 0 or len(active) < 2:
+        return active
+    means = {
+        i: sum(w * v for w, v in zip(weights, history[i], strict=True)) / w_sum for i in active
+    }
+    lead = max(active, key=lambda i: means[i])
+    base = history[lead]
+    n = len(weights)
+    kept = []
+    for i in active:
+        if i == lead:
+            kept.append(i)
+            continue
+        diffs = [b - v for b, v in zip(base, history[i], strict=True)]
+        gap = means[lead] - means[i]
+        var = max(
+            0.0, sum(w * d * d for w, d in zip(weights, diffs, strict=True)) / w_sum - gap * gap
+        )
+        if gap > PRUNE_GAP and gap * gap > PRUNE_SE * PRUNE_SE * var / n:
+            continue
+        kept.append(i)
+    return kept
 
 
 def _clear_winner(totals: list[float], sq: list[float], w: float, n: int) -> bool:

@@ -1,0 +1,109 @@
+"""Paired per-hand comparison of strong-bot settings against `basic` (not part of the tests).
+
+    python -m bench.bot_ab --variants '{"400": {"ITER": 400}, "800": {"ITER": 800}}' \
+        --deals 100 400 [--mode partnership] [--workers 2]
+
+Each deal is one hand from 0-0, played by strong (seats 0+2; individual: seat 0) against
+basic, once per rotation of the seats (partnership: 2, individual: 4), for every variant.
+A variant sets module constants of `spades.bots.strong` (e.g. `PRUNE`, `CARELESS`), or
+`ITER` for the rollouts per decision. Printed per variant: the mean point difference per
+deal (strong's side minus the other side, or minus the others' average) with its standard
+error, the CPU per hand, and for every variant after the first the paired difference to the
+first (the same deals and seeds, so most of the luck of the cards cancels). Games are long
+and noisy; per-hand differences on the same deals tell settings apart far sooner.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import statistics
+import time
+from typing import Any
+
+from spades.bots import decide
+from spades.engine import Game, Rules
+
+
+def _configure(variant: dict[str, Any]) -> None:
+    import spades.bots.strong as strong
+
+    for name, value in variant.items():
+        if name != "ITER":
+            setattr(strong, name, tuple(value) if isinstance(value, list) else value)
+
+
+def play_hand(job: tuple[str, dict[str, Any], int, int, str]) -> tuple[str, int, float, float]:
+    """(variant name, deal, point difference for strong's side, CPU seconds)."""
+    name, variant, deal, rotation, mode = job
+    _configure(variant)
+    from spades.bots.strong import DEFAULT_ITERATIONS, decide_strong
+
+    iterations = int(variant.get("ITER", DEFAULT_ITERATIONS))
+    rules = Rules.from_dict({"mode": mode, "target": 500})
+    game = Game.new(rules, seed=f"ab:{deal}", dealer=deal % 4)
+    partnership = mode == "partnership"
+    levels = ["strong", "basic"] * 2 if partnership else ["strong"] + ["basic"] * 3
+    seat_level = [levels[(s + rotation) % 4] for s in range(4)]
+    step = 0
+    start = time.process_time()
+    while not game.history:
+        seat = game.to_act
+        assert seat is not None
+        view = game.view(seat)
+        step += 1
+        if seat_level[seat] == "strong":
+            action = decide_strong(view, seed=deal * 7919 + step, iterations=iterations)
+        else:
+            action = decide("basic", view, seed=deal * 7919 + step)
+        game.apply(seat, action)
+    points = game.history[-1]["points"]
+    if partnership:
+        side = (0 - rotation) % 2
+        diff = points[side] - points[1 - side]
+    else:
+        side = (0 - rotation) % 4
+        diff = points[side] - (sum(points) - points[side]) / 3
+    return name, deal, diff, time.process_time() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--variants", required=True, help="JSON: name -> constants")
+    parser.add_argument("--deals", type=int, nargs=2, default=[0, 200], metavar=("FROM", "TO"))
+    parser.add_argument("--mode", choices=("partnership", "individual"), default="partnership")
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    variants: dict[str, dict[str, Any]] = json.loads(args.variants)
+    rotations = 2 if args.mode == "partnership" else 4
+    deals = range(*args.deals)
+    jobs = [
+        (name, variant, deal, rotation, args.mode)
+        for deal in deals
+        for rotation in range(rotations)
+        for name, variant in variants.items()
+    ]
+    per_deal: dict[str, dict[int, float]] = {name: {} for name in variants}
+    cpu = dict.fromkeys(variants, 0.0)
+    with multiprocessing.Pool(args.workers) as pool:
+        for name, deal, diff, seconds in pool.imap_unordered(play_hand, jobs):
+            per_deal[name][deal] = per_deal[name].get(deal, 0.0) + diff / rotations
+            cpu[name] += seconds
+    first = next(iter(variants))
+    for name in variants:
+        values = [per_deal[name][d] for d in deals]
+        line = (
+            f"{name}: {statistics.mean(values):+.2f} points per deal "
+            f"(se {statistics.stdev(values) / len(values) ** 0.5:.2f}), "
+            f"CPU {cpu[name] / len(values) / rotations:.2f} s per hand"
+        )
+        if name != first:
+            paired = [per_deal[name][d] - per_deal[first][d] for d in deals]
+            se = statistics.stdev(paired) / len(paired) ** 0.5
+            line += f"; against {first}: {statistics.mean(paired):+.2f} (se {se:.2f})"
+        print(line, flush=True)
+
+
+if __name__ == "__main__":
+    main()
