@@ -47,6 +47,7 @@ from websockets.http11 import Response
 from websockets.uri import parse_uri
 
 from spades.bots import decide
+from spades.rooms import CLOSE_RECONNECT
 
 try:  # the generator shares the machine with the server: spend as little CPU as it can
     import uvloop
@@ -244,6 +245,7 @@ class SeatClient(asyncio.Protocol):
         self.seat = seat
         self.token = token
         self.host = host
+        self.uri = uri
         self.ws = ClientProtocol(parse_uri(uri), max_size=2**22)
         self.transport: asyncio.Transport | None = None
         self.open = False
@@ -282,10 +284,29 @@ class SeatClient(asyncio.Protocol):
     def _lost(self, why: str) -> None:
         if self.transport is not None:
             self.transport.close()
-        if self.open and not self.fleet.stop.is_set():
-            self.room.stats.disconnects += 1
+        was_open, self.open = self.open, False
+        if not was_open or self.fleet.stop.is_set():
+            return
+        self.room.stats.disconnects += 1
+        close = self.ws.close_rcvd
+        if close is not None and close.code == CLOSE_RECONNECT:
+            # As the web client does: the room moved (a drain, a hand-over), so reconnect
+            # at once; the hello brings back a whole state. Counted as a disconnect and
+            # under its own error name.
+            self.room.stats.error("reconnect_4012")
+            asyncio.get_running_loop().call_soon(self._reconnect)
+        else:
             self.room.stats.error(why)
-        self.open = False
+
+    def _reconnect(self) -> None:
+        self.ws = ClientProtocol(parse_uri(self.uri), max_size=2**22)
+        self.view = None
+        self.seq = -1
+        self.acting_on = -1
+        host, port = self.fleet.url.rsplit("/", 1)[-1].rsplit(":", 1)
+        loop = asyncio.get_running_loop()
+        task = loop.create_task(loop.create_connection(partial(_same, self), host, int(port)))
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())
 
     def send_text(self, data: bytes) -> None:
         if self.open and self.transport is not None:
@@ -672,6 +693,8 @@ class Fleet:
         limit = time.monotonic() - STALLED_AFTER * max(self.think, 0.1)
         rooms = {id(c.room): c.room for c in self.clients}.values()
         self.stats.stalled = sum(r.last_acted < limit for r in rooms)
+        if os.environ.get("SPADES_BENCH_DEBUG"):
+            print("stalled:", [r.code for r in rooms if r.last_acted < limit], file=sys.stderr)
         return self.stats.stalled
 
     def start_when_ready(self, host: SeatClient) -> None:

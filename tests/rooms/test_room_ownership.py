@@ -4,6 +4,8 @@ is fenced out by the store: it writes nothing more and tells its sockets to reco
 
 from __future__ import annotations
 
+import asyncio
+import random
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -40,7 +42,11 @@ class MemoryOwnership:
         self.callbacks: list[Callable[[str], None]] = []
 
     async def claim(self, room_id: str) -> int | None:
+        await asyncio.sleep(0)  # a round trip to Redis: other tasks run meanwhile
         if room_id in self.leases.holder:
+            # A lease handed to this process is taken (as RedisOwnership does).
+            if self.leases.holder[room_id] == self.node_id:
+                return self.leases.fences[room_id]
             return None
         self.leases.holder[room_id] = self.node_id
         self.leases.fences[room_id] = self.leases.fences.get(room_id, 0) + 1
@@ -49,6 +55,11 @@ class MemoryOwnership:
     async def release(self, room_id: str) -> None:
         if self.leases.holder.get(room_id) == self.node_id:
             del self.leases.holder[room_id]
+
+    async def hand_over(self, room_id: str, node: str) -> None:
+        if self.leases.holder.get(room_id) == self.node_id:
+            self.leases.holder[room_id] = node
+            self.leases.fences[room_id] += 1
 
     async def owner_of(self, room_id: str) -> str | None:
         return self.leases.holder.get(room_id)
@@ -110,6 +121,43 @@ async def test_claim_on_demand_and_a_fenced_owner_drops_its_room(
         await taken.call(taken.attach, b_conn, token)
         await taken.call(taken.handle, b_conn, {"type": "chat", "text": "hello"}, 0.0)
         assert [c["text"] for c in await store.recent_chat(room.room_id)] == ["hello"]
+    finally:
+        await a.stop()
+        await b.stop()
+
+
+async def test_a_room_handed_over_is_claimed_once_however_many_ask_at_once(
+    store: Any, other_store: Any, clock: ManualClock, tmp_path: Path
+) -> None:
+    """A table's four sockets (and the yield's own claim) ask for the room together, before
+    and while it is handed over: one actor, one Room, the handed fence. (The claim lock of a
+    room was dropped when released, so a woken waiter and a newcomer claimed at once.)"""
+    leases = Leases()
+    a = manager_for(store, clock, tmp_path, MemoryOwnership(leases, "a"))
+    b = manager_for(other_store, clock, tmp_path, MemoryOwnership(leases, "b"))
+    try:
+        await a.start()
+        await b.start()
+        room, _, _ = await a.create("Ann", {})
+        rng = random.Random(7)
+
+        async def ask() -> Any:
+            while True:
+                try:
+                    return await b.get(room.code)
+                except OwnedElsewhere:
+                    await asyncio.sleep(rng.choice((0, 0, 0.0001, 0.0003)))
+
+        asking = [asyncio.ensure_future(ask()) for _ in range(40)]
+        await asyncio.sleep(0.005)
+        await a.drop(room.room_id, release=True, to="b")
+        assert leases.holder[room.code] == "b" and leases.fences[room.code] == 2
+        # A third process finds the lease taken in between.
+        with pytest.raises(OwnedElsewhere):
+            await manager_for(store, clock, tmp_path, MemoryOwnership(leases, "c")).get(room.code)
+        got = await asyncio.wait_for(asyncio.gather(*asking), 10)
+        assert len({id(r) for r in got}) == 1 and b.rooms[room.code] is got[0]
+        assert leases.fences[room.code] == 2
     finally:
         await a.stop()
         await b.stop()

@@ -20,9 +20,19 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 # KEYS: lease, fence, the set of rooms to watch. ARGV: holder, ttl ms, room id.
-# The new fencing number, or -1 when another process holds the lease.
+# The new fencing number, or -1 when another process holds the lease. A lease that already
+# names this holder was handed over to it (HAND_OVER): it is taken with its number.
 CLAIM = """
-if redis.call('EXISTS', KEYS[1]) == 1 then return -1 end
+local held = redis.call('GET', KEYS[1])
+if held then
+  local holder, number = string.match(held, '^(.*)|(%d+)$')
+  if holder == ARGV[1] then
+    redis.call('PEXPIRE', KEYS[1], ARGV[2])
+    redis.call('SADD', KEYS[3], ARGV[3])
+    return tonumber(number)
+  end
+  return -1
+end
 local fence = redis.call('INCR', KEYS[2])
 redis.call('SET', KEYS[1], ARGV[1] .. '|' .. fence, 'PX', ARGV[2])
 redis.call('SADD', KEYS[3], ARGV[3])
@@ -47,6 +57,15 @@ return out
 RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
+"""
+
+# KEYS: lease, fence. ARGV: the value the lease must hold, the new holder, ttl ms.
+# The new holder's fencing number, or -1 when the lease is no longer the caller's.
+HAND_OVER = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
+local fence = redis.call('INCR', KEYS[2])
+redis.call('SET', KEYS[1], ARGV[2] .. '|' .. fence, 'PX', ARGV[3])
+return fence
 """
 
 RENEW_CHUNK = 500
@@ -74,6 +93,7 @@ class RedisOwnership:
         self._claim = redis.register_script(CLAIM)
         self._renew = redis.register_script(RENEW)
         self._release = redis.register_script(RELEASE)
+        self._hand_over = redis.register_script(HAND_OVER)
         self._last_renewed = time.monotonic()
 
     def lease_key(self, room_id: str) -> str:
@@ -113,6 +133,14 @@ class RedisOwnership:
         value = self.held.pop(room_id, None)
         if value is not None:
             await self._release(keys=[self.lease_key(room_id)], args=[value])
+
+    async def hand_over(self, room_id: str, node: str) -> None:
+        value = self.held.pop(room_id, None)
+        if value is not None:
+            await self._hand_over(
+                keys=[self.lease_key(room_id), self.fence_key(room_id)],
+                args=[value, node, self.ttl_ms],
+            )
 
     async def owner_of(self, room_id: str) -> str | None:
         return holder_of(await self.redis.get(self.lease_key(room_id)))

@@ -24,6 +24,7 @@ from .relay import Relay, RelayedRoom
 log = logging.getLogger(__name__)
 
 REDIS_CONNECTIONS = 64  # per process; pub/sub listeners hold one each
+LIMITER_CONNECTIONS = 32  # per process, for the per-address limits
 
 
 def node_name(configured: str) -> str:
@@ -37,8 +38,17 @@ def redis_limiter(settings: Settings) -> RedisLimiter:
     """The per-address limits of a cluster, counted in Redis (the API's Guard asks it)."""
     import redis.asyncio as aioredis
 
+    # Blocking, like the node's pool: 4,000 sockets opening at once waited for a connection
+    # instead of failing past redis-py's default of 100 ("not limiting meanwhile").
+    pool = aioredis.BlockingConnectionPool.from_url(
+        settings.redis_url,
+        max_connections=LIMITER_CONNECTIONS,
+        timeout=2.0,
+        socket_timeout=2.0,
+        socket_connect_timeout=2.0,
+    )
     return RedisLimiter(
-        aioredis.Redis.from_url(settings.redis_url, socket_timeout=2.0, socket_connect_timeout=2.0),
+        aioredis.Redis(connection_pool=pool),
         rooms_per_minute=settings.rooms_per_minute,
         joins_per_minute=settings.joins_per_minute,
         connects_per_minute=settings.joins_per_minute,

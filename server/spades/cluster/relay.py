@@ -397,7 +397,7 @@ class Relay:
             if msg["op"] == "room":
                 reply["ok"] = room.room_dict(None)
             elif msg["op"] == "yield":
-                reply["ok"] = await self._yield(room)
+                reply["ok"] = await self._yield(room, edge)
             elif msg["op"] == "join":
                 seat, token = await room.call(room.join, *msg["args"])
                 reply["ok"] = [seat, token]
@@ -499,18 +499,26 @@ class Relay:
 
     async def _ask_to_yield(self, owner: str, code: str) -> bool:
         try:
-            return bool(await self.call(owner, code, "yield"))
+            handed = bool(await self.call(owner, code, "yield"))
         except RoomError:
             return False
+        if handed:
+            # The lease names this process now: take the room here even if the socket
+            # that asked is gone meanwhile (else the room waits a ttl for its lease).
+            with contextlib.suppress(Exception):
+                await self.manager.get(code)
+        return handed
 
-    async def _yield(self, room: Room) -> bool:
+    async def _yield(self, room: Room, to: str) -> bool:
         """Owner side of `yield`: hand the room over when no socket, here or relayed, is
-        attached to it (nobody sees it move); its lease is released at once."""
+        attached to it (nobody sees it move). The lease goes straight to the process that
+        asked: released instead, another process's orphan sweep could claim the room in
+        between, and the asker would relay its sockets to a room that moves again."""
         if self.manager.draining or room.connections:
             return False
         if any(r.room is room for r in self.remotes.values()):
             return False  # a relayed socket is attaching
-        await self.manager.drop(room.room_id, release=True)
+        await self.manager.drop(room.room_id, release=True, to=to)
         return True
 
     async def listening(self, node: str) -> bool:

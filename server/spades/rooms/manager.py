@@ -73,7 +73,8 @@ class RoomManager:
         self._sweeper: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
         self._reserved: set[str] = set()  # codes being created
-        self._claims: dict[str, asyncio.Lock] = {}  # codes being claimed (cluster)
+        # Codes being claimed (cluster): a lock each, and how many tasks hold or await it.
+        self._claims: dict[str, tuple[asyncio.Lock, int]] = {}
         self._drops: set[asyncio.Task[None]] = set()
 
     def _room_kwargs(self, room_id: str = "", fence: int | None = None) -> dict[str, Any]:
@@ -136,10 +137,11 @@ class RoomManager:
         self._drops.add(task)
         task.add_done_callback(self._drops.discard)
 
-    async def drop(self, room_id: str, *, release: bool) -> None:
+    async def drop(self, room_id: str, *, release: bool, to: str | None = None) -> None:
         """Stop holding a room here: its connections are told to reconnect (they will land
-        on the new owner), its actor stops. `release`: hand the lease back (a drain); without
-        it the lease is already lost and nothing more may be written."""
+        on the new owner), its actor stops. `release`: hand the lease back (a drain), or
+        straight `to` the process that asked for the room; without it the lease is already
+        lost and nothing more may be written."""
         room = self.rooms.pop(room_id, None)
         if room is None:
             return
@@ -153,7 +155,14 @@ class RoomManager:
             room.hub.close(conn, CLOSE_RECONNECT, "the room moved: reconnect")
         room.connections.clear()
         await room.stop()
-        if release:
+        if release and to is not None:
+            try:
+                await self.ownership.hand_over(room_id, to)
+            except Exception as exc:  # the lease lapses on its own
+                log.warning(
+                    "room %s: lease not handed over (%r)", room_id, exc, extra={"room": room_id}
+                )
+        elif release:
             await self._release(room_id)
 
     async def drain(self) -> None:
@@ -166,7 +175,11 @@ class RoomManager:
 
     async def _claim(self, code: str) -> Room:
         """Load a room that no process holds: lease, fence in the store, replay."""
-        lock = self._claims.setdefault(code, asyncio.Lock())
+        # The lock is dropped only when no task holds or awaits it: dropped as soon as it
+        # was released, a waiter woken but not yet running shared the room's lock with a
+        # newcomer's fresh one, and both claimed it (two actors for one room).
+        lock, users = self._claims.get(code, (asyncio.Lock(), 0))
+        self._claims[code] = (lock, users + 1)
         try:
             async with lock:
                 room = self.rooms.get(code)
@@ -197,8 +210,11 @@ class RoomManager:
                 log.info("room %s claimed (fence %d)", code, fence, extra={"room": code})
                 return room
         finally:
-            if not lock.locked():
-                self._claims.pop(code, None)
+            lock, users = self._claims[code]
+            if users > 1:
+                self._claims[code] = (lock, users - 1)
+            else:
+                del self._claims[code]
 
     async def create(
         self, host_name: str, settings: dict[str, Any] | RoomSettings, *, solo: bool = False

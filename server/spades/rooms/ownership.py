@@ -43,6 +43,11 @@ class Ownership(Protocol):
 
     async def release(self, room_id: str) -> None: ...
 
+    async def hand_over(self, room_id: str, node: str) -> None:
+        """Pass a held lease straight to `node` (a newer fencing number, so nothing written
+        here counts any more), so no third process can claim the room in between."""
+        ...
+
     async def owner_of(self, room_id: str) -> str | None: ...
 
     def on_lost(self, callback: Callable[[str], None]) -> None:
@@ -60,6 +65,9 @@ class LocalOwnership:
         return 0
 
     async def release(self, room_id: str) -> None:
+        return None
+
+    async def hand_over(self, room_id: str, node: str) -> None:
         return None
 
     async def owner_of(self, room_id: str) -> str | None:

@@ -1,0 +1,65 @@
+"""Room leases on a real Redis: claim, hand over, release, and the fencing numbers."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import AsyncIterator
+
+import pytest
+from cluster_support import REDIS_URL, redis_unreachable
+
+from ci_env import skip_or_fail
+from spades.cluster.lease import RedisOwnership
+
+
+@pytest.fixture
+async def redis() -> AsyncIterator[object]:
+    reason = redis_unreachable()
+    if reason is not None:
+        skip_or_fail(f"the lease tests need Redis: {reason}")
+    import redis.asyncio as aioredis
+
+    client = aioredis.Redis.from_url(REDIS_URL)
+    yield client
+    keys = [key async for key in client.scan_iter(match=f"{PREFIX}*")]
+    if keys:
+        await client.delete(*keys)
+    await client.aclose()
+
+
+PREFIX = f"spades-test-lease-{secrets.token_hex(4)}:"
+
+
+def _node(redis: object, prefix: str, name: str) -> RedisOwnership:
+    return RedisOwnership(redis, prefix=prefix, node_id=name, ttl=5.0)
+
+
+async def test_a_handed_over_lease_goes_to_the_asker_and_to_no_one_else(redis: object) -> None:
+    prefix = PREFIX
+    a, b, c = (_node(redis, prefix, name) for name in ("a-1", "b-1", "c-1"))
+    assert await a.claim("ROOM01") == 1
+    assert await b.claim("ROOM01") is None
+
+    await a.hand_over("ROOM01", b.node_id)
+    assert "ROOM01" not in a.held
+    assert await a.owner_of("ROOM01") == "b-1"
+    # Between the hand-over and the asker's claim, a third process (an orphan sweep)
+    # finds the lease taken, and so does the old owner.
+    assert await c.claim("ROOM01") is None
+    assert await a.claim("ROOM01") is None
+    # The asker takes it with a newer fencing number: the old owner's writes are refused.
+    assert await b.claim("ROOM01") == 2
+    assert b.held["ROOM01"] == "b-1|2"
+
+    await b.release("ROOM01")
+    assert await c.claim("ROOM01") == 3
+
+
+async def test_a_hand_over_of_a_lease_no_longer_held_changes_nothing(redis: object) -> None:
+    prefix = PREFIX
+    a, b, c = (_node(redis, prefix, name) for name in ("a-1", "b-1", "c-1"))
+    assert await a.claim("ROOM02") == 1
+    a.held["ROOM02"] = "a-1|0"  # as if a newer owner had taken it meanwhile
+    await a.hand_over("ROOM02", c.node_id)
+    assert await b.owner_of("ROOM02") == "a-1"
+    assert await c.claim("ROOM02") is None
