@@ -18,7 +18,7 @@ import uvicorn
 from websockets.asyncio.client import ClientConnection, connect
 
 from spades.api.app import create_app
-from spades.api.serve import ws_max_size
+from spades.api.serve import uvicorn_config
 from spades.config import Settings
 from spades.rooms import ManualClock
 from wire import receive
@@ -96,13 +96,8 @@ async def running_server(
     app = create_app(settings, clock=clock)
     sock = free_socket()
     port = sock.getsockname()[1]
-    config = uvicorn.Config(
-        app,
-        log_level="warning",
-        ws_max_size=ws_max_size(settings),
-        lifespan="on",
-        timeout_graceful_shutdown=2,
-        proxy_headers=False,  # as `spades serve`: the app decides whom to believe
+    config = uvicorn_config(  # as `spades serve`
+        app, settings, log_level="warning", lifespan="on", timeout_graceful_shutdown=2
     )
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))
@@ -211,13 +206,8 @@ class ThreadServer:
         port = self.sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{port}"
         self.ws_url = f"ws://127.0.0.1:{port}"
-        config = uvicorn.Config(
-            self.app,
-            log_level="warning",
-            ws_max_size=ws_max_size(self.settings),
-            lifespan="on",
-            timeout_graceful_shutdown=2,
-            proxy_headers=False,  # as `spades serve`: the app decides whom to believe
+        config = uvicorn_config(  # as `spades serve`
+            self.app, self.settings, log_level="warning", lifespan="on", timeout_graceful_shutdown=2
         )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(

@@ -18,6 +18,7 @@ from spades.rooms import CLOSE_SLOW
 
 class HeldSocket:
     client = None
+    scope: dict[str, Any] = {}  # noqa: RUF012 - no extensions: the ordinary ASGI send path
 
     def __init__(self) -> None:
         self.open = asyncio.Event()

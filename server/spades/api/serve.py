@@ -16,6 +16,8 @@ import uvicorn
 from spades.config import Settings, get_settings
 from spades.logs import setup_logging
 
+from .wsprotocol import GameSocketProtocol
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
@@ -46,6 +48,22 @@ def ws_max_size(settings: Settings) -> int:
     return max(65_536, 4 * settings.max_message_bytes)
 
 
+def uvicorn_config(app: Any, settings: Settings, **options: Any) -> uvicorn.Config:
+    """The uvicorn settings of `spades serve` (the tests' in-process servers use them too)."""
+    return uvicorn.Config(
+        app,
+        ws=GameSocketProtocol,  # direct frame writes on the hot path (wsprotocol.py)
+        ws_max_size=ws_max_size(settings),
+        # State messages are small and frequent: compressing each one cost more CPU than
+        # the bandwidth it saved (permessage-deflate was ~10% of a loaded server's CPU).
+        ws_per_message_deflate=False,
+        # Forwarded headers are the app's own setting (SPADES_FORWARDED_ALLOW_IPS, app.py):
+        # uvicorn's default would believe any local process.
+        proxy_headers=False,
+        **options,
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     from .app import create_app
 
@@ -59,19 +77,8 @@ def run(args: argparse.Namespace) -> int:
     if log_format == "json":
         extra["log_config"] = None  # uvicorn's own lines go through the JSON handler too
     app = create_app(settings)
-    config = uvicorn.Config(
-        app,
-        host=args.host,
-        port=args.port,
-        log_level=args.log_level.lower(),
-        ws_max_size=ws_max_size(settings),
-        # State messages are small and frequent: compressing each one cost more CPU than
-        # the bandwidth it saved (permessage-deflate was ~10% of a loaded server's CPU).
-        ws_per_message_deflate=False,
-        # Forwarded headers are the app's own setting (SPADES_FORWARDED_ALLOW_IPS, app.py):
-        # uvicorn's default would believe any local process.
-        proxy_headers=False,
-        **extra,
+    config = uvicorn_config(
+        app, settings, host=args.host, port=args.port, log_level=args.log_level.lower(), **extra
     )
     server = DrainingServer(config, app)
     with contextlib.suppress(KeyboardInterrupt):  # as uvicorn.run: Ctrl-C is a normal stop

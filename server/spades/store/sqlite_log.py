@@ -72,8 +72,12 @@ def _insert_actions(rows: int) -> str:
 def sqlite_time(value: datetime) -> str:
     """A datetime as UTCDateTime stores it on SQLite (naive UTC, SQLAlchemy's text form)."""
     if value.tzinfo is not None:
-        value = value.astimezone(UTC).replace(tzinfo=None)
-    return value.strftime("%Y-%m-%d %H:%M:%S.%f")
+        if value.tzinfo is not UTC:
+            value = value.astimezone(UTC)
+        value = value.replace(tzinfo=None)
+    # isoformat writes the same text as strftime("%Y-%m-%d %H:%M:%S.%f"), at a fifth of
+    # the cost (it ran once per stored action).
+    return value.isoformat(" ", "microseconds")
 
 
 def check_sequences(
