@@ -100,6 +100,7 @@ class Game:
         self.scores: list[int] = list(self.start_scores)
         self.bags: list[int] = list(self.start_bags)
         self.history: list[dict[str, Any]] = []
+        self._history_view: list[dict[str, Any]] = []  # as _tricks_view: new per hand, shared
         # Every accepted action as a 16-bit code (`_op_code`): a game to 500 between weak
         # players can run to a hundred hands, and as (seat, dict) pairs its actions were
         # 13.9 KB of the 15.6 KB a hand kept, and a tracked tuple per action for the GC.
@@ -327,7 +328,9 @@ class Game:
                     "winner": winner,
                     "hand": self.hand_number,
                 }
-                self._tricks_view.append(self.last_trick)
+                # A new list per trick, never changed after: views share it, and comparing
+                # two views' tricks is then an identity check.
+                self._tricks_view = [*self._tricks_view, self.last_trick]
             if play.done:
                 self._finish_hand()
             else:
@@ -354,6 +357,7 @@ class Game:
                 "commitment": self.commitment,
             }
         )
+        self._history_view = list(self.history)
         self.scores = list(result.scores)
         self.bags = list(result.bags)
         self.winner = winner_after(self.rules, self.scores, self.time_is_up)
@@ -393,8 +397,9 @@ class Game:
     def view(self, seat: int | None) -> dict[str, Any]:
         """What `seat` may see (None: a spectator), JSON-ready, with its `legal` actions.
 
-        The top-level dict is new on every call; nested finished tricks and hand summaries
-        are shared between views to keep this cheap, so treat them as read-only.
+        The top-level dict is new on every call; the rules, the finished tricks and the hand
+        summaries (and the lists of them) are shared between views to keep this cheap, so
+        treat them as read-only.
         """
         play = self.play
         hidden = seat is None or self.blind_nil_open(seat)
@@ -407,7 +412,7 @@ class Game:
         return {
             "seat": seat,
             "mode": self.rules.mode,
-            "rules": dict(self._rules_dict),
+            "rules": self._rules_dict,
             "phase": self.phase,
             "hand_number": self.hand_number,
             "dealer": self.dealer,
@@ -418,7 +423,7 @@ class Game:
             "blind": [bool(b and b.blind) for b in self.bids],
             "blind_nil_open": False if seat is None else self.blind_nil_open(seat),
             "tricks_won": list(play.tricks_won),
-            "tricks": list(self._tricks_view),
+            "tricks": self._tricks_view,
             "last_trick": self.last_trick,
             "current_trick": current,
             "spades_broken": play.broken,
@@ -427,7 +432,7 @@ class Game:
             "winner": self.winner,
             "time_up": self.time_is_up,
             "commitment": self.commitment,
-            "history": list(self.history),
+            "history": self._history_view,
             "legal": [] if seat is None else self.legal_actions(seat),
         }
 

@@ -74,7 +74,13 @@ class Events:
         last_action = game.last_action
         assert last_action is not None  # seq is at least 1 here
         acted, action = last_action
-        changed = {k: v for k, v in public.items() if k not in OWN_KEYS and last_public.get(k) != v}
+        # Unchanged bulky keys (rules, tricks, history) are the very objects of the last view
+        # (Game.view shares them), so most keys cost an identity check here.
+        changed = {
+            k: v
+            for k, v in public.items()
+            if k not in OWN_KEYS and (was := last_public.get(k)) is not v and was != v
+        }
         body = orjson.dumps(
             {
                 "type": "event",
