@@ -24,6 +24,14 @@ class Settings(BaseSettings):
         "or in a thread of the server (thread); see docs/performance.md",
     )
 
+    commit_interval: float = Field(
+        0.002,
+        ge=0,
+        le=0.1,
+        description="under load, group commits of actions start at most once per this many "
+        "seconds, each gathering what arrived meanwhile (0: commit as soon as possible)",
+    )
+
     # cluster mode (docs/operations.md): set redis_url to run as one of several processes
     redis_url: str = ""
     node_id: str = Field("", description="this process's name in the cluster; empty = host-pid")

@@ -133,6 +133,7 @@ def create_app(
                 clock=store_clock,
                 on_commit=metrics.store_commit,
                 writer_process=settings.sqlite_writer == "process",
+                commit_interval=settings.commit_interval,
                 hide_parameters=True,
             )
         else:

@@ -22,6 +22,7 @@ from pydantic import ValidationError
 
 from spades.config import Settings
 from spades.rooms import (
+    CLOSE_ABANDONED,
     CLOSE_RECONNECT,
     CLOSE_SLOW,
     OwnedElsewhere,
@@ -284,6 +285,119 @@ def _writable_json(value: Any) -> bool:
     return True
 
 
+class FrameIntake:
+    """One socket's incoming frames: sized, parsed, rate-limited, then handed to the room.
+
+    Nothing here waits for the room: its actor runs what it is handed one command at a
+    time, in the order handed, and each command's refusal or failure is answered from the
+    command's outcome (`_done`). So a frame is taken the moment it is read: by
+    `GameSocketProtocol` straight from the socket (`DirectSender.on_text`), else from the
+    endpoint's receive loop; both come here, in the order the frames came. The rate limit
+    bounds what one socket can have waiting in the room.
+    """
+
+    def __init__(
+        self, room: Any, conn: WsConnection, settings: Settings, metrics: Metrics | None
+    ) -> None:
+        self.room = room
+        self.conn = conn
+        self.settings = settings
+        self.metrics = metrics
+        self.bucket = TokenBucket(settings.messages_per_second, settings.message_burst)
+        self.strikes = 0
+        self.last: asyncio.Future[Any] | None = None  # the latest command handed to the room
+
+    def reply(self, message: dict[str, Any]) -> None:
+        """Answer a frame the room never sees, after the answers to the frames before it."""
+        last = self.last
+        if last is None or last.done():
+            self.conn.send(message)
+        else:
+            last.add_done_callback(lambda _: self.conn.send(message))
+
+    def take(self, data: str | bytes) -> None:
+        conn, settings = self.conn, self.settings
+        if conn.closing is not None:
+            return
+        received = now()
+        size = len(data.encode() if isinstance(data, str) else data)
+        if size > settings.max_message_bytes:
+            if not self.bucket.take(FRAME_COST):
+                conn.close(CLOSE_POLICY, "message rate exceeded")
+                return
+            self.strikes += 1
+            if self.strikes >= settings.oversize_strikes:
+                conn.close(CLOSE_TOO_BIG, "repeated oversize messages")
+                return
+            self.reply(
+                _error("too_large", f"messages are at most {settings.max_message_bytes} bytes")
+            )
+            return
+        message, error = parse_frame(data)
+        # Weighed by what it costs the server (limits.MESSAGE_COSTS), not just counted.
+        if not self.bucket.take(frame_cost(None if message is None else message["type"], size)):
+            conn.close(CLOSE_POLICY, "message rate exceeded")
+            return
+        if message is None:
+            self.reply(error)
+            return
+        if message["type"] == "ping":
+            self.reply({"type": "pong", "ref": message.get("id")})
+            return
+        room = self.room
+        try:
+            if message["type"] == "hello":
+                done = _submit(room, room.attach, conn, message.get("token"), message.get("id"))
+            else:
+                done = _submit(room, room.handle, conn, message, received)
+        except RoomError as exc:  # the room is closed
+            self._refused(exc, message)
+            return
+        done.add_done_callback(lambda future: self._done(future, message))
+        self.last = done
+
+    def _done(self, future: asyncio.Future[Any], message: dict[str, Any]) -> None:
+        if future.cancelled():
+            return
+        exc = future.exception()
+        if exc is None:
+            return
+        if isinstance(exc, RoomError):
+            self._refused(exc, message)
+            return
+        # A bug met by one message answers that message; the connection goes on.
+        log.error(
+            "room %s: a %s message failed",
+            self.room.code,
+            message["type"],
+            exc_info=exc,
+            extra={"room": self.room.code, "seat": self.conn.seat},
+        )
+        self.conn.send(_error("server_error", "the server failed on that message", None))
+
+    def _refused(self, exc: RoomError, message: dict[str, Any]) -> None:
+        room, conn = self.room, self.conn
+        if room.closed and getattr(room, "status", "") != "abandoned":
+            # Stopped here while this message waited: the room moved to another process
+            # (handed over, lease lost) or this one is stopping. Not an error of the
+            # player's: reconnect, and land where the room is now.
+            conn.close(CLOSE_RECONNECT, "the room moved: reconnect")
+            return
+        conn.send(_error(exc.code, exc.message, message.get("id")))
+        if room.closed:
+            conn.close(CLOSE_ABANDONED, "the room is closed")
+
+
+def _submit(room: Any, fn: Callable[..., Awaitable[Any]], *args: Any) -> asyncio.Future[Any]:
+    """`fn(*args)` handed to the room's actor (a `RelayedRoom` has none: a task runs it)."""
+    submit = getattr(room, "submit", None)
+    if submit is not None:
+        future: asyncio.Future[Any] = submit(fn, *args)
+        return future
+    task: asyncio.Future[Any] = asyncio.ensure_future(room.call(fn, *args))
+    return task
+
+
 async def websocket_endpoint(
     websocket: WebSocket,
     code: str,
@@ -311,65 +425,18 @@ async def websocket_endpoint(
     conn = WsConnection(websocket, settings, metrics)
     if metrics is not None:
         metrics.connections.inc()
-    bucket = TokenBucket(settings.messages_per_second, settings.message_burst)
-    strikes = 0
+    intake = FrameIntake(room, conn, settings, metrics)
+    if conn.direct is not None:
+        conn.direct.on_text = intake.take
     try:
         while conn.closing is None:
             frame = await websocket.receive()
-            received = now()
             if frame["type"] == "websocket.disconnect":
                 break
             data = frame.get("text")
             if data is None:
                 data = frame.get("bytes") or b""
-            size = len(data.encode() if isinstance(data, str) else data)
-            if size > settings.max_message_bytes:
-                if not bucket.take(FRAME_COST):
-                    conn.close(CLOSE_POLICY, "message rate exceeded")
-                    break
-                strikes += 1
-                if strikes >= settings.oversize_strikes:
-                    conn.close(CLOSE_TOO_BIG, "repeated oversize messages")
-                    break
-                conn.send(
-                    _error("too_large", f"messages are at most {settings.max_message_bytes} bytes")
-                )
-                continue
-            message, error = parse_frame(data)
-            # Weighed by what it costs the server (limits.MESSAGE_COSTS), not just counted.
-            if not bucket.take(frame_cost(None if message is None else message["type"], size)):
-                conn.close(CLOSE_POLICY, "message rate exceeded")
-                break
-            if message is None:
-                conn.send(error)
-                continue
-            if message["type"] == "ping":
-                conn.send({"type": "pong", "ref": message.get("id")})
-                continue
-            try:
-                if message["type"] == "hello":
-                    await room.call(room.attach, conn, message.get("token"), message.get("id"))
-                else:
-                    await room.call(room.handle, conn, message, received)
-            except RoomError as exc:
-                if room.closed and getattr(room, "status", "") != "abandoned":
-                    # Stopped here while this message waited: the room moved to another
-                    # process (handed over, lease lost) or this one is stopping. Not an
-                    # error of the player's: reconnect, and land where the room is now.
-                    conn.close(CLOSE_RECONNECT, "the room moved: reconnect")
-                    break
-                conn.send(_error(exc.code, exc.message, message.get("id")))
-                if room.closed:
-                    break
-            except Exception:
-                # A bug met by one message answers that message; the connection goes on.
-                log.exception(
-                    "room %s: a %s message failed",
-                    room.code,
-                    message["type"],
-                    extra={"room": room.code, "seat": conn.seat},
-                )
-                conn.send(_error("server_error", "the server failed on that message", None))
+            intake.take(data)
     except WebSocketDisconnect:
         pass
     except Exception:
@@ -380,9 +447,12 @@ async def websocket_endpoint(
         )
         conn.close(1011, "server error")
     finally:
+        if conn.direct is not None:
+            conn.direct.on_text = None
         if metrics is not None:
             metrics.connections.dec()
         if not room.closed:
+            # After everything this socket handed the room (its actor keeps their order).
             with contextlib.suppress(Exception):
                 await room.call(room.detach, conn)
         await conn.finish(wait=5)

@@ -14,6 +14,9 @@ paused and resumed the socket's reading (two `epoll_ctl` changes per message).
   by websockets because a server's unmasked, unfragmented text frame is two to ten
   header bytes and the payload (RFC 6455, 5.2); nothing else of the protocol's state
   changes when one is sent.
+- A text message goes straight to the endpoint's handler (`on_text`, api/ws.py
+  `FrameIntake`), which checks it and hands it to the room without waiting for the room;
+  no ASGI queue, no task to wake. Whatever waits in the ASGI queue still goes first.
 - Reading pauses only once `READ_BACKLOG` messages wait for the app, not at the first one.
   The per-connection rate limit (api/limits.py) bounds what a client may send; this only
   bounds what is buffered before the app has read it.
@@ -25,9 +28,11 @@ the endpoint then sends everything the ordinary way.
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from typing import Any
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.frames import Frame
 from websockets.protocol import State
 
 DIRECT = "spades.direct"
@@ -50,12 +55,15 @@ def text_frame(payload: bytes) -> bytes:
 
 
 class DirectSender:
-    """Writes a text frame to one socket at once, or declines (False)."""
+    """Writes a text frame to one socket at once, or declines (False); and, while the app
+    sets `on_text`, hands it each text message as it is read, instead of through the ASGI
+    receive queue."""
 
-    __slots__ = ("_protocol",)
+    __slots__ = ("_protocol", "on_text")
 
     def __init__(self, protocol: GameSocketProtocol) -> None:
         self._protocol = protocol
+        self.on_text: Callable[[str], None] | None = None
 
     def send_text(self, payload: bytes) -> bool:
         p = self._protocol
@@ -75,11 +83,29 @@ class DirectSender:
 class GameSocketProtocol(WebSocketsSansIOProtocol):
     """`spades serve`'s WebSocket protocol (uvicorn's `ws` setting)."""
 
+    direct: DirectSender | None = None
+
     def handle_connect(self, event: Any) -> None:
         super().handle_connect(event)
         scope = getattr(self, "scope", None)
         if scope is not None:  # the handshake was accepted; the app has not run yet
-            scope["extensions"][DIRECT] = DirectSender(self)
+            self.direct = DirectSender(self)
+            scope["extensions"][DIRECT] = self.direct
+
+    def handle_text(self, event: Frame) -> None:
+        direct = self.direct
+        take = direct.on_text if direct is not None else None
+        # Straight to the app's handler, unless messages still wait in the ASGI queue
+        # (they came first) or the message is fragmented (rare; the queue path joins it).
+        if take is None or not event.fin or not self.queue.empty() or self.close_sent:
+            super().handle_text(event)
+            return
+        try:
+            text = str(event.data, "utf-8")
+        except UnicodeDecodeError:
+            super().handle_text(event)  # uvicorn's answer to invalid UTF-8 (close 1007)
+            return
+        take(text)
 
     def send_receive_event_to_app(self) -> None:
         # As uvicorn's, but the socket is paused only once READ_BACKLOG messages wait.

@@ -79,11 +79,16 @@ class Actor:
 
     async def call(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> Any:
         """Run `fn(*args)` inside the actor, after every command queued before it."""
+        return await self.submit(fn, *args)
+
+    def submit(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> asyncio.Future[Any]:
+        """`call` without waiting: queue `fn(*args)`; the future tells its outcome. Raises
+        WrongStatus at once when the actor is closed."""
         if self.closed:
             raise WrongStatus("this room is closed", code="room_closed")
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._queue.put_nowait((lambda: fn(*args), future))
-        return await future
+        return future
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         """A side task, cancelled when the actor stops."""

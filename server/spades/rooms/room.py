@@ -12,6 +12,7 @@ bookkeeping writes (writes.py) and recovery after a restart (recovery.py).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable
 from datetime import UTC, datetime
@@ -92,7 +93,12 @@ class Room:
 
     async def call(self, fn: Any, *args: Any) -> Any:
         """Run `fn(*args)` inside the actor, after every command queued before it."""
-        return await self.actor.call(fn, *args)
+        return await self.actor.submit(fn, *args)
+
+    def submit(self, fn: Any, *args: Any) -> asyncio.Future[Any]:
+        """`call` without waiting (the WebSocket endpoint's way: it answers refusals from
+        the future's outcome)."""
+        return self.actor.submit(fn, *args)
 
     async def stop(self) -> None:
         """Stop taking commands, let the ones queued finish (so nothing is half stored)."""
