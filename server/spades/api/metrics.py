@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import time
+from bisect import bisect_left
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, get_args
 
@@ -22,8 +23,9 @@ from prometheus_client import (
     ProcessCollector,
     generate_latest,
 )
-from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.core import GaugeMetricFamily, HistogramMetricFamily, Metric
 from prometheus_client.registry import Collector
+from prometheus_client.utils import floatToGoString
 
 from spades.rooms import BOT_LEVELS, Observer
 from spades.rooms.observer import ActionSource
@@ -63,6 +65,71 @@ class _RoomsByStatus(Collector):
         yield family
 
 
+class LoopHistogram(Collector):
+    """A histogram for observations made on the event loop's thread, several per action:
+    prometheus-client's takes a lock for the bucket and another for the sum on every
+    observation (about 3 µs, a few percent of a busy server's CPU). Here an observation
+    is a bisect and two additions on plain lists; Prometheus reads the same exposition
+    (buckets, `_count`, `_sum`) through `collect`. Observe only from the loop's thread."""
+
+    def __init__(
+        self,
+        name: str,
+        documentation: str,
+        labelnames: tuple[str, ...] = (),
+        *,
+        buckets: tuple[float, ...],
+        registry: CollectorRegistry,
+    ) -> None:
+        self.name = name
+        self.documentation = documentation
+        self.labelnames = labelnames
+        self.bounds = tuple(float(b) for b in buckets)
+        self._children: dict[tuple[str, ...], _LoopHistogramChild] = {}
+        if not labelnames:
+            self._default = self.labels()
+        registry.register(self)
+
+    def labels(self, *values: str) -> _LoopHistogramChild:
+        key = tuple(str(v) for v in values)
+        if len(key) != len(self.labelnames):
+            raise ValueError(f"{self.name} takes labels {self.labelnames}")
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = _LoopHistogramChild(self.bounds)
+        return child
+
+    def observe(self, amount: float) -> None:
+        self._default.observe(amount)
+
+    def collect(self) -> Iterator[Metric]:
+        family = HistogramMetricFamily(self.name, self.documentation, labels=list(self.labelnames))
+        bounds = [*(floatToGoString(b) for b in self.bounds), "+Inf"]  # type: ignore[no-untyped-call]
+        for key, child in list(self._children.items()):
+            cumulative, total = [], 0
+            for count in child.counts:
+                total += count
+                cumulative.append(total)
+            family.add_metric(list(key), list(zip(bounds, cumulative, strict=True)), child.sum)
+        yield family
+
+    def describe(self) -> Iterator[Metric]:
+        yield HistogramMetricFamily(self.name, self.documentation, labels=list(self.labelnames))
+
+
+class _LoopHistogramChild:
+    __slots__ = ("bounds", "counts", "sum")
+
+    def __init__(self, bounds: tuple[float, ...]) -> None:
+        self.bounds = bounds
+        self.counts = [0] * (len(bounds) + 1)  # the last: above every bound (+Inf)
+        self.sum = 0.0
+
+    def observe(self, amount: float) -> None:
+        self.counts[bisect_left(self.bounds, amount)] += 1
+        self.sum += amount
+
+
 class Metrics(Observer):
     def __init__(self) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
@@ -74,11 +141,11 @@ class Metrics(Observer):
         self.actions = Counter(
             "spades_actions", "Game actions applied and stored, by kind", ["kind"], registry=r
         )
-        self.latency = Histogram(
+        self.latency = LoopHistogram(
             "spades_action_latency_seconds",
             "From receiving an action (human: its frame; bot: its chosen move) to the new "
             "state queued to every connection of the room",
-            ["source"],
+            ("source",),
             buckets=LATENCY_BUCKETS,
             registry=r,
         )
@@ -96,20 +163,20 @@ class Metrics(Observer):
             ["level"],
             registry=r,
         )
-        self.store_time = Histogram(
+        self.store_time = LoopHistogram(
             "spades_store_append_seconds",
             "Time to append one action to the store",
             buckets=STORE_BUCKETS,
             registry=r,
         )
-        self.commit_time = Histogram(
+        self.commit_time = LoopHistogram(
             "spades_store_commit_seconds",
             "One group commit of the store, from taking its batch to the commit returning "
             "(an append's latency is its wait in the queue plus one of these)",
             buckets=STORE_BUCKETS,
             registry=r,
         )
-        self.commit_rows = Histogram(
+        self.commit_rows = LoopHistogram(
             "spades_store_commit_actions",
             "Actions stored by one group commit",
             buckets=BATCH_BUCKETS,
