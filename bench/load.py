@@ -4,7 +4,7 @@
     python -m bench.load --kind solo --rooms 500 --procs 2 --seconds 60 --warmup 30
     python -m bench.load --ramp --procs 2 --kind humans --start 1000 --step 200
     python -m bench.load --idle 1000            # resident memory per idle room
-    python -m bench.load ... --postgres         # PostgreSQL at 127.0.0.1:5432 instead of SQLite
+    python -m bench.load ... --postgres         # PostgreSQL at 127.0.0.1:5432, a throwaway database
     python -m bench.load ... --target 500       # games' target score (they end, start again)
     python -m bench.load ... --repeat 3         # 3 runs on fresh servers: min / median / max
 
@@ -1069,7 +1069,7 @@ def main() -> None:
     parser.add_argument(
         "--target", type=int, default=500, help="target score: games end and start again"
     )
-    parser.add_argument("--postgres", action="store_true", help="use PostgreSQL (database test)")
+    parser.add_argument("--postgres", action="store_true", help="use PostgreSQL (a new database)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--spread",
@@ -1113,11 +1113,19 @@ def main() -> None:
 
 
 def run_once(args: argparse.Namespace) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        if args.postgres:
-            url = os.environ.get(
-                "SPADES_BENCH_PG_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
-            )
+    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as cleanup:
+        if args.postgres and not args.cluster:
+            # A database of its own per run, dropped afterwards: on a shared one every run
+            # reloaded the unfinished rooms of the runs before it, whose absent players'
+            # bots then moved too (more work per run, and figures that drifted upward).
+            from sqlalchemy.engine import make_url
+
+            from bench.cluster import PG_ADMIN, _pg
+
+            database = f"spades_load_{os.getpid()}_{time.monotonic_ns()}"
+            _pg(f'CREATE DATABASE "{database}"')
+            cleanup.callback(_pg, f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+            url = make_url(PG_ADMIN).set(database=database).render_as_string(False)
         else:
             url = f"sqlite+aiosqlite:///{tmp}/load.db"
         server: Any

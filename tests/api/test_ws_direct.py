@@ -3,8 +3,12 @@ parse fast path for game moves, give exactly what the ordinary paths give."""
 
 from __future__ import annotations
 
+import asyncio
+import base64
 import json
+import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from api_helpers import play_until_over, running_server
@@ -80,3 +84,78 @@ def test_the_move_fast_path_answers_as_the_models(text: str) -> None:
         assert message is None and error["code"] == "invalid_message"
         return
     assert message == expected and list(message) == list(expected)
+
+
+async def _raw_socket(server: Any, code: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A TCP connection that has done the WebSocket handshake by hand (one segment)."""
+    port = int(server.url.rsplit(":", 1)[1])
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    key = base64.b64encode(os.urandom(16)).decode()
+    writer.write(
+        (
+            f"GET /ws/{code} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+            "Sec-WebSocket-Version: 13\r\n\r\n"
+        ).encode()
+    )
+    await reader.readuntil(b"\r\n\r\n")
+    return reader, writer
+
+
+def _client_frame(payload: bytes, opcode: int = 1, fin: bool = True) -> bytes:
+    """A client's masked frame (websockets' own serializer)."""
+    frame = Frame(Opcode(opcode), payload, fin=fin)
+    return frame.serialize(mask=True, extensions=[])
+
+
+async def _messages(reader: asyncio.StreamReader, count: int) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    buffer = StreamReader()
+    while len(out) < count:
+        buffer.feed_data(await asyncio.wait_for(reader.read(65536), 10))
+        while True:
+            parser = Frame.parse(buffer.read_exact, mask=False)
+            try:
+                next(parser)
+            except StopIteration as done:
+                frame = done.value
+                if frame.opcode is Opcode.TEXT:
+                    out.append(json.loads(frame.data))
+                continue
+            break
+    return out
+
+
+@pytest.mark.parametrize("split", ["whole", "split", "ping-first", "fragmented"])
+async def test_frames_read_here_or_by_websockets_mean_the_same(tmp_path: Path, split: str) -> None:
+    """Several frames in one segment, a frame split over segments, a client ping and a
+    fragmented message: each is read, in order, and answered."""
+    async with running_server(tmp_path) as server:
+        created = await server.create("/api/rooms", name="Host")
+        reader, writer = await _raw_socket(server, created["code"])
+        hello = _client_frame(json.dumps({"type": "hello", "token": created["token"]}).encode())
+        pings = b"".join(
+            _client_frame(json.dumps({"type": "ping", "id": n}).encode()) for n in range(3)
+        )
+        if split == "whole":
+            writer.write(hello + pings)
+        elif split == "split":
+            writer.write(hello + pings[:5])
+            await writer.drain()
+            await asyncio.sleep(0.05)
+            writer.write(pings[5:])
+        elif split == "ping-first":
+            writer.write(_client_frame(b"are you there", opcode=9) + hello + pings)
+        else:
+            text = json.dumps({"type": "ping", "id": 0}).encode()
+            writer.write(
+                hello
+                + _client_frame(text[:5], fin=False)
+                + _client_frame(text[5:], opcode=0)
+                + pings[len(_client_frame(json.dumps({"type": "ping", "id": 0}).encode())) :]
+            )
+        await writer.drain()
+        replies = await _messages(reader, 4)
+        assert replies[0]["type"] == "state"
+        assert [(r["type"], r["ref"]) for r in replies[1:]] == [("pong", n) for n in range(3)]
+        writer.close()
