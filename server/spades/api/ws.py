@@ -306,21 +306,25 @@ class FrameIntake:
         self.bucket = TokenBucket(settings.messages_per_second, settings.message_burst)
         self.strikes = 0
         self.last: asyncio.Future[Any] | None = None  # the latest command handed to the room
+        self.unanswered = 0  # commands whose outcome `_done` has not looked at yet
 
     def reply(self, message: dict[str, Any]) -> None:
-        """Answer a frame the room never sees, after the answers to the frames before it."""
-        last = self.last
-        if last is None or last.done():
+        """Answer a frame the room never sees, after the answers to the frames before it
+        (a done future's callbacks run in the order they were added)."""
+        if self.unanswered == 0 or self.last is None:
             self.conn.send(message)
         else:
-            last.add_done_callback(lambda _: self.conn.send(message))
+            self.last.add_done_callback(lambda _: self.conn.send(message))
 
     def take(self, data: str | bytes) -> None:
         conn, settings = self.conn, self.settings
         if conn.closing is not None:
             return
         received = now()
-        size = len(data.encode() if isinstance(data, str) else data)
+        if isinstance(data, str):  # its size in bytes (isascii is a flag CPython keeps)
+            size = len(data) if data.isascii() else len(data.encode())
+        else:
+            size = len(data)
         if size > settings.max_message_bytes:
             if not self.bucket.take(FRAME_COST):
                 conn.close(CLOSE_POLICY, "message rate exceeded")
@@ -353,10 +357,12 @@ class FrameIntake:
         except RoomError as exc:  # the room is closed
             self._refused(exc, message)
             return
+        self.unanswered += 1
         done.add_done_callback(lambda future: self._done(future, message))
         self.last = done
 
     def _done(self, future: asyncio.Future[Any], message: dict[str, Any]) -> None:
+        self.unanswered -= 1
         if future.cancelled():
             return
         exc = future.exception()
