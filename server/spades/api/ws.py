@@ -317,6 +317,18 @@ class FrameIntake:
             self.last.add_done_callback(lambda _: self.conn.send(message))
 
     def take(self, data: str | bytes) -> None:
+        """One frame's text (or bytes); never raises (it may run in the socket's callback)."""
+        try:
+            self._take(data)
+        except Exception:
+            log.exception(
+                "room %s: websocket handler failed",
+                self.room.code,
+                extra={"room": self.room.code, "seat": self.conn.seat},
+            )
+            self.conn.close(1011, "server error")
+
+    def _take(self, data: str | bytes) -> None:
         conn, settings = self.conn, self.settings
         if conn.closing is not None:
             return
