@@ -505,7 +505,8 @@ class SqlStore:
                 else:
                     async with self._write() as conn:
                         outcomes = await conn.run_sync(_append_rows, rows, stamp, fences)
-                    self._remember(rows, outcomes)
+                    if self._postgres:  # the counts serve only the PostgreSQL fast path
+                        self._remember(rows, outcomes)
                 results = []
         except IntegrityError as exc:
             self._last_seq.clear()
