@@ -149,3 +149,29 @@ def test_simulate_checkpoints_the_games_so_far(
     so_far = json.loads(path.read_text())
     assert so_far["games"] == 20 and so_far["wins"] == final["wins"]
     assert not (tmp_path / "so-far.json.part").exists()
+
+
+def test_simulate_resumes_a_stopped_run_from_its_results_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["simulate", "--target", "100", "--seats", "basic,random,basic,random", "--json"]
+    args += ["--no-progress"]
+    assert main([*args, "--games", "12"]) == 0
+    whole = json.loads(capsys.readouterr().out)
+
+    path = tmp_path / "games.jsonl"
+    assert main([*args, "--games", "5", "--results", str(path)]) == 0  # "stopped" after 5
+    capsys.readouterr()
+    with path.open("a") as f:
+        f.write('{"game": 5, "resu')  # the line the kill cut short
+    assert main([*args, "--games", "12", "--results", str(path)]) == 0
+    resumed = json.loads(capsys.readouterr().out)
+    for key in ("games", "wins", "hands", "nil_attempts", "contracts_made_pct"):
+        assert resumed[key] == whole[key], key
+    assert resumed["point_diff_per_hand"] == whole["point_diff_per_hand"]
+    assert len(path.read_text().splitlines()) == 1 + 12
+
+    # the same file with another run's settings is refused, and left as it was
+    assert main([*args, "--games", "12", "--seed", "2", "--results", str(path)]) == 2
+    assert "another run" in capsys.readouterr().err
+    assert len(path.read_text().splitlines()) == 1 + 12

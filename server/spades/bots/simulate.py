@@ -13,7 +13,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -162,6 +162,50 @@ def _job(args: tuple[Any, ...]) -> GameResult:
     return play_game(*args)
 
 
+class ResultsFile:
+    """One JSON line per finished game, after a header line naming the run. A run given
+    the same file again skips the games already in it: games are independent and each is
+    fixed by its index (deal, rotation and bot seeds), so a stopped run resumes where it
+    stopped and its report is the same as an unbroken run's."""
+
+    def __init__(self, path: Path, header: dict[str, Any]) -> None:
+        self.path = path
+        self.done: dict[int, GameResult] = {}
+        if path.exists() and path.stat().st_size > 0:
+            lines = path.read_text().splitlines()
+            if json.loads(lines[0]) != header:
+                raise ValueError(
+                    f"{path} holds another run ({lines[0]}); use a new file for this one"
+                )
+            for line in lines[1:]:
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError:
+                    break  # a line cut short when the run was killed: play that game again
+                self.done[row["game"]] = _result_from(row["result"])
+            # drop anything after the last whole line
+            path.write_text("\n".join([lines[0]] + [
+                json.dumps({"game": g, "result": asdict(r)}) for g, r in sorted(self.done.items())
+            ]) + "\n")
+        else:
+            path.write_text(json.dumps(header) + "\n")
+
+    def add(self, game: int, result: GameResult) -> None:
+        with self.path.open("a") as f:
+            f.write(json.dumps({"game": game, "result": asdict(result)}) + "\n")
+
+
+def _result_from(row: dict[str, Any]) -> GameResult:
+    return GameResult(
+        winner=row["winner"],
+        hands=row["hands"],
+        sides=[SideStats(**st) for st in row["sides"]],
+        times=row["times"],
+        cpu=row["cpu"],
+        diffs=row["diffs"],
+    )
+
+
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
     if n == 0:
         return (0.0, 1.0)
@@ -205,9 +249,11 @@ def simulate(
     progress: bool = False,
     checkpoint: Callable[[dict[str, Any]], None] | None = None,
     checkpoint_every: int = 10,
+    results_file: Path | None = None,
 ) -> dict[str, Any]:
     """Play the games and report. `checkpoint`, if given, gets the report of the games so
-    far every `checkpoint_every` games, so a long run that is stopped still tells something."""
+    far every `checkpoint_every` games, so a long run that is stopped still tells something.
+    `results_file` keeps every finished game; a run given it again plays only the rest."""
     rot = rotations(rules.mode) if duplicate else 1
     jobs = []
     for g in range(games):
@@ -223,10 +269,25 @@ def simulate(
                 strong_budget_ms,
             )
         )
-    results: list[GameResult] = []
+    saved = None
+    if results_file is not None:
+        header = {
+            "levels": levels,
+            "rules": rules.to_dict(),
+            "seed": seed,
+            "duplicate": duplicate,
+            "strong_iterations": strong_iterations,
+            "strong_budget_ms": strong_budget_ms,
+        }
+        saved = ResultsFile(results_file, header)
+    done = {} if saved is None else {g: r for g, r in saved.done.items() if g < games}
+    todo = [g for g in range(games) if g not in done]
+    results: list[GameResult] = [done[g] for g in sorted(done)]
     started = time.perf_counter()
-    for result in _run(jobs, workers, progress):
+    for index, result in zip(todo, _run([jobs[g] for g in todo], workers, progress)):
         results.append(result)
+        if saved is not None:
+            saved.add(index, result)
         if checkpoint is not None and len(results) % checkpoint_every == 0:
             checkpoint(report(levels, rules, results, time.perf_counter() - started, duplicate))
     elapsed = time.perf_counter() - started
@@ -456,6 +517,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="write the JSON report of the games so far to FILE every 10 games",
     )
     parser.add_argument(
+        "--results",
+        default=None,
+        metavar="FILE",
+        help="keep every finished game in FILE (JSON lines); run again with the same FILE "
+        "to resume a stopped run where it stopped",
+    )
+    parser.add_argument(
         "--rules", default=None, help="other rule options as JSON, e.g. '{\"blind_nil\": false}'"
     )
 
@@ -486,7 +554,20 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, TypeError) as exc:
         print(f"bad rules: {exc}", file=sys.stderr)
         return 2
-    rep = simulate(
+    try:
+        rep = _simulate_args(args, levels, rules)
+    except ValueError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(rep))
+    else:
+        print_report(rep)
+    return 0
+
+
+def _simulate_args(args: argparse.Namespace, levels: list[str], rules: Rules) -> dict[str, Any]:
+    return simulate(
         levels,
         rules,
         args.games,
@@ -497,9 +578,5 @@ def run(args: argparse.Namespace) -> int:
         strong_budget_ms=args.strong_budget_ms,
         progress=not args.no_progress and sys.stderr.isatty(),
         checkpoint=None if args.checkpoint is None else _writer(args.checkpoint),
+        results_file=None if args.results is None else Path(args.results),
     )
-    if args.json:
-        print(json.dumps(rep))
-    else:
-        print_report(rep)
-    return 0
