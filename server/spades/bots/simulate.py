@@ -184,9 +184,16 @@ class ResultsFile:
                     break  # a line cut short when the run was killed: play that game again
                 self.done[row["game"]] = _result_from(row["result"])
             # drop anything after the last whole line
-            path.write_text("\n".join([lines[0]] + [
-                json.dumps({"game": g, "result": asdict(r)}) for g, r in sorted(self.done.items())
-            ]) + "\n")
+            path.write_text(
+                "\n".join(
+                    [lines[0]]
+                    + [
+                        json.dumps({"game": g, "result": asdict(r)})
+                        for g, r in sorted(self.done.items())
+                    ]
+                )
+                + "\n"
+            )
         else:
             path.write_text(json.dumps(header) + "\n")
 
@@ -284,7 +291,7 @@ def simulate(
     todo = [g for g in range(games) if g not in done]
     results: list[GameResult] = [done[g] for g in sorted(done)]
     started = time.perf_counter()
-    for index, result in zip(todo, _run([jobs[g] for g in todo], workers, progress)):
+    for index, result in zip(todo, _run([jobs[g] for g in todo], workers, progress), strict=True):
         results.append(result)
         if saved is not None:
             saved.add(index, result)
