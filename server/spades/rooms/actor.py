@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
@@ -27,18 +28,45 @@ class Actor:
         self.name = name
         self.closed = False
         self._after_each = after_each  # runs after every command, failed ones included
-        self._queue: asyncio.Queue[tuple[Job, asyncio.Future[Any]]] = asyncio.Queue()
+        # A deque and one waiter future instead of asyncio.Queue, and the loop kept: on
+        # Python 3.11 every lookup of the running loop (Queue.get, create_future through
+        # get_running_loop, ...) is a getpid() system call, several per action.
+        self._queue: deque[tuple[Job, asyncio.Future[Any]]] = deque()
+        self._waiter: asyncio.Future[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._worker: asyncio.Task[None] | None = None
         self._side_tasks: set[asyncio.Task[Any]] = set()
 
     def start(self) -> None:
         if self._worker is None:
-            self._worker = asyncio.create_task(self._run(), name=self.name)
+            self._worker = self._running_loop().create_task(self._run(), name=self.name)
+
+    def _running_loop(self) -> asyncio.AbstractEventLoop:
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            loop = self._loop = asyncio.get_running_loop()
+        return loop
+
+    def _put(self, item: tuple[Job, asyncio.Future[Any]]) -> None:
+        self._queue.append(item)
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def _next(self) -> tuple[Job, asyncio.Future[Any]]:
+        queue = self._queue
+        while not queue:
+            waiter = self._waiter = self._running_loop().create_future()
+            try:
+                await waiter
+            finally:
+                self._waiter = None
+        return queue.popleft()
 
     async def _run(self) -> None:
         try:
             while True:
-                job, future = await self._queue.get()
+                job, future = await self._next()
                 if job is _STOP:
                     future.set_result(None)
                     return
@@ -69,8 +97,8 @@ class Actor:
         finally:
             # However the worker ends, nobody is left waiting on a command it will not run.
             self.closed = True
-            while not self._queue.empty():
-                job, future = self._queue.get_nowait()
+            while self._queue:
+                job, future = self._queue.popleft()
                 if not future.done():
                     if job is _STOP:
                         future.set_result(None)
@@ -86,8 +114,8 @@ class Actor:
         WrongStatus at once when the actor is closed."""
         if self.closed:
             raise WrongStatus("this room is closed", code="room_closed")
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait((lambda: fn(*args), future))
+        future: asyncio.Future[Any] = self._running_loop().create_future()
+        self._put((lambda: fn(*args), future))
         return future
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
@@ -106,8 +134,8 @@ class Actor:
         worker = self._worker
         if worker is None or worker is asyncio.current_task() or worker.done():
             return
-        done: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait((_STOP, done))
+        done: asyncio.Future[Any] = self._running_loop().create_future()
+        self._put((_STOP, done))
         try:
             await asyncio.wait_for(asyncio.shield(worker), 10)
         except (TimeoutError, asyncio.CancelledError):

@@ -181,7 +181,7 @@ class SqlStore:
         self._driver: Any = None  # asyncpg's connection for `_insert_followers`
         self._driver_loop: asyncio.AbstractEventLoop | None = None
         self._inflight: list[_Pending | _Job] = []
-        self._wake: asyncio.Event | None = None
+        self._wake: _Wake | None = None
         self._writer: asyncio.Task[None] | None = None
         self._closed = False
         # Figures for benchmarks and metrics.
@@ -222,15 +222,25 @@ class SqlStore:
         if self._appender is None:
             async with self._write() as conn:
                 return await conn.run_sync(fn)
-        loop = asyncio.get_running_loop()
+        loop = self._loop()
         job = _Job(fn, loop.create_future())
         self._enqueue(job, loop)
         return await job.future
 
+    def _loop(self) -> asyncio.AbstractEventLoop:
+        """The running loop: the writer task's while it runs (on Python 3.11 each lookup of
+        the running loop is a getpid() system call, and this is once per action)."""
+        writer = self._writer
+        if writer is not None and not writer.done():
+            loop = writer.get_loop()
+            if not loop.is_closed():
+                return loop
+        return asyncio.get_running_loop()
+
     def _enqueue(self, item: _Pending | _Job, loop: asyncio.AbstractEventLoop) -> None:
         self._pending.append(item)
         if self._writer is None or self._writer.done() or self._writer.get_loop() is not loop:
-            self._wake = asyncio.Event()
+            self._wake = _Wake(loop)
             self._writer = loop.create_task(self._write_batches(), name="spades-store-writer")
         assert self._wake is not None
         self._wake.set()
@@ -440,21 +450,21 @@ class SqlStore:
         FencedOut (nothing stored) if the room has a newer owner than `fence`."""
         if self._closed:
             raise StoreError("the store is closed")
-        loop = asyncio.get_running_loop()
+        loop = self._loop()
         pending = _Pending(row, loop.create_future(), fence)
         self._enqueue(pending, loop)
         await pending.future
 
     async def _write_batches(self) -> None:
-        assert self._wake is not None
+        wake = self._wake
+        assert wake is not None
         while True:
-            await self._wake.wait()
-            self._wake.clear()
+            await wake.wait()
             while self._pending:
                 if self.commit_interval > 0 and len(self._pending) < self.max_batch:
                     wait = self._last_commit + self.commit_interval - time.monotonic()
                     if wait > 0:
-                        await asyncio.sleep(wait)
+                        await wake.sleep(wait)
                 self._last_commit = time.monotonic()
                 batch = self._pending[: self.max_batch]
                 del self._pending[: self.max_batch]
@@ -576,18 +586,20 @@ class SqlStore:
             columns[3].append(orjson.dumps(r.action).decode())
             columns[4].append(_utc(r.at or stamp))
         try:
-            async with asyncio.timeout(OPERATION_TIMEOUT):
-                loop = asyncio.get_running_loop()
-                if self._driver is not None and (
-                    self._driver.is_closed() or self._driver_loop is not loop
-                ):
-                    with contextlib.suppress(Exception):  # closed, or of a loop now gone
-                        self._driver.terminate()
-                    self._driver = None
-                if self._driver is None:
+            loop = self._loop()
+            if self._driver is not None and (
+                self._driver.is_closed() or self._driver_loop is not loop
+            ):
+                with contextlib.suppress(Exception):  # closed, or of a loop now gone
+                    self._driver.terminate()
+                self._driver = None
+            if self._driver is None:
+                async with asyncio.timeout(OPERATION_TIMEOUT):
                     self._driver = await self._connect_driver()
-                    self._driver_loop = loop
-                await self._driver.execute(_PG_INSERT_ACTIONS, *columns)
+                self._driver_loop = loop
+            # The connection's command_timeout bounds the statement (no asyncio.timeout per
+            # batch: it costs two lookups of the running loop and a timer).
+            await self._driver.execute(_PG_INSERT_ACTIONS, *columns)
         except asyncpg.IntegrityConstraintViolationError:
             self._last_seq.clear()
             return False
@@ -1187,6 +1199,47 @@ def _unavailable_as_store_error() -> Iterator[None]:
 
 def _on_disk_sqlite(url: URL) -> bool:
     return url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:")
+
+
+class _Wake:
+    """asyncio.Event for the store's writer task, bound to its loop once (Event.wait looks
+    the running loop up on every wait), with a sleep on the same loop."""
+
+    __slots__ = ("_loop", "_set", "_waiter")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._set = False
+        self._waiter: asyncio.Future[None] | None = None
+
+    def set(self) -> None:
+        self._set = True
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def wait(self) -> None:
+        """Until set (at once when it was set since the last wait); clears it."""
+        while not self._set:
+            waiter = self._waiter = self._loop.create_future()
+            try:
+                await waiter
+            finally:
+                self._waiter = None
+        self._set = False
+
+    async def sleep(self, seconds: float) -> None:
+        done: asyncio.Future[None] = self._loop.create_future()
+        timer = self._loop.call_later(seconds, _settle, done)
+        try:
+            await done
+        finally:
+            timer.cancel()
+
+
+def _settle(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 def _fail(p: _Pending | _Job, exc: BaseException) -> None:
