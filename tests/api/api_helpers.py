@@ -90,14 +90,23 @@ class Server:
 
 @contextlib.asynccontextmanager
 async def running_server(
-    tmp_path: Path, *, clock: ManualClock | None = None, **overrides: Any
+    tmp_path: Path,
+    *,
+    clock: ManualClock | None = None,
+    uvicorn_options: dict[str, Any] | None = None,
+    **overrides: Any,
 ) -> AsyncIterator[Server]:
     settings = make_settings(tmp_path, **overrides)
     app = create_app(settings, clock=clock)
     sock = free_socket()
     port = sock.getsockname()[1]
     config = uvicorn_config(  # as `spades serve`
-        app, settings, log_level="warning", lifespan="on", timeout_graceful_shutdown=2
+        app,
+        settings,
+        log_level="warning",
+        lifespan="on",
+        timeout_graceful_shutdown=2,
+        **(uvicorn_options or {}),
     )
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))

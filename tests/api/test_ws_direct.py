@@ -159,3 +159,53 @@ async def test_frames_read_here_or_by_websockets_mean_the_same(tmp_path: Path, s
         assert replies[0]["type"] == "state"
         assert [(r["type"], r["ref"]) for r in replies[1:]] == [("pong", n) for n in range(3)]
         writer.close()
+
+
+async def _frames_for(reader: asyncio.StreamReader, seconds: float) -> list[Frame]:
+    """Every frame the server sends within `seconds` (fewer if it closes the socket)."""
+    frames: list[Frame] = []
+    buffer = StreamReader()
+    deadline = asyncio.get_running_loop().time() + seconds
+    while (left := deadline - asyncio.get_running_loop().time()) > 0:
+        try:
+            data = await asyncio.wait_for(reader.read(65536), left)
+        except TimeoutError:
+            break
+        if not data:
+            break
+        buffer.feed_data(data)
+        while True:
+            parser = Frame.parse(buffer.read_exact, mask=False)
+            try:
+                next(parser)
+            except StopIteration as done:
+                frames.append(done.value)
+                continue
+            break
+    return frames
+
+
+async def test_keepalive_pings_only_a_silent_socket_and_closes_it_without_a_pong(
+    tmp_path: Path,
+) -> None:
+    """A client that talks needs no ping (its data proves it alive); one that is silent
+    for the whole interval is pinged, and closed when no pong comes back."""
+    options = {"ws_ping_interval": 0.3, "ws_ping_timeout": 0.3}
+    async with running_server(tmp_path, uvicorn_options=options) as server:
+        created = await server.create("/api/rooms", name="Host")
+        reader, writer = await _raw_socket(server, created["code"])
+        writer.write(
+            _client_frame(json.dumps({"type": "hello", "token": created["token"]}).encode())
+        )
+        chatty: list[Frame] = []
+        for n in range(12):  # 1.2 s, four ping intervals, talking every 0.1 s
+            writer.write(_client_frame(json.dumps({"type": "ping", "id": n}).encode()))
+            chatty += await _frames_for(reader, 0.1)
+        assert not [f for f in chatty if f.opcode is Opcode.PING]
+        assert [json.loads(f.data)["type"] for f in chatty].count("pong") >= 10
+
+        silent = await _frames_for(reader, 2.0)  # now quiet, and never answering
+        opcodes = [f.opcode for f in silent]
+        assert Opcode.PING in opcodes
+        assert opcodes[-1] is Opcode.CLOSE  # the keepalive timed out: closed (1011)
+        writer.close()

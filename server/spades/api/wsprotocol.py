@@ -20,6 +20,10 @@ paused and resumed the socket's reading (two `epoll_ctl` changes per message).
 - The client's frames are read here (`_take_frames`): complete masked text frames and
   pongs, which is nearly everything a player sends; anything else, or a frame split over
   segments, hands the socket back to websockets' parser for good, at a frame boundary.
+- The keepalive ping goes only to a socket that was silent for the whole ping interval:
+  data that came in since proves the peer alive, as a pong would (the web client sends
+  a `ping` message every 15 s). A silent socket is pinged and closed without a pong, as
+  before.
 - Reading pauses only once `READ_BACKLOG` messages wait for the app, not at the first one.
   The per-connection rate limit (api/limits.py) bounds what a client may send; this only
   bounds what is buffered before the app has read it.
@@ -96,8 +100,10 @@ class GameSocketProtocol(WebSocketsSansIOProtocol):
     # websockets: from the handshake on, and only while websockets has seen no frame byte.
     _own_frames = False
     _fed = 0  # data_received calls before the handshake request was read
+    _heard = 0.0  # loop time the client last sent anything
 
     def data_received(self, data: bytes) -> None:
+        self._heard = self.loop.time()
         if self._own_frames:
             if self.handshake_complete and not self.close_sent:
                 data = self._take_frames(data)
@@ -187,6 +193,15 @@ class GameSocketProtocol(WebSocketsSansIOProtocol):
             super().handle_text(event)  # uvicorn's answer to invalid UTF-8 (close 1007)
             return
         take(text)
+
+    def send_keepalive_ping(self) -> None:
+        interval = self.ping_interval
+        if interval and self.pending_ping_payload is None:
+            quiet = self.loop.time() - self._heard
+            if quiet < interval:  # heard from within the interval: alive, no ping needed
+                self.ping_timer = self.loop.call_later(interval - quiet, self.send_keepalive_ping)
+                return
+        super().send_keepalive_ping()
 
     def send_receive_event_to_app(self) -> None:
         # As uvicorn's, but the socket is paused only once READ_BACKLOG messages wait.
