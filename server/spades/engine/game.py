@@ -169,6 +169,9 @@ class Game:
         )
         self.trick_log: list[tuple[int, tuple[int, ...], int]] = []  # (leader, cards, winner)
         self._tricks_view: list[dict[str, Any]] = []  # trick_log formatted once for views
+        # Each seat's hand as last shown (mask, sorted texts): a hand changes only when its
+        # owner plays, and a busy server shows it after every action (`_shown_hand`).
+        self._shown: list[tuple[int, tuple[str, ...]]] = [(-1, ())] * 4
 
     def _trails_enough(self, seat: int) -> bool:
         if not self.rules.blind_nil:
@@ -417,7 +420,7 @@ class Game:
             "hand_number": self.hand_number,
             "dealer": self.dealer,
             "to_act": self.to_act,
-            "hand": None if hidden or seat is None else list(_display_hand(play.hands[seat])),
+            "hand": None if hidden or seat is None else list(self._shown_hand(seat)),
             "hand_sizes": [h.bit_count() for h in play.hands],
             "bids": [None if b is None else format_bid(b.tricks, b.blind) for b in self.bids],
             "blind": [bool(b and b.blind) for b in self.bids],
@@ -442,10 +445,18 @@ class Game:
         `legal`. `{**view(None), "seat": seat, **own_view(seat)}` equals `view(seat)`."""
         hidden = self.blind_nil_open(seat)
         return {
-            "hand": None if hidden else list(_display_hand(self.play.hands[seat])),
+            "hand": None if hidden else list(self._shown_hand(seat)),
             "blind_nil_open": hidden,
             "legal": self.legal_actions(seat),
         }
+
+    def _shown_hand(self, seat: int) -> tuple[str, ...]:
+        mask = self.play.hands[seat]
+        shown_mask, texts = self._shown[seat]
+        if shown_mask != mask:
+            texts = _display_hand(mask)
+            self._shown[seat] = (mask, texts)
+        return texts
 
     # --- records ----------------------------------------------------------------------
 

@@ -41,6 +41,8 @@ from .writes import STORE_RETRY_SECONDS, Bookkeeping
 
 log = logging.getLogger(__name__)
 
+_UNKNOWN: Any = object()  # Room._deadline outside `changed`
+
 
 class Room:
     def __init__(
@@ -79,6 +81,7 @@ class Room:
         self.elapsed_at_load = 0.0  # game clock used before a restart
         self.hinting: set[int] = set()  # connections waiting for a hint
         self._unsent = False  # an action was stored and not yet shown
+        self._deadline: float | None = _UNKNOWN  # the turn deadline, while `changed` runs
         self.actor = Actor(f"room-{code}", after_each=self._after_command)
         self.audience = Audience(hub)
         self.events = Events()  # after an action, events instead of whole states
@@ -168,6 +171,8 @@ class Room:
 
     def turn_deadline(self) -> float | None:
         """When the seat to act loses its turn to the bot (None: no clock on this turn)."""
+        if self._deadline is not _UNKNOWN:  # worked out once per change (`changed`)
+            return self._deadline
         return self.turns.deadline()
 
     def clock_dict(self) -> dict[str, Any]:
@@ -179,14 +184,23 @@ class Room:
         """Show the new state and schedule the next turn; one failing never stops the other."""
         self._unsent = False
         try:
-            if self.connections:
-                self.events.broadcast(self, origin, ref)
+            # The clocks in the broadcast and the next turn's plan need the same deadline:
+            # work it out once. Nothing in between changes what it depends on.
+            self._deadline = self.turns.deadline()
         except Exception:
-            log.exception("room %s: broadcast failed", self.code, extra=self._ctx(None))
+            log.exception("room %s: the turn deadline failed", self.code, extra=self._ctx(None))
         try:
-            self.reschedule()
-        except Exception:
-            log.exception("room %s: scheduling failed", self.code, extra=self._ctx(None))
+            try:
+                if self.connections:
+                    self.events.broadcast(self, origin, ref)
+            except Exception:
+                log.exception("room %s: broadcast failed", self.code, extra=self._ctx(None))
+            try:
+                self.reschedule()
+            except Exception:
+                log.exception("room %s: scheduling failed", self.code, extra=self._ctx(None))
+        finally:
+            self._deadline = _UNKNOWN
 
     def reschedule(self) -> None:
         """Start the next bot move or turn timer for the seat to act, replacing any pending."""

@@ -113,7 +113,9 @@ class TurnScheduler:
             self.cancel()
             return
         self.schedule(
-            plan_turn(room.game, room.game_id, room.seats, room.settings.bot_level, self.deadline())
+            plan_turn(
+                room.game, room.game_id, room.seats, room.settings.bot_level, room.turn_deadline()
+            )
         )
 
     async def reschedule_later(self, seconds: float) -> None:
