@@ -37,6 +37,7 @@ class Recorder(Observer):
         self.on = False
         self.wall: list[float] = []
         self.fallbacks = 0
+        self.cuts = 0
 
     def bot_decision(self, level: str, seconds: float) -> None:
         if self.on and level == "strong":
@@ -45,6 +46,10 @@ class Recorder(Observer):
     def bot_fallback(self, level: str) -> None:
         if self.on:
             self.fallbacks += 1
+
+    def bot_search_cut(self, level: str) -> None:
+        if self.on:
+            self.cuts += 1
 
 
 class Human:
@@ -127,6 +132,10 @@ async def run(
         "p99_ms": round(1000 * percentile(wall, 99), 1),
         "max_ms": round(1000 * max(wall), 1) if wall else 0.0,
         "fallbacks": recorder.fallbacks,
+        # searches the server's safety cap stopped early (less search than the bot's
+        # iterations): a room count "holds" on time, but these played on less search
+        "search_cut": recorder.cuts,
+        "search_cut_pct": round(100 * recorder.cuts / len(wall), 1) if wall else 0.0,
         "holds": recorder.fallbacks == 0 and percentile(wall, 99) < 1.0,
     }
 

@@ -17,12 +17,16 @@ class Recorder(Observer):
     def __init__(self) -> None:
         self.decisions: Counter[str] = Counter()
         self.fallbacks: Counter[str] = Counter()
+        self.cuts: Counter[str] = Counter()
 
     def bot_decision(self, level: str, seconds: float) -> None:
         self.decisions[level] += 1
 
     def bot_fallback(self, level: str) -> None:
         self.fallbacks[level] += 1
+
+    def bot_search_cut(self, level: str) -> None:
+        self.cuts[level] += 1
 
 
 async def test_a_solo_room_of_strong_bots_plays_through_the_process_pool(
@@ -51,6 +55,7 @@ async def test_a_solo_room_of_strong_bots_plays_through_the_process_pool(
             await room.call(room.handle, conn, first_legal("basic", state["view"]))
         assert recorder.decisions["strong"] >= 39  # three seats' bids and cards of a hand
         assert recorder.fallbacks["strong"] == 0
+        assert recorder.cuts["strong"] == 0  # 60 s: every search ran its iterations
     finally:
         await manager.stop()
 
@@ -92,3 +97,28 @@ async def test_a_strong_decision_over_its_budget_falls_back_to_basic_and_is_coun
 def test_the_pool_is_sized_from_the_setting_or_the_cores() -> None:
     assert pool_size(3) == 3
     assert pool_size(0) >= 1
+
+
+async def test_a_search_its_safety_cap_stops_plays_its_best_card_and_is_counted() -> None:
+    """The real worker with a budget far too small for 800 rollouts: the search is cut at
+    40% of it, a legal card still comes back (no fallback), and the cut is counted."""
+    from spades.engine import Game, Rules
+
+    recorder = Recorder()
+    runner = BotRunner(workers="process", processes=1, budget=0.05)
+    runner.observer = recorder
+    game = Game.new(Rules(), seed="cut", dealer=3)
+    while game.phase == "bidding":
+        seat = game.to_act
+        assert seat is not None
+        game.apply(seat, first_legal("basic", game.view(seat)))
+    try:
+        await runner.decide("strong", game.view(game.to_act or 0), 1)  # starts the worker
+        cuts_before = recorder.cuts["strong"]
+        view = game.view(game.to_act or 0)
+        action = await runner.decide("strong", view, 2)
+        assert action in view["legal"]
+        assert recorder.fallbacks["strong"] == 0
+        assert recorder.cuts["strong"] == cuts_before + 1
+    finally:
+        runner.close()

@@ -215,6 +215,13 @@ class Metrics(Observer):
             ["level"],
             registry=r,
         )
+        self.bot_search_cuts = Counter(
+            "spades_bot_search_cuts",
+            "Decisions of a searching bot whose safety cap stopped the search before its "
+            "iterations were done (it played its best move so far: a busy server), by level",
+            ["level"],
+            registry=r,
+        )
         self.store_time = LoopHistogram(
             "spades_store_append_seconds",
             "Time to append one action to the store",
@@ -275,6 +282,7 @@ class Metrics(Observer):
         self._latency_of = {s: self.latency.labels(s) for s in get_args(ActionSource)}
         self._bot_of = {level: self.bot_time.labels(level) for level in BOT_LEVELS}
         self.bot_fallbacks.labels("strong")
+        self.bot_search_cuts.labels("strong")
 
     def watch(self, manager: RoomManager | None) -> None:
         self._rooms.manager = manager
@@ -320,6 +328,9 @@ class Metrics(Observer):
 
     def bot_fallback(self, level: str) -> None:
         self.bot_fallbacks.labels(level).inc()
+
+    def bot_search_cut(self, level: str) -> None:
+        self.bot_search_cuts.labels(level).inc()
 
     def store_append(self, seconds: float) -> None:
         self.store_time.observe(seconds)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from spades.engine.cards import FULL_DECK, SPADES, SUIT_MASKS, card_text, parse_card
@@ -41,12 +42,21 @@ MIN_SAMPLES = 6
 MC_BIDDING = True  # bid by sampling deals and playing them out (False: the basic bid)
 
 
+@dataclass
+class SearchStats:
+    """What one decision's search did, for whoever asks (the server counts cut searches)."""
+
+    rollouts: int = 0
+    cut: bool = False  # stopped by its time budget before its iterations were done
+
+
 def decide_strong(
     view: dict[str, Any],
     *,
     seed: int | None = None,
     iterations: int | None = None,
     budget_ms: float | None = None,
+    stats: SearchStats | None = None,
 ) -> Action:
     legal = view["legal"]
     if len(legal) == 1:
@@ -59,10 +69,10 @@ def decide_strong(
     if legal[0]["type"] != "play":
         if not MC_BIDDING or view.get("hand") is None:
             return choose_bid(view)
-        return choose_bid_by_sampling(view, rng, iterations, budget_ms)
+        return choose_bid_by_sampling(view, rng, iterations, budget_ms, stats)
     st = from_view(view)
     seat = int(view["seat"])
-    card = search(st, seat, view, rng, iterations, budget_ms)
+    card = search(st, seat, view, rng, iterations, budget_ms, stats)
     action = {"type": "play", "card": card_text(card)}
     if action not in legal:
         return dict(legal[0])
@@ -288,6 +298,7 @@ def search(
     rng: random.Random,
     iterations: int,
     budget_ms: float,
+    stats: SearchStats | None = None,
 ) -> int:
     legal = nil_safe_moves(st, seat, st.legal(seat))
     hidden = FULL_DECK & ~st.played & ~st.hands[seat]
@@ -352,6 +363,8 @@ def search(
         if rollouts >= iterations and samples >= MIN_SAMPLES:
             break
         if time.perf_counter() >= deadline and samples >= 2:
+            if stats is not None:
+                stats.cut = True
             break
         if PRUNE:
             if samples >= PRUNE_FROM and samples % PRUNE_EVERY == 0:
@@ -360,6 +373,8 @@ def search(
                     break
         elif samples >= 12 and samples % 4 == 0 and _clear_winner(totals, sq, weight_sum, samples):
             break
+    if stats is not None:
+        stats.rollouts = rollouts
     if weight_sum <= 0:
         return choose_card(st, seat)
     best = max(active, key=lambda i: totals[i])
@@ -421,7 +436,14 @@ def _clear_winner(totals: list[float], sq: list[float], w: float, n: int) -> boo
     return gap > 10.0 and gap * gap > 9.0 * spread / n
 
 
-__all__ = ["DEFAULT_BUDGET_MS", "DEFAULT_ITERATIONS", "decide_strong", "sample_world", "search"]
+__all__ = [
+    "DEFAULT_BUDGET_MS",
+    "DEFAULT_ITERATIONS",
+    "SearchStats",
+    "decide_strong",
+    "sample_world",
+    "search",
+]
 
 
 # --- bidding by sampling ---------------------------------------------------------------------
@@ -431,7 +453,11 @@ NEAR_END = 150  # within this of the target, a bid is judged by the chance to wi
 
 
 def choose_bid_by_sampling(
-    view: dict[str, Any], rng: random.Random, iterations: int, budget_ms: float
+    view: dict[str, Any],
+    rng: random.Random,
+    iterations: int,
+    budget_ms: float,
+    stats: SearchStats | None = None,
 ) -> Action:
     """The bid with the best expected value over sampled deals, each played out.
 
@@ -518,7 +544,11 @@ def choose_bid_by_sampling(
             diff_sq[i] += weight * (value - values[0]) ** 2
         weight_sum += weight
         if time.perf_counter() >= deadline and samples >= 2:
+            if stats is not None:
+                stats.cut = samples < want
             break
+    if stats is not None:
+        stats.rollouts = samples * len(cands)
     best = 0
     if weight_sum > 0 and samples > 1:
         for i in range(1, len(cands)):

@@ -35,13 +35,15 @@ def _default_decide(level: str, view: dict[str, Any], *, seed: int | None = None
 
 def _capped_decide(
     level: str, view: dict[str, Any], seed: int | None, deadline: float
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], bool]:
     """In a worker: the strong search with its fixed iterations, cut short at `deadline`
-    (a `time.time()` set when the decision was asked for, so a wait in the queue counts)."""
-    from spades.bots.strong import decide_strong
+    (a `time.time()` set when the decision was asked for, so a wait in the queue counts);
+    and whether it was cut short."""
+    from spades.bots.strong import SearchStats, decide_strong
 
     left_ms = max(5.0, (deadline - time.time()) * 1000.0)
-    return decide_strong(view, seed=seed, budget_ms=left_ms)
+    stats = SearchStats()
+    return decide_strong(view, seed=seed, budget_ms=left_ms, stats=stats), stats.cut
 
 
 def _warm() -> int:
@@ -135,12 +137,15 @@ class BotRunner:
         pool = self._executor()
         if self._ready is not None and not self._ready.done():
             await asyncio.wait([self._ready], timeout=60.0)
-        if self._decide is _default_decide:
-            deadline = time.time() + self._budget * SEARCH_SHARE
-            future = loop.run_in_executor(pool, _capped_decide, level, view, seed, deadline)
-        else:
-            future = loop.run_in_executor(pool, _call, self._decide, level, view, seed)
         try:
+            if self._decide is _default_decide:
+                deadline = time.time() + self._budget * SEARCH_SHARE
+                capped = loop.run_in_executor(pool, _capped_decide, level, view, seed, deadline)
+                action, cut = await asyncio.wait_for(capped, self._budget)
+                if cut:
+                    self.observer.bot_search_cut(level)
+                return action
+            future = loop.run_in_executor(pool, _call, self._decide, level, view, seed)
             return await asyncio.wait_for(future, self._budget)
         except TimeoutError:
             log.warning("strong bot over its %.1fs budget; basic bot answers", self._budget)

@@ -31,6 +31,10 @@ class Observer:
     def bot_fallback(self, level: str) -> None:
         """A searching bot ran out of its time (or failed) and the basic bot answered."""
 
+    def bot_search_cut(self, level: str) -> None:
+        """A searching bot's safety cap stopped its search before its iterations were done
+        (a busy server): it played its best move so far, on less search than asked for."""
+
     def store_append(self, seconds: float) -> None:
         """One `append_action` write of the store took this long (failed ones included)."""
 
