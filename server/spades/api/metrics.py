@@ -11,8 +11,8 @@ import asyncio
 import gc
 import time
 from bisect import bisect_left
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, get_args
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, get_args
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -70,12 +70,37 @@ class _RoomsByStatus(Collector):
         yield family
 
 
-class LoopHistogram(Collector):
-    """A histogram for observations made on the event loop's thread, several per action:
-    prometheus-client's takes a lock for the bucket and another for the sum on every
-    observation (about 3 µs, a few percent of a busy server's CPU). Here an observation
-    is a bisect and two additions on plain lists; Prometheus reads the same exposition
-    (buckets, `_count`, `_sum`) through `collect`. Observe only from the loop's thread."""
+_Child = TypeVar("_Child")
+
+
+class _LoopFamily(Collector, Generic[_Child]):
+    """A metric family whose children are fed from the event loop's thread only, on plain
+    numbers: prometheus-client's take a lock on every observation (about 3 µs each, a few
+    percent of a busy server's CPU, several per action). Prometheus reads the same
+    exposition through `collect`."""
+
+    def __init__(
+        self, name: str, documentation: str, labelnames: tuple[str, ...], new: Callable[[], _Child]
+    ) -> None:
+        self.name = name
+        self.documentation = documentation
+        self.labelnames = labelnames
+        self._new = new
+        self._children: dict[tuple[str, ...], _Child] = {}
+
+    def labels(self, *values: str) -> _Child:
+        key = tuple(str(v) for v in values)
+        if len(key) != len(self.labelnames):
+            raise ValueError(f"{self.name} takes labels {self.labelnames}")
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = self._new()
+        return child
+
+
+class LoopHistogram(_LoopFamily["_LoopHistogramChild"]):
+    """A histogram: an observation is a bisect and two additions on plain lists, with the
+    buckets, `_count` and `_sum` of prometheus-client's."""
 
     def __init__(
         self,
@@ -86,23 +111,11 @@ class LoopHistogram(Collector):
         buckets: tuple[float, ...],
         registry: CollectorRegistry,
     ) -> None:
-        self.name = name
-        self.documentation = documentation
-        self.labelnames = labelnames
         self.bounds = tuple(float(b) for b in buckets)
-        self._children: dict[tuple[str, ...], _LoopHistogramChild] = {}
+        super().__init__(name, documentation, labelnames, lambda: _LoopHistogramChild(self.bounds))
         if not labelnames:
             self._default = self.labels()
         registry.register(self)
-
-    def labels(self, *values: str) -> _LoopHistogramChild:
-        key = tuple(str(v) for v in values)
-        if len(key) != len(self.labelnames):
-            raise ValueError(f"{self.name} takes labels {self.labelnames}")
-        child = self._children.get(key)
-        if child is None:
-            child = self._children[key] = _LoopHistogramChild(self.bounds)
-        return child
 
     def observe(self, amount: float) -> None:
         self._default.observe(amount)
@@ -122,9 +135,8 @@ class LoopHistogram(Collector):
         yield HistogramMetricFamily(self.name, self.documentation, labels=list(self.labelnames))
 
 
-class LoopCounter(Collector):
-    """A counter for the event loop's thread, as LoopHistogram: prometheus-client's takes a
-    lock on every increment, and `spades_actions` counts once per action."""
+class LoopCounter(_LoopFamily["_LoopCounterChild"]):
+    """A counter (`spades_actions` counts once per action)."""
 
     def __init__(
         self,
@@ -134,20 +146,8 @@ class LoopCounter(Collector):
         *,
         registry: CollectorRegistry,
     ) -> None:
-        self.name = name
-        self.documentation = documentation
-        self.labelnames = labelnames
-        self._children: dict[tuple[str, ...], _LoopCounterChild] = {}
+        super().__init__(name, documentation, labelnames, _LoopCounterChild)
         registry.register(self)
-
-    def labels(self, *values: str) -> _LoopCounterChild:
-        key = tuple(str(v) for v in values)
-        if len(key) != len(self.labelnames):
-            raise ValueError(f"{self.name} takes labels {self.labelnames}")
-        child = self._children.get(key)
-        if child is None:
-            child = self._children[key] = _LoopCounterChild()
-        return child
 
     def collect(self) -> Iterator[Metric]:
         family = CounterMetricFamily(self.name, self.documentation, labels=list(self.labelnames))
