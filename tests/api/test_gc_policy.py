@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from spades.api import gc_policy
 from spades.api import metrics as metrics_module
 from spades.api.gc_policy import GcPolicy
 from spades.api.metrics import Metrics
@@ -85,6 +86,28 @@ def test_full_collection_reports_what_it_found(gc_state: None) -> None:
     assert found >= 10
     assert seconds >= 0
     assert gc.get_freeze_count() > 0  # the survivors are frozen again
+
+
+def test_the_frozen_gauge_is_counted_at_full_collections_not_per_scrape(
+    gc_state: None, monkeypatch: Any
+) -> None:
+    """Counting the permanent generation walks all of it with the loop stopped, so a scrape
+    reads the count of the last full collection instead of walking again."""
+    metrics = Metrics()
+    GcPolicy().full_collection()
+    counted = gc_policy.frozen_objects()
+    assert abs(counted - gc.get_freeze_count()) < 100  # objects freed since, if any
+    walks: list[int] = []
+
+    def counting() -> int:
+        walks.append(1)
+        return 0
+
+    monkeypatch.setattr(gc, "get_freeze_count", counting)
+    text = metrics.render().decode()
+    assert walks == []
+    match = re.search(r"^spades_gc_frozen_objects (\S+)$", text, re.M)
+    assert match is not None and float(match.group(1)) == counted > 0
 
 
 async def test_metrics_time_collections_and_the_loop() -> None:

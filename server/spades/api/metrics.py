@@ -36,6 +36,8 @@ from spades.rooms import BOT_LEVELS, Observer
 from spades.rooms.observer import ActionSource
 from spades.store.protocol import RoomStatus
 
+from .gc_policy import frozen_objects
+
 if TYPE_CHECKING:
     from spades.rooms import RoomManager
 
@@ -270,11 +272,12 @@ class Metrics(Observer):
         self._gc_of = [self.gc_pause.labels(str(g)) for g in range(3)]
         self.gc_frozen = Gauge(
             "spades_gc_frozen_objects",
-            "Objects in the collector's permanent generation: under the server's GC policy, "
-            "nearly every object it tracks, which a full collection walks",
+            "Objects in the collector's permanent generation as of the last full collection "
+            "(under the server's GC policy nearly every object it tracks, which a full "
+            "collection walks; counting them is itself a walk, so it is not done per scrape)",
             registry=r,
         )
-        self.gc_frozen.set_function(gc.get_freeze_count)
+        self.gc_frozen.set_function(frozen_objects)
         self._gc_started = 0.0
         # Known label values appear at 0 from the start, so rates work from the first scrape;
         # their children are kept, as `labels()` costs more than the observation itself.
