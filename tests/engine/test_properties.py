@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from spades.engine import ActionError, Game, Rules, card_text, parse_card
-from spades.engine.cards import FULL_DECK
+from spades.engine.cards import FULL_DECK, cards_of, sort_for_display
 
 CARD_IN_JSON = re.compile(r'"((?:[2-9TJQKA])[CDHS])"')
 
@@ -51,6 +51,10 @@ def check_views(game: Game) -> None:
         own = set(view["hand"] or [])
         if seat is not None and view["hand"] is not None:
             assert own == {card_text(c) for c in range(52) if game.hands[seat] >> c & 1}
+            # In display order, however many times the hand was shown before (views keep it).
+            assert view["hand"] == [
+                card_text(c) for c in sort_for_display(cards_of(game.hands[seat]))
+            ]
         if seat is None or game.blind_nil_open(seat):
             assert view["hand"] is None
         for card in CARD_IN_JSON.findall(text):
@@ -58,6 +62,8 @@ def check_views(game: Game) -> None:
         assert view["hand_sizes"] == [h.bit_count() for h in game.hands]
         for action in view["legal"]:
             assert game.can(seat, action)
+    if game.action_count:
+        assert game.last_action == game.actions[-1]
 
 
 def check_cards_conserved(game: Game) -> None:

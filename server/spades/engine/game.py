@@ -105,6 +105,7 @@ class Game:
         # players can run to a hundred hands, and as (seat, dict) pairs its actions were
         # 13.9 KB of the 15.6 KB a hand kept, and a tracked tuple per action for the GC.
         self._log = array("H")
+        self._last: tuple[int | None, Action] | None = None  # `last_action`, once decoded
         self.time_is_up = False
         self.winner: int | None = None
         self.hand_number = 0
@@ -215,8 +216,12 @@ class Game:
 
     @property
     def last_action(self) -> tuple[int | None, Action] | None:
-        """The latest accepted action as (seat, action as recorded); None before the first."""
-        return _code_action(self._log[-1]) if self._log else None
+        """The latest accepted action as (seat, action as recorded); None before the first.
+        Shared with the value `apply` returned: read-only."""
+        last = self._last
+        if last is None and self._log:
+            last = self._last = _code_action(self._log[-1])
+        return last
 
     # --- checks, queries, doers -------------------------------------------------------
 
@@ -237,6 +242,7 @@ class Game:
         self._check(seat, op)
         recorded = _format_op(op)
         self._log.append(_op_code(seat, op))
+        self._last = (seat, recorded)
         self._do(seat, op)
         return recorded
 
@@ -393,7 +399,7 @@ class Game:
             return acts
         if seat != self.to_act:
             return []
-        return [{"type": "play", "card": card_text(c)} for c in cards_of(self.play.legal())]
+        return [_PLAY_ACTIONS[c] for c in cards_of(self.play.legal())]
 
     # --- views ------------------------------------------------------------------------
 
@@ -454,7 +460,13 @@ class Game:
         mask = self.play.hands[seat]
         shown_mask, texts = self._shown[seat]
         if shown_mask != mask:
-            texts = _display_hand(mask)
+            gone = shown_mask & ~mask
+            if shown_mask >= 0 and not mask & ~shown_mask and gone & (gone - 1) == 0:
+                # One card played since: the sorted hand without it (no sort, no cache miss).
+                i = texts.index(card_text(gone.bit_length() - 1))
+                texts = texts[:i] + texts[i + 1 :]
+            else:
+                texts = _display_hand(mask)
             self._shown[seat] = (mask, texts)
         return texts
 
@@ -526,6 +538,11 @@ class Game:
 
 def _trick_cards(leader: int, cards: Sequence[int]) -> list[dict[str, Any]]:
     return [{"seat": (leader + i) % 4, "card": card_text(c)} for i, c in enumerate(cards)]
+
+
+# One shared action per card for `legal_actions` (read-only, like the views' other shared
+# pieces): a seat's legal list is rebuilt after every action it may take.
+_PLAY_ACTIONS: tuple[Action, ...] = tuple({"type": "play", "card": card_text(c)} for c in range(52))
 
 
 @functools.lru_cache(maxsize=8192)
