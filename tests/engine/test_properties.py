@@ -64,6 +64,11 @@ def check_views(game: Game) -> None:
             assert game.can(seat, action)
     if game.action_count:
         assert game.last_action == game.actions[-1]
+    # The views' lists are kept between actions: they equal a fresh game's, made from the
+    # record (nothing cached), and a consumer that changed one would be caught here.
+    fresh = Game.from_record(game.to_record())
+    for seat in (None, 0, 1, 2, 3):
+        assert game.view(seat) == fresh.view(seat)
 
 
 def check_cards_conserved(game: Game) -> None:

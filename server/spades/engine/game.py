@@ -99,6 +99,10 @@ class Game:
             raise ValueError(f"scores and bags need {n} entries in {rules.mode} mode")
         self.scores: list[int] = list(self.start_scores)
         self.bags: list[int] = list(self.start_bags)
+        # The view's lists, made when first shown after they change and then shared by every
+        # view until the next change (None: make it again). A broadcast compares each view
+        # with the one before, and an unchanged key is then an identity check.
+        self._scores_view: tuple[list[int], list[int]] | None = None
         self.history: list[dict[str, Any]] = []
         self._history_view: list[dict[str, Any]] = []  # as _tricks_view: new per hand, shared
         # Every accepted action as a 16-bit code (`_op_code`): a game to 500 between weak
@@ -173,6 +177,8 @@ class Game:
         # Each seat's hand as last shown (mask, sorted texts): a hand changes only when its
         # owner plays, and a busy server shows it after every action (`_shown_hand`).
         self._shown: list[tuple[int, tuple[str, ...]]] = [(-1, ())] * 4
+        self._bids_view: tuple[list[Any], list[bool]] | None = None
+        self._play_view: tuple[list[int], list[int], dict[str, Any] | None] | None = None
 
     def _trails_enough(self, seat: int) -> bool:
         if not self.rules.blind_nil:
@@ -317,8 +323,10 @@ class Game:
         elif isinstance(op, _Bid):
             assert seat is not None
             self.bids[seat] = op
+            self._bids_view = None
             self.looked[seat] = self.looked[seat] or not op.blind
             if all(b is not None for b in self.bids):
+                self._play_view = None  # the trick in progress appears
                 self.phase = "playing"
                 self.to_act = self.play.to_act
             else:
@@ -329,6 +337,7 @@ class Game:
             leader = play.leader
             trick = [*play.trick, op.card]
             winner = play.play(op.card)
+            self._play_view = None
             if winner >= 0:
                 self.trick_log.append((leader, tuple(trick), winner))
                 self.last_trick = {
@@ -369,6 +378,7 @@ class Game:
         self._history_view = list(self.history)
         self.scores = list(result.scores)
         self.bags = list(result.bags)
+        self._scores_view = None
         self.winner = winner_after(self.rules, self.scores, self.time_is_up)
         if self.winner is None:
             self._start_hand()
@@ -406,18 +416,30 @@ class Game:
     def view(self, seat: int | None) -> dict[str, Any]:
         """What `seat` may see (None: a spectator), JSON-ready, with its `legal` actions.
 
-        The top-level dict is new on every call; the rules, the finished tricks and the hand
-        summaries (and the lists of them) are shared between views to keep this cheap, so
-        treat them as read-only.
+        The top-level dict is new on every call; everything in it (the rules, the lists of
+        bids, scores, hand sizes, tricks, the trick in progress, the hand summaries, ...) is
+        shared between views until the game changes it, to keep this cheap, so treat them
+        as read-only.
         """
         play = self.play
         hidden = seat is None or self.blind_nil_open(seat)
-        current = None
-        if self.phase == "playing":
-            current = {
-                "leader": play.leader,
-                "cards": _trick_cards(play.leader, play.trick),
-            }
+        played = self._play_view
+        if played is None:
+            current = None
+            if self.phase == "playing":
+                current = {"leader": play.leader, "cards": _trick_cards(play.leader, play.trick)}
+            sizes = [h.bit_count() for h in play.hands]
+            played = self._play_view = (sizes, list(play.tricks_won), current)
+        sizes, won, current = played
+        bids = self._bids_view
+        if bids is None:
+            bids = self._bids_view = (
+                [None if b is None else format_bid(b.tricks, b.blind) for b in self.bids],
+                [bool(b and b.blind) for b in self.bids],
+            )
+        totals = self._scores_view
+        if totals is None:
+            totals = self._scores_view = (list(self.scores), list(self.bags))
         return {
             "seat": seat,
             "mode": self.rules.mode,
@@ -427,17 +449,17 @@ class Game:
             "dealer": self.dealer,
             "to_act": self.to_act,
             "hand": None if hidden or seat is None else list(self._shown_hand(seat)),
-            "hand_sizes": [h.bit_count() for h in play.hands],
-            "bids": [None if b is None else format_bid(b.tricks, b.blind) for b in self.bids],
-            "blind": [bool(b and b.blind) for b in self.bids],
+            "hand_sizes": sizes,
+            "bids": bids[0],
+            "blind": bids[1],
             "blind_nil_open": False if seat is None else self.blind_nil_open(seat),
-            "tricks_won": list(play.tricks_won),
+            "tricks_won": won,
             "tricks": self._tricks_view,
             "last_trick": self.last_trick,
             "current_trick": current,
             "spades_broken": play.broken,
-            "scores": list(self.scores),
-            "bags": list(self.bags),
+            "scores": totals[0],
+            "bags": totals[1],
             "winner": self.winner,
             "time_up": self.time_is_up,
             "commitment": self.commitment,

@@ -16,7 +16,9 @@ from .errors import WrongStatus
 
 log = logging.getLogger(__name__)
 
-Job = Callable[[], Awaitable[Any]]
+Job = Callable[..., Awaitable[Any]]
+# A queued command: the function, its arguments (no closure made per command), its outcome.
+Item = tuple[Job, tuple[Any, ...], "asyncio.Future[Any]"]
 
 
 async def _STOP() -> None:  # the queue marker that ends the worker
@@ -31,7 +33,7 @@ class Actor:
         # A deque and one waiter future instead of asyncio.Queue, and the loop kept: on
         # Python 3.11 every lookup of the running loop (Queue.get, create_future through
         # get_running_loop, ...) is a getpid() system call, several per action.
-        self._queue: deque[tuple[Job, asyncio.Future[Any]]] = deque()
+        self._queue: deque[Item] = deque()
         self._waiter: asyncio.Future[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._worker: asyncio.Task[None] | None = None
@@ -47,33 +49,30 @@ class Actor:
             loop = self._loop = asyncio.get_running_loop()
         return loop
 
-    def _put(self, item: tuple[Job, asyncio.Future[Any]]) -> None:
+    def _put(self, item: Item) -> None:
         self._queue.append(item)
         waiter = self._waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
 
-    async def _next(self) -> tuple[Job, asyncio.Future[Any]]:
-        queue = self._queue
-        while not queue:
-            waiter = self._waiter = self._running_loop().create_future()
-            try:
-                await waiter
-            finally:
-                self._waiter = None
-        return queue.popleft()
-
     async def _run(self) -> None:
+        queue = self._queue
         try:
             while True:
-                job, future = await self._next()
+                while not queue:  # (inline: no coroutine per command to fetch the next)
+                    waiter = self._waiter = self._running_loop().create_future()
+                    try:
+                        await waiter
+                    finally:
+                        self._waiter = None
+                job, args, future = queue.popleft()
                 if job is _STOP:
                     future.set_result(None)
                     return
                 if future.done():
                     continue
                 try:
-                    result = await job()
+                    result = await job(*args)
                 except asyncio.CancelledError as exc:
                     if not future.done():
                         future.set_exception(WrongStatus("the room stopped", code="room_closed"))
@@ -98,7 +97,7 @@ class Actor:
             # However the worker ends, nobody is left waiting on a command it will not run.
             self.closed = True
             while self._queue:
-                job, future = self._queue.popleft()
+                job, _args, future = self._queue.popleft()
                 if not future.done():
                     if job is _STOP:
                         future.set_result(None)
@@ -115,7 +114,7 @@ class Actor:
         if self.closed:
             raise WrongStatus("this room is closed", code="room_closed")
         future: asyncio.Future[Any] = self._running_loop().create_future()
-        self._put((lambda: fn(*args), future))
+        self._put((fn, args, future))
         return future
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
@@ -135,7 +134,7 @@ class Actor:
         if worker is None or worker is asyncio.current_task() or worker.done():
             return
         done: asyncio.Future[Any] = self._running_loop().create_future()
-        self._put((_STOP, done))
+        self._put((_STOP, (), done))
         try:
             await asyncio.wait_for(asyncio.shield(worker), 10)
         except (TimeoutError, asyncio.CancelledError):
