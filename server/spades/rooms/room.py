@@ -85,6 +85,7 @@ class Room:
         self.actor = Actor(f"room-{code}", after_each=self._after_command)
         self.audience = Audience(hub)
         self.events = Events()  # after an action, events instead of whole states
+        self.room_view_memo: tuple[tuple[Any, ...], dict[str, Any]] | None = None  # views.py
         self.turns = TurnScheduler(self)
         self.game_clock = GameClock(code, clock, self._call_time_up, self._clock_running)
         self.bookkeeping = Bookkeeping(code, clock, self.call, self.actor.spawn)

@@ -14,6 +14,40 @@ if TYPE_CHECKING:
 
 def room_dict(room: Room, you: int | None = None) -> dict[str, Any]:
     online = room.audience.online()
+    if you is None:
+        # Every broadcast makes the spectator's `room` and compares it with the last one: while
+        # nothing in it changed, the same (read-only) dict is given again, and that compare is
+        # an identity check. The key holds everything the dict is made of.
+        key = (
+            room.room_id,
+            room.status,
+            room.host_seat,
+            room.game_id,
+            room.settings_dict,
+            room.code,
+            room.base_url,
+            [
+                (
+                    s.name,
+                    s.kind,
+                    s.bot_level,
+                    s.kind == "bot" or s.index in online,
+                    s.away,
+                    s.timed_out,
+                )
+                for s in room.seats
+            ],
+        )
+        memo = room.room_view_memo
+        if memo is not None and memo[0] == key:
+            return memo[1]
+        made = _room_dict(room, None, online)
+        room.room_view_memo = (key, made)
+        return made
+    return _room_dict(room, you, online)
+
+
+def _room_dict(room: Room, you: int | None, online: set[int | None]) -> dict[str, Any]:
     return {
         "id": room.room_id,
         "code": room.code,
