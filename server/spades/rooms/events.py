@@ -44,6 +44,7 @@ class Events:
         # Each seat's own keys as its connections hold them, for seats an event has concerned
         # since the last broadcast of states (after which every connection holds them whole).
         self.own: dict[int, dict[str, Any]] = {}
+        self.public_keys: tuple[str, ...] | None = None
 
     def broadcast(self, room: Room, origin: Connection | None, ref: Any) -> None:
         """Each connection its event, or its state where an event would not follow."""
@@ -76,11 +77,15 @@ class Events:
         acted, action = last_action
         # Unchanged bulky keys (rules, tricks, history) are the very objects of the last view
         # (Game.view shares them), so most keys cost an identity check here.
-        changed = {
-            k: v
-            for k, v in public.items()
-            if k not in OWN_KEYS and (was := last_public.get(k)) is not v and was != v
-        }
+        keys = self.public_keys
+        if keys is None:  # the keys of every public view (Game.view makes the same ones)
+            keys = self.public_keys = tuple(k for k in public if k not in OWN_KEYS)
+        changed = {}
+        for k in keys:  # a plain loop: half the cost of a filtering comprehension here
+            v = public[k]
+            was = last_public.get(k)
+            if was is not v and was != v:
+                changed[k] = v
         body = orjson.dumps(
             {
                 "type": "event",
