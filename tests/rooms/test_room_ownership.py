@@ -114,6 +114,8 @@ async def test_claim_on_demand_and_a_fenced_owner_drops_its_room(
         await room.call(room.handle, conn, {"type": "chat", "text": "hi"}, 0.0)
         await settle(lambda: room.code not in a.rooms and conn.closed is not None)
         assert conn.closed is not None and conn.closed[0] == CLOSE_RECONNECT
+        # Not the player's fault, and nothing was stored: no error, only "reconnect".
+        assert conn.errors() == []
         chats = await other_store.recent_chat(room.room_id)
         assert chats == []  # nothing of A's landed after B's claim
         # B goes on as the owner.

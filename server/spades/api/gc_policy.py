@@ -39,9 +39,9 @@ from dataclasses import dataclass
 log = logging.getLogger(__name__)
 
 # The permanent generation's size as of the last full collection (or start-up).
-# `gc.get_freeze_count()` walks that whole list (tens to hundreds of milliseconds with a
-# busy server's million objects, all of it with the event loop stopped), so it is read
-# only where a full walk is being paid for anyway, never on a metrics scrape.
+# `gc.get_freeze_count()` walks that whole list (milliseconds per hundred thousand
+# objects, and a busy server has about a million, walked with the event loop stopped), so
+# it is read only where a full walk is paid for anyway, never on a metrics scrape.
 _frozen_at_last_walk = 0
 
 

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from spades.engine import ActionError, Game, Rules
-from spades.store.protocol import ActionRow, HandRow, RoomStatus, Store, StoredRoom
+from spades.store.protocol import ActionRow, FencedOut, HandRow, RoomStatus, Store, StoredRoom
 
 from . import presence, seating, views
 from .actor import Actor
@@ -33,6 +33,7 @@ from .errors import RoomError
 from .events import Events
 from .gameclock import GameClock
 from .observer import NO_OBSERVER, Observer, now
+from .ownership import CLOSE_RECONNECT
 from .recovery import resume, room_from_stored
 from .seats import Seat
 from .settings import RoomSettings
@@ -42,6 +43,14 @@ from .writes import STORE_RETRY_SECONDS, Bookkeeping
 log = logging.getLogger(__name__)
 
 _UNKNOWN: Any = object()  # Room._deadline outside `changed`
+
+
+MOVED = "room_moved"
+
+
+def _moved() -> RoomError:
+    """A write this process may no longer make: the store fenced it out (ownership.py)."""
+    return RoomError("the room moved to another process: reconnect", code=MOVED)
 
 
 class Room:
@@ -216,6 +225,8 @@ class Room:
         try:
             return await write
         except Exception as exc:
+            if isinstance(exc, FencedOut):
+                raise _moved() from exc
             log.exception("room %s: a write failed", self.code, extra=self._ctx(None))
             raise RoomError("that could not be saved; try again", code="storage_error") from exc
 
@@ -246,7 +257,13 @@ class Room:
                 raise RoomError(f"unknown message type {kind!r}", code="unknown_type")
             await command(self, conn, message, ref)
         except (ActionError, RoomError) as exc:
-            self.audience.error(conn, exc.code, exc.message, ref)
+            if exc.code == MOVED:
+                # Another process owns the room now (it claimed it while this one still held
+                # it): nothing was stored, and it is no fault of the player's. The socket is
+                # told to reconnect, lands on the owner, and plays the move there.
+                self.audience.close(conn, CLOSE_RECONNECT, "the room moved: reconnect")
+            else:
+                self.audience.error(conn, exc.code, exc.message, ref)
         except Exception:
             log.exception("room %s: %s failed", self.code, kind, extra=self._ctx(conn.seat))
             self.audience.error(conn, "server_error", "that could not be done; try again", ref)
@@ -323,6 +340,8 @@ class Room:
                 game_id,
                 extra={**self._ctx(seat), "game_id": game_id},
             )
+            if isinstance(exc, FencedOut):
+                raise _moved() from exc
             self.actor.spawn(self.turns.reschedule_later(STORE_RETRY_SECONDS))
             raise RoomError("the action could not be saved", code="storage_error") from exc
         self._unsent = True
