@@ -179,3 +179,49 @@ async def test_drain_hands_every_room_over(store: Any, clock: ManualClock, tmp_p
             await a.get(room.code)
     finally:
         await a.stop()
+
+
+async def test_a_move_fenced_out_tells_its_player_to_reconnect_and_stores_nothing(
+    store: Any, other_store: Any, clock: ManualClock, tmp_path: Path
+) -> None:
+    """A move that reaches a process which has just lost its room (another claimed it) is
+    not the player's fault: no `storage_error`, the socket is closed with 4012, and the new
+    owner's game goes on from the same seq (the move is played again there)."""
+    leases = Leases()
+    a_own, b_own = MemoryOwnership(leases, "a"), MemoryOwnership(leases, "b")
+    a = manager_for(store, clock, tmp_path, a_own)
+    b = manager_for(other_store, clock, tmp_path, b_own)
+    try:
+        await a.start()
+        await b.start()
+        room, _, token = await a.create("Ann", {"mode": "individual", "target": 60})
+        conn = Conn()
+        await room.call(room.attach, conn, token)
+        for seat in (1, 2, 3):
+            msg = {"type": "set_seat", "seat": seat, "to": "bot"}
+            await room.call(room.handle, conn, msg, 0.0)
+        await room.call(room.handle, conn, {"type": "start", "id": "go"}, 0.0)
+        # Stop at the human's turn (bots move on the manual clock).
+        for _ in range(400):
+            view = conn.last_state()["view"]
+            if view["to_act"] == 0 and view["legal"]:
+                break
+            clock.advance(5)
+            await asyncio.sleep(0.005)
+        view = conn.last_state()["view"]
+        assert view["to_act"] == 0 and view["legal"]
+        seq = room.seq
+        a_own.lapse(room.code)
+        taken = await b.get(room.code)
+        assert taken.seq == seq
+        move = {**view["legal"][-1], "id": "m"}
+        await room.call(room.handle, conn, move, 0.0)
+        await settle(lambda: conn.closed is not None)
+        assert conn.closed is not None and conn.closed[0] == CLOSE_RECONNECT
+        assert [e["code"] for e in conn.errors()] == []
+        record = await other_store.export_game(taken.game_id, in_progress=True)
+        assert len(record["actions"]) == seq  # the fenced move was not stored
+        assert taken.seq == seq
+    finally:
+        await a.stop()
+        await b.stop()

@@ -333,6 +333,8 @@ class Room:
             record = game.to_record()
             record["actions"] = record["actions"][:-1]
             self.game = Game.from_record(record)
+            if isinstance(exc, FencedOut):
+                raise _moved() from exc  # FencedStore has said so (a warning), once
             log.exception(
                 "room %s: storing action %s of game %s failed",
                 self.code,
@@ -340,8 +342,6 @@ class Room:
                 game_id,
                 extra={**self._ctx(seat), "game_id": game_id},
             )
-            if isinstance(exc, FencedOut):
-                raise _moved() from exc
             self.actor.spawn(self.turns.reschedule_later(STORE_RETRY_SECONDS))
             raise RoomError("the action could not be saved", code="storage_error") from exc
         self._unsent = True
