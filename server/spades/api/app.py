@@ -96,7 +96,9 @@ def _http_error(exc: RoomError) -> HTTPException:
     if isinstance(exc, BadRequest):
         # The only free text of a REST body is the display name.
         return _invalid(exc.message, *(("name",) if exc.code in ("too_long", "empty_text") else ()))
-    if exc.code == "storage_error":  # nothing changed; the database may be back soon
+    if exc.code in ("storage_error", "room_moved"):
+        # Nothing changed; the database may be back soon, or the room is at another process
+        # now (the next request reaches it there): try again.
         return HTTPException(503, exc.message)
     return HTTPException(409, exc.message)
 
