@@ -71,8 +71,12 @@ async def test_four_humans_play_a_whole_game(tmp_path: Path, mode: str) -> None:
         assert [c.state["room"]["you"] for c in clients] == [0, 1, 2, 3]
         assert watcher.state["room"]["you"] is None
         await clients[0].send(type="start", id="go")
-        finals = await asyncio.gather(*(play_until_over(c) for c in clients))
-        await watcher.until(lambda m: m["type"] == "state" and m["view"]["phase"] == "over")
+        # The spectator reads while the game is played, as a browser does: a client that
+        # stops reading stops answering the server's keepalive pings, and is closed.
+        *finals, _ = await asyncio.gather(
+            *(play_until_over(c) for c in clients),
+            watcher.until(lambda m: m["type"] == "state" and m["view"]["phase"] == "over"),
+        )
         view = finals[0]["view"]
         assert view["winner"] is not None
         assert max(view["scores"]) >= 100
