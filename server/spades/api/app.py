@@ -33,6 +33,7 @@ from spades.rooms import (
     RoomError,
     RoomFull,
     RoomManager,
+    RoomMoved,
     RoomNotFound,
     settings_schema,
 )
@@ -96,7 +97,7 @@ def _http_error(exc: RoomError) -> HTTPException:
     if isinstance(exc, BadRequest):
         # The only free text of a REST body is the display name.
         return _invalid(exc.message, *(("name",) if exc.code in ("too_long", "empty_text") else ()))
-    if exc.code in ("storage_error", "room_moved"):
+    if exc.code == "storage_error" or isinstance(exc, RoomMoved):
         # Nothing changed; the database may be back soon, or the room is at another process
         # now (the next request reaches it there): try again.
         return HTTPException(503, exc.message)

@@ -15,6 +15,7 @@ from .errors import (
     NotSeated,
     RoomError,
     RoomFull,
+    RoomMoved,
     RoomNotFound,
     WrongStatus,
 )
@@ -50,6 +51,7 @@ __all__ = [
     "RoomError",
     "RoomFull",
     "RoomManager",
+    "RoomMoved",
     "RoomNotFound",
     "RoomSettings",
     "RuleOptions",

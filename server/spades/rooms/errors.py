@@ -39,3 +39,10 @@ class WrongStatus(RoomError):
 
 class BadRequest(RoomError):
     code = "bad_request"
+
+
+class RoomMoved(RoomError):
+    """A write this process may no longer make: another process owns the room now (the
+    store fenced it out, ownership.py). Nothing changed; the client reconnects (4012)."""
+
+    code = "room_moved"

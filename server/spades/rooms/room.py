@@ -29,7 +29,7 @@ from .broadcast import Connection, Hub
 from .clock import Clock
 from .commands import COMMANDS, GAME_ACTIONS
 from .config import RoomConfig
-from .errors import RoomError
+from .errors import RoomError, RoomMoved
 from .events import Events
 from .gameclock import GameClock
 from .observer import NO_OBSERVER, Observer, now
@@ -43,14 +43,6 @@ from .writes import STORE_RETRY_SECONDS, Bookkeeping
 log = logging.getLogger(__name__)
 
 _UNKNOWN: Any = object()  # Room._deadline outside `changed`
-
-
-MOVED = "room_moved"
-
-
-def _moved() -> RoomError:
-    """A write this process may no longer make: the store fenced it out (ownership.py)."""
-    return RoomError("the room moved to another process: reconnect", code=MOVED)
 
 
 class Room:
@@ -226,7 +218,7 @@ class Room:
             return await write
         except Exception as exc:
             if isinstance(exc, FencedOut):
-                raise _moved() from exc
+                raise RoomMoved("the room moved to another process: reconnect") from exc
             log.exception("room %s: a write failed", self.code, extra=self._ctx(None))
             raise RoomError("that could not be saved; try again", code="storage_error") from exc
 
@@ -257,7 +249,7 @@ class Room:
                 raise RoomError(f"unknown message type {kind!r}", code="unknown_type")
             await command(self, conn, message, ref)
         except (ActionError, RoomError) as exc:
-            if exc.code == MOVED:
+            if isinstance(exc, RoomMoved):
                 # Another process owns the room now (it claimed it while this one still held
                 # it): nothing was stored, and it is no fault of the player's. The socket is
                 # told to reconnect, lands on the owner, and plays the move there.
@@ -334,7 +326,8 @@ class Room:
             record["actions"] = record["actions"][:-1]
             self.game = Game.from_record(record)
             if isinstance(exc, FencedOut):
-                raise _moved() from exc  # FencedStore has said so (a warning), once
+                # FencedStore has said so (a warning, once).
+                raise RoomMoved("the room moved to another process: reconnect") from exc
             log.exception(
                 "room %s: storing action %s of game %s failed",
                 self.code,

@@ -12,63 +12,59 @@ if TYPE_CHECKING:
     from .room import Room
 
 
+_SEAT_KEYS = ("seat", "name", "kind", "bot_level", "connected", "away", "timed_out")
+
+
 def room_dict(room: Room, you: int | None = None) -> dict[str, Any]:
     online = room.audience.online()
-    if you is None:
-        # Every broadcast makes the spectator's `room` and compares it with the last one: while
-        # nothing in it changed, the same (read-only) dict is given again, and that compare is
-        # an identity check. The key holds everything the dict is made of.
-        key = (
-            room.room_id,
-            room.status,
-            room.host_seat,
-            room.game_id,
-            room.settings_dict,
-            room.code,
-            room.base_url,
-            [
-                (
-                    s.name,
-                    s.kind,
-                    s.bot_level,
-                    s.kind == "bot" or s.index in online,
-                    s.away,
-                    s.timed_out,
-                )
-                for s in room.seats
-            ],
+    seats = [
+        (
+            s.index,
+            s.name,
+            s.kind,
+            s.bot_level,
+            s.kind == "bot" or s.index in online,
+            s.away,
+            s.timed_out,
         )
-        memo = room.room_view_memo
-        if memo is not None and memo[0] == key:
-            return memo[1]
-        made = _room_dict(room, None, online)
-        room.room_view_memo = (key, made)
-        return made
-    return _room_dict(room, you, online)
+        for s in room.seats
+    ]
+    # Everything the dict is made of, and it is made from this alone (so the two cannot drift).
+    key = (
+        room.room_id,
+        room.code,
+        room.status,
+        room.host_seat,
+        room.settings_dict,
+        seats,
+        room.game_id,
+        room.invite_url,
+    )
+    if you is not None:
+        return _room_dict(key, you)
+    # Every broadcast makes the spectator's `room` and compares it with the last one: while
+    # nothing in it changed, the same (read-only) dict is given again, and that compare is
+    # an identity check.
+    memo = room.room_view_memo
+    if memo is not None and memo[0] == key:
+        return memo[1]
+    made = _room_dict(key, None)
+    room.room_view_memo = (key, made)
+    return made
 
 
-def _room_dict(room: Room, you: int | None, online: set[int | None]) -> dict[str, Any]:
+def _room_dict(key: tuple[Any, ...], you: int | None) -> dict[str, Any]:
+    room_id, code, status, host_seat, settings, seats, game_id, invite_url = key
     return {
-        "id": room.room_id,
-        "code": room.code,
-        "status": room.status,
-        "host_seat": room.host_seat,
+        "id": room_id,
+        "code": code,
+        "status": status,
+        "host_seat": host_seat,
         "you": you,
-        "settings": room.settings_dict,
-        "seats": [
-            {
-                "seat": s.index,
-                "name": s.name,
-                "kind": s.kind,
-                "bot_level": s.bot_level,
-                "connected": s.kind == "bot" or s.index in online,
-                "away": s.away,
-                "timed_out": s.timed_out,
-            }
-            for s in room.seats
-        ],
-        "game_id": room.game_id,
-        "invite_url": room.invite_url,
+        "settings": settings,
+        "seats": [dict(zip(_SEAT_KEYS, seat, strict=True)) for seat in seats],
+        "game_id": game_id,
+        "invite_url": invite_url,
     }
 
 
