@@ -11,6 +11,11 @@ const FATAL_CLOSE_CODES = new Set([4001, 4002, 4004]);
 // 4012: the room moved to another server process (cluster failover or drain); 1012: the
 // server is restarting. Both mean "reconnect now": the room is ready elsewhere.
 const MOVED_CLOSE_CODES = new Set([4012, 1012]);
+// Moves: a move sent just before the link dropped may never have reached the room (a room
+// that moved refuses it unstored, with 4012). It is sent again after the reconnect only if
+// the room still stands where it was sent (same seq) and the move is still legal; otherwise
+// it was played, or the turn went on without it, and it is dropped.
+const GAME_ACTIONS = new Set(["look", "bid", "play"]);
 const CLOSE_REASONS = {
   4001: "This seat was opened in another tab or window.",
   4002: "This room was closed because nobody was playing.",
@@ -39,6 +44,8 @@ export class Connection {
     this.stopped = false;
     this.queue = [];
     this.events = new EventFollower();
+    this.inflight = null; // {msg, seq}: the last move sent and not yet answered
+    this.fresh = false; // the socket is new: its first state decides on `inflight`
   }
 
   url() {
@@ -67,6 +74,7 @@ export class Connection {
       if (this.ws !== ws) return;
       this.lastHeard = Date.now();
       this.events.reset();
+      this.fresh = true;
       this.rawSend({ type: "hello", token: this.token() || null, id: this.nextId++ });
       this.startPings();
     });
@@ -86,8 +94,13 @@ export class Connection {
         return;
       }
       if (msg.type === "state" && this.attempt !== 0) this.attempt = 0;
+      if (this.inflight && msg.ref === this.inflight.msg.id) this.inflight = null; // answered
       if (msg.type === "state") this.flushQueue();
       this.onMessage(msg);
+      if (msg.type === "state" && this.fresh) {
+        this.fresh = false;
+        this.resendMove(msg);
+      }
       if (msg.type === "state") this.onStatus({ state: "open" });
     });
     ws.addEventListener("close", (event) => {
@@ -169,6 +182,16 @@ export class Connection {
     for (const msg of pending) this.rawSend(msg);
   }
 
+  /** A new socket's first state: the move left unanswered by the old one, again, if the
+   * room still stands where it was sent and the move is still legal there. */
+  resendMove(state) {
+    const sent = this.inflight;
+    this.inflight = null;
+    if (!sent || state.seq !== sent.seq || !state.view) return;
+    const legal = state.view.legal || [];
+    if (legal.some((option) => sameMove(option, sent.msg))) this.send(sent.msg);
+  }
+
   get isOpen() {
     return Boolean(this.ws && this.ws.readyState === WebSocket.OPEN);
   }
@@ -176,7 +199,15 @@ export class Connection {
   /** Send an intent; returns its id (echoed by the server as "ref"). Chat waits for the link. */
   send(msg) {
     const withId = { ...msg, id: this.nextId++ };
-    if (!this.rawSend(withId) && msg.type === "chat") this.queue.push(withId);
+    const sent = this.rawSend(withId);
+    if (!sent && msg.type === "chat") this.queue.push(withId);
+    if (sent && GAME_ACTIONS.has(msg.type)) this.inflight = { msg: withId, seq: this.events.seq };
     return withId.id;
   }
+}
+
+/** Whether `move` (a sent message) is the legal option `option` (same fields, id aside). */
+function sameMove(option, move) {
+  const keys = Object.keys(move).filter((k) => k !== "id");
+  return keys.length === Object.keys(option).length && keys.every((k) => option[k] === move[k]);
 }
