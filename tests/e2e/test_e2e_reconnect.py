@@ -47,6 +47,22 @@ def test_banner_while_down_then_same_seat_after_restart(new_page: Any, tmp_path:
         assert act(page) == "play"
 
 
+def _solo_through(new_page: Any, route: Any, name: str) -> Any:
+    """A solo game whose sockets go through `route`, played up to this seat's first card
+    (a play waits until the card has left the hand). Returns the page."""
+    page = new_page()
+    page.route_web_socket(re.compile(r"/ws/"), route)
+    start_solo(page, name=name, mode="individual", target=500, bots="basic")
+    done = ""
+    for _ in range(4):
+        wait_turn(page)
+        done = act(page)
+        if done == "play":
+            break
+    assert done == "play"
+    return page
+
+
 def test_a_move_cut_off_by_a_room_move_is_played_after_the_reconnect(new_page: Any) -> None:
     """The room moves (4012) just as a card is clicked: the move never reached the room. The
     page reconnects and, the room standing where it was and the card still legal, sends it
@@ -67,16 +83,8 @@ def test_a_move_cut_off_by_a_room_move_is_played_after_the_reconnect(new_page: A
 
         ws.on_message(to_server)
 
-    page = new_page()
-    page.route_web_socket(re.compile(r"/ws/"), route)
-    start_solo(page, name="Mover", mode="individual", target=500, bots="basic")
-    done = ""
-    for _ in range(4):
-        wait_turn(page)
-        done = act(page)  # a play waits until the card has left the hand
-        if done == "play":
-            break
-    assert done == "play" and len(cut) == 1
+    page = _solo_through(new_page, route, "Mover")
+    assert len(cut) == 1
     assert cut[0]["card"] not in hand_cards(page)
     assert len(hand_cards(page)) == 12
     page.locator(".banner").wait_for(state="detached")
@@ -109,16 +117,8 @@ def test_a_move_that_reached_the_room_is_not_sent_twice(new_page: Any) -> None:
         ws.on_message(to_server)
         server.on_message(to_page)
 
-    page = new_page()
-    page.route_web_socket(re.compile(r"/ws/"), route)
-    start_solo(page, name="Once", mode="individual", target=500, bots="basic")
-    done = ""
-    for _ in range(4):
-        wait_turn(page)
-        done = act(page)
-        if done == "play":
-            break
-    assert done == "play" and len(dropped) == 1
+    page = _solo_through(new_page, route, "Once")
+    assert len(dropped) == 1
     page.locator(".banner").wait_for(state="detached")
     wait_turn(page)  # the bots played on: it is this seat's turn again, in the next trick
     assert len(hand_cards(page)) == 12
