@@ -70,17 +70,23 @@ def fit_logistic(xs: list[list[float]], ys: list[float], rounds: int = 12) -> li
             hess[i][i] += 1.0
             for j in range(i):
                 hess[i][j] = hess[j][i]
-        aug = [[*hess[i], grad[i]] for i in range(k)]
-        for c in range(k):
-            piv = max(range(c, k), key=lambda r: abs(aug[r][c]))
-            aug[c], aug[piv] = aug[piv], aug[c]
-            for r in range(k):
-                if r != c:
-                    m = aug[r][c] / aug[c][c]
-                    for j in range(c, k + 1):
-                        aug[r][j] -= m * aug[c][j]
-        w = [a + aug[i][k] / aug[i][i] for i, a in enumerate(w)]
+        w = [a + step for a, step in zip(w, solve_linear(hess, grad), strict=True)]
     return w
+
+
+def solve_linear(a: list[list[float]], b: list[float]) -> list[float]:
+    """x with a·x = b, by Gauss-Jordan elimination with partial pivoting (plain Python)."""
+    k = len(b)
+    aug = [[*a[i], b[i]] for i in range(k)]
+    for c in range(k):
+        piv = max(range(c, k), key=lambda r: abs(aug[r][c]))
+        aug[c], aug[piv] = aug[piv], aug[c]
+        for r in range(k):
+            if r != c:
+                m = aug[r][c] / aug[c][c]
+                for j in range(c, k + 1):
+                    aug[r][j] -= m * aug[c][j]
+    return [aug[i][k] / aug[i][i] for i in range(k)]
 
 
 def fit(n: int, rng: random.Random) -> None:

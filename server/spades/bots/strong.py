@@ -27,6 +27,7 @@ from .basic import (
     bid_number,
     choose_bid,
     choose_card,
+    count_tricks,
     estimate_tricks,
     nil_danger,
 )
@@ -479,7 +480,7 @@ def choose_bid_by_sampling(
     bags = list(view.get("bags") or [])
     side = seat % 2 if partnership else seat
     my_bags = bags[side] if side < len(bags) else 0
-    base = _number(estimate_tricks(hand), seat, st.bids, partnership, my_bags)
+    base = _number(count_tricks(hand, partnership), seat, st.bids, partnership, my_bags)
     cands: list[int] = []
     for n in (base, base - 1, base + 1):
         if n >= 1 and n in offered and n not in cands:
