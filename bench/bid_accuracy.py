@@ -16,6 +16,13 @@ basic side whose partners both bid a number (no nil), it prints:
   prediction less a margin `k`: the best any hand-only count of the same kind could do;
 - where the bags came from: tricks the side won after its contract was made, by a lead,
   by a card that could have lost the trick, or by one with no losing card left.
+
+    python -m bench.bid_accuracy --against-estimate --deals 0 3000
+
+plays basic with its partnership count (`basic.count_tricks`) against basic bidding on the
+old estimate alone (`basic.estimate_tricks`), each deal with the sides swapped, and prints
+the points per hand of the count's side minus the other's, with its standard error (as
+scored, and with each bag taken counted at -10, what ten of them cost in the end).
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ from collections import Counter
 from typing import Any
 
 from bench.nil_odds import solve_linear
-from spades.bots import decide
+from spades.bots import basic, decide
 from spades.bots.basic import bid_features
 from spades.bots.state import from_view, winning_index
 from spades.engine import Game, Rules
@@ -92,6 +99,56 @@ def play(job: tuple[int, int, str, int]) -> list[dict[str, Any]]:
     return out
 
 
+def head_to_head(job: tuple[int, int]) -> tuple[int, float, float]:
+    """One hand: (deal, points of the count's side minus the estimate's, the same with each
+    bag at -10). The count plays seats 0+2 in rotation 0 and 1+3 in rotation 1."""
+    deal, rotation = job
+    counted = basic.count_tricks
+    rules = Rules.from_dict({"mode": "partnership", "target": 500})
+    game = Game.new(rules, seed=f"count:{deal}", dealer=deal % 4)
+    step = 0
+    try:
+        while not game.history:
+            seat = game.to_act
+            assert seat is not None
+            step += 1
+            basic.count_tricks = counted if (seat + rotation) % 2 == 0 else _estimate
+            game.apply(seat, decide("basic", game.view(seat), seed=deal * 7919 + step))
+    finally:
+        basic.count_tricks = counted
+    result = game.history[-1]
+    side = rotation  # the count's side: seats 0+2 when rotation is 0
+    points = [result["points"][s] for s in (side, 1 - side)]
+    costed = [points[i] - 10 * result["bags_added"][s] for i, s in enumerate((side, 1 - side))]
+    return deal, float(points[0] - points[1]), float(costed[0] - costed[1])
+
+
+def _estimate(hand: int, partnership: bool) -> float:
+    return basic.estimate_tricks(hand)
+
+
+def _bid_on_estimate() -> None:
+    """A worker's initializer: basic bids on the old estimate alone (before/after runs)."""
+    basic.count_tricks = _estimate
+
+
+def against_estimate(deals: range, workers: int) -> None:
+    raw: dict[int, float] = {}
+    costed: dict[int, float] = {}
+    jobs = [(deal, rotation) for deal in deals for rotation in range(2)]
+    with multiprocessing.Pool(workers) as pool:
+        for deal, points, with_bags in pool.imap_unordered(head_to_head, jobs, chunksize=50):
+            raw[deal] = raw.get(deal, 0.0) + points / 2
+            costed[deal] = costed.get(deal, 0.0) + with_bags / 2
+    for label, per_deal in (("as scored", raw), ("a bag at -10", costed)):
+        values = list(per_deal.values())
+        se = statistics.stdev(values) / len(values) ** 0.5
+        print(
+            f"count minus estimate, {label}: {statistics.mean(values):+.2f} points per hand "
+            f"(se {se:.2f}, {len(values)} deals, each played twice)"
+        )
+
+
 def outcome(diffs: list[float]) -> str:
     made = sum(d >= 0 for d in diffs) / len(diffs)
     bags = sum(max(d, 0.0) for d in diffs) / len(diffs)
@@ -144,9 +201,18 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
+        "--estimate", action="store_true", help="basic bids on the old estimate (before)"
+    )
+    parser.add_argument(
+        "--against-estimate", action="store_true", help="basic's count against the estimate"
+    )
+    parser.add_argument(
         "--fit", action="store_true", help="print `basic.BID_WEIGHTS` fitted on all the sides"
     )
     args = parser.parse_args()
+    if args.against_estimate:
+        against_estimate(range(*args.deals), args.workers)
+        return
     opponents = args.opponent.split(",")
     jobs = [
         (deal, rotation, opponent, args.iterations)
@@ -156,12 +222,17 @@ def main() -> None:
     ]
     sides: list[dict[str, Any]] = []
     hands = 0
-    with multiprocessing.Pool(args.workers) as pool:
+    initializer = _bid_on_estimate if args.estimate else None
+    with multiprocessing.Pool(args.workers, initializer=initializer) as pool:
         for out in pool.imap_unordered(play, jobs, chunksize=8):
             sides.extend(out)
             hands += 1
     diffs = [float(s["tricks"] - s["bid"]) for s in sides]
-    print(f"basic against {args.opponent}: {hands} hands, {len(sides)} basic sides without a nil")
+    count = "the old estimate" if args.estimate else "its count"
+    print(
+        f"basic ({count}) against {args.opponent}: {hands} hands, "
+        f"{len(sides)} basic sides without a nil"
+    )
     print(
         f"as bid: {outcome(diffs)}; tricks minus bid: mean {statistics.mean(diffs):+.2f}, "
         f"spread {statistics.pstdev(diffs):.2f}"
