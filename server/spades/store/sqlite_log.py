@@ -13,8 +13,10 @@ one pipe write and one read per batch.
 
 Wire format, both ways over the child's stdin/stdout: a 4-byte big-endian length, then a
 `marshal` payload (a C codec for exactly the plain values an action holds; a JSON round
-trip would cost the server more). Request: `(now, rows)`, rows as
-`(game_id, seq, seat, action, at)` with times in SQLite's text form (`at` None: `now`).
+trip would cost the server more). Request: `(now, rows)` or `(now, rows, hands)`, rows as
+`(game_id, seq, seat, action, at)` with times in SQLite's text form (`at` None: `now`), and
+hands (the summary row of each finished hand, in the same transaction) as
+`(game_id, hand_number, summary)`.
 Answer: `("ok", outcomes)` with one `None`, `("seq", message)` or `("notfound", message)`
 per row; `("integrity", message)` (nothing committed: a remembered count was behind the
 log, retry row by row); or `("error", message)` (nothing committed). The child exits when
@@ -62,6 +64,14 @@ LAST_SEQ = (
 # One row: (game_id, seq, seat, action, at); an outcome: None (stored) or (kind, message).
 Row = tuple[int, int, int | None, dict[str, Any], str | None]
 Outcome = tuple[str, str] | None
+# A finished hand's row: (game_id, hand_number, summary); its bids, tricks, points and bags
+# columns are copies of the summary's (`models.HandModel`).
+Hand = tuple[int, int, dict[str, Any]]
+
+INSERT_HAND = (
+    "INSERT INTO hands (game_id, hand_number, bids, tricks, points, bags, summary) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
 
 
 @functools.lru_cache(maxsize=INSERT_CHUNK)
@@ -147,12 +157,22 @@ def append_rows(
     return outcomes
 
 
+def insert_hands(raw: sqlite3.Connection, hands: Sequence[Hand]) -> None:
+    """Insert finished hands' rows in the caller's transaction (a hand stored already, or
+    of no game: sqlite3.IntegrityError). JSON as SQLAlchemy's JSON type writes it."""
+    for game_id, number, summary in hands:
+        columns = [json.dumps(summary.get(key)) for key in ("bids", "tricks", "points", "bags")]
+        raw.execute(INSERT_HAND, (game_id, number, *columns, json.dumps(summary)))
+
+
 def commit(raw: sqlite3.Connection, last: dict[int, int], request: Any) -> Any:
     """One request of the writer process: the rows in one transaction, and the answer."""
-    now, rows = request
+    now, rows, *more = request
     raw.execute("BEGIN IMMEDIATE")
     try:
         outcomes = append_rows(raw, rows, now, last)
+        if more and more[0]:
+            insert_hands(raw, more[0])
         raw.execute("COMMIT")
     except Exception as exc:
         if raw.in_transaction:

@@ -78,15 +78,17 @@ class WriterProcess:
             raise WriterLost(f"the SQLite writer stopped (exit {proc.returncode})") from exc
         return marshal.loads(body)
 
-    async def commit(self, rows: list[sqlite_log.Row], now: str) -> list[sqlite_log.Outcome]:
-        """Store `rows` in one transaction: their outcomes, or WriterRefused (nothing
-        stored) or WriterLost (unknown)."""
+    async def commit(
+        self, rows: list[sqlite_log.Row], now: str, hands: list[sqlite_log.Hand] | None = None
+    ) -> list[sqlite_log.Outcome]:
+        """Store `rows` (and finished `hands`' rows) in one transaction: the rows' outcomes,
+        or WriterRefused (nothing stored) or WriterLost (unknown)."""
         if self._proc is None or self._proc.returncode is not None:
             self._proc = await self._start()
         proc = self._proc
         assert proc.stdin is not None
         try:
-            proc.stdin.write(sqlite_log.frame((now, rows)))
+            proc.stdin.write(sqlite_log.frame((now, rows, hands) if hands else (now, rows)))
             await proc.stdin.drain()
             kind, value = await self._answer(proc)
         except BaseException as exc:
