@@ -34,6 +34,7 @@ import statistics
 from collections import Counter
 from typing import Any
 
+from bench.bot_ab import seat_action
 from bench.nil_odds import solve_linear
 from spades.bots import basic, decide
 from spades.bots.basic import bid_features
@@ -57,12 +58,7 @@ def play(job: tuple[int, int, str, int]) -> list[dict[str, Any]]:
         assert seat is not None
         view = game.view(seat)
         step += 1
-        if levels[seat] == "strong":
-            from spades.bots.strong import decide_strong
-
-            action = decide_strong(view, seed=deal * 7919 + step, iterations=iterations)
-        else:
-            action = decide(levels[seat], view, seed=deal * 7919 + step)
+        action = seat_action(levels[seat], view, deal * 7919 + step, iterations)
         if game.phase == "playing":
             st = from_view(view)
             card = parse_card(action["card"])

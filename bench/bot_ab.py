@@ -34,11 +34,20 @@ def _configure(variant: dict[str, Any]) -> None:
             setattr(strong, name, tuple(value) if isinstance(value, list) else value)
 
 
+def seat_action(level: str, view: dict[str, Any], seed: int, iterations: int) -> dict[str, Any]:
+    """A level's move, with strong's search fixed by its iteration count (reproducible)."""
+    if level == "strong":
+        from spades.bots.strong import decide_strong
+
+        return decide_strong(view, seed=seed, iterations=iterations)
+    return decide(level, view, seed=seed)
+
+
 def play_hand(job: tuple[str, dict[str, Any], int, int, str]) -> tuple[str, int, float, float]:
     """(variant name, deal, point difference for strong's side, CPU seconds)."""
     name, variant, deal, rotation, mode = job
     _configure(variant)
-    from spades.bots.strong import DEFAULT_ITERATIONS, decide_strong
+    from spades.bots.strong import DEFAULT_ITERATIONS
 
     iterations = int(variant.get("ITER", DEFAULT_ITERATIONS))
     rules = Rules.from_dict({"mode": mode, "target": 500})
@@ -53,11 +62,7 @@ def play_hand(job: tuple[str, dict[str, Any], int, int, str]) -> tuple[str, int,
         assert seat is not None
         view = game.view(seat)
         step += 1
-        if seat_level[seat] == "strong":
-            action = decide_strong(view, seed=deal * 7919 + step, iterations=iterations)
-        else:
-            action = decide("basic", view, seed=deal * 7919 + step)
-        game.apply(seat, action)
+        game.apply(seat, seat_action(seat_level[seat], view, deal * 7919 + step, iterations))
     points = game.history[-1]["points"]
     if partnership:
         side = (0 - rotation) % 2
