@@ -9,10 +9,12 @@ import os
 import shutil
 import signal
 from collections.abc import AsyncIterator
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 from sqlalchemy import text
+from sqlalchemy.exc import StatementError
 from store_support import FakeClock
 
 from spades.store import (
@@ -155,6 +157,21 @@ async def test_finished_hands_go_with_the_appends_to_the_writer(sqlite_store: Sq
     assert [a.seq for a in actions] == [1, 2, 3]
     assert await stored_hands(sqlite_store) == [(game, 1, SUMMARY)]
     writer.commit = real  # type: ignore[method-assign]
+
+
+@pytest.mark.parametrize("odd", [{1, 2}, datetime(2026, 1, 1)], ids=["set", "datetime"])
+async def test_a_summary_json_cannot_hold_is_refused_and_harms_nothing(
+    sqlite_store: SqlStore, odd: object
+) -> None:
+    """A set goes over the writer's wire and its JSON fails there; a datetime does not
+    marshal, so it takes the server's own path, whose JSON fails too. Either way the hand is
+    refused, nothing is stored, and the next hand is stored as usual."""
+    game = await new_game(sqlite_store)
+    with pytest.raises((StoreError, StatementError)):  # StatementError: SQLAlchemy's own
+        await sqlite_store.finish_hand(HandRow(game, 1, {**SUMMARY, "extra": odd}))
+    await sqlite_store.append_action(ActionRow(game, 1, 1, bid(2)))
+    await sqlite_store.finish_hand(HandRow(game, 1, SUMMARY))
+    assert await stored_hands(sqlite_store) == [(game, 1, SUMMARY)]
 
 
 async def test_a_hand_in_flight_when_the_writer_dies_is_stored_once(

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import marshal
 import math
 import sqlite3
 import time
@@ -768,6 +769,8 @@ class SqlStore:
         # server then spends no SQLAlchemy statement and no thread hop on it (a hand's end
         # cost about 1.4 ms of the server's CPU that way, docs/performance.md).
         hand = (row.game_id, row.hand_number, summary) if fence is None else None
+        if hand is not None and not _marshals(summary):
+            hand = None  # the writer's wire carries plain values only (sqlite_log.frame)
         try:
             await self._run_write(write, hand)
         except IntegrityError as exc:
@@ -1292,6 +1295,14 @@ class _Wake:
 def _settle(future: asyncio.Future[None]) -> None:
     if not future.done():
         future.set_result(None)
+
+
+def _marshals(value: Any) -> bool:
+    try:
+        marshal.dumps(value)
+    except ValueError:
+        return False
+    return True
 
 
 def _fail(p: _Pending | _Job, exc: BaseException) -> None:
