@@ -7,7 +7,8 @@ in-memory SQLite store, each connection encoding what it is sent as a socket wou
 (orjson; an event arrives already encoded). Prints the process CPU per accepted action
 of each mode, min / median / max over the games: the room's own work (validation, engine,
 store append, every connection's message), without the network and the ASGI stack that
-`bench.load` also counts. `states` sends a whole state (merge rule) after every action,
+`bench.load` also counts; and the median CPU of an action that ends a hand against any
+other (events). `states` sends a whole state (merge rule) after every action,
 as before events.
 """
 
@@ -17,6 +18,7 @@ import argparse
 import asyncio
 import itertools
 import json
+import statistics
 import tempfile
 import time
 from datetime import UTC, datetime
@@ -63,10 +65,16 @@ def _first_legal(level: str, view: dict[str, Any], *, seed: int | None = None) -
 
 
 async def one_game(
-    tmp: Path, mode: str, spectators: int, seed: int
+    tmp: Path,
+    mode: str,
+    spectators: int,
+    seed: int,
+    hand_ends: list[float],
+    others: list[float],
 ) -> tuple[float, int, float, float]:
     """For one game to 200 in `mode` (events or states): CPU seconds, actions, bytes the
-    seats were sent per action, and the share of seat messages that were events."""
+    seats were sent per action, and the share of seat messages that were events. Each
+    action's CPU goes to `hand_ends` (the action ended a hand) or `others`."""
     clock = ManualClock()
     url = f"sqlite+aiosqlite:///{tmp / f'{mode}-{seed}.db'}"  # a file: the server's appender
     await asyncio.to_thread(upgrade, url)
@@ -104,10 +112,13 @@ async def one_game(
         to_act = game.to_act
         assert to_act is not None
         action = _first_legal("", {"legal": game.legal_actions(to_act)})
+        hands, before = len(game.history), time.process_time()
         await room.call(room.handle, seats[to_act], action)
         actions += 1
         game = room.game
         assert game is not None
+        spent = hand_ends if len(game.history) > hands else others
+        spent.append(time.process_time() - before)
     cpu = time.process_time() - started
     sent = sum(s.bytes for s in seats) / actions
     events = sum(s.events for s in seats) / actions / len(seats)
@@ -121,10 +132,16 @@ async def main_async(args: argparse.Namespace) -> None:
         results: dict[str, list[float]] = {"events": [], "states": []}
         sent: dict[str, list[float]] = {"events": [], "states": []}
         share: dict[str, list[float]] = {"events": [], "states": []}
+        hand_ends: list[float] = []
+        others: list[float] = []
         for game in range(args.games):
             for mode in ("events", "states"):  # interleaved: the machine's load hits both
                 cpu, actions, nbytes, events = await one_game(
-                    Path(tmp), mode, args.spectators, game
+                    Path(tmp),
+                    mode,
+                    args.spectators,
+                    game,
+                    *((hand_ends, others) if mode == "events" else ([], [])),
                 )
                 results[mode].append(1000 * cpu / actions)
                 sent[mode].append(nbytes)
@@ -147,6 +164,20 @@ async def main_async(args: argparse.Namespace) -> None:
                 ),
                 flush=True,
             )
+        # What one action costs (events), the actions that end a hand apart: those score
+        # the hand, store its row, deal the next and send whole states.
+        print(
+            json.dumps(
+                {
+                    "cpu_ms_per_action_median": {
+                        "hand_end": round(1000 * statistics.median(hand_ends), 3),
+                        "other": round(1000 * statistics.median(others), 3),
+                    },
+                    "hand_ends": len(hand_ends),
+                }
+            ),
+            flush=True,
+        )
 
 
 def main() -> None:
