@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from spades.bots.basic import choose_card, decide, estimate_tricks, nil_danger
+from spades.bots.basic import choose_card, count_tricks, decide, estimate_tricks, nil_danger
 from spades.bots.state import PlayState, from_view
 from spades.bots.strong import sample_world
 from spades.engine import Game, Rules, parse_card
@@ -121,6 +121,18 @@ def test_strong_hand_bids_high() -> None:
     hand = ["AS", "KS", "QS", "JS", "TS", "AH", "KH", "AD", "KD", "AC", "KC", "2C", "3D"]
     assert estimate_tricks(mask(*hand)) >= 9
     assert decide(_bid_view(hand))["bid"] >= 8
+
+
+def test_the_partnership_count_ranks_hands_as_a_player_would() -> None:
+    """The fitted count (partnership) grows with honours and long spades; alone, a seat
+    bids on the estimate itself."""
+    strong = mask("AS", "KS", "QS", "JS", "TS", "AH", "KH", "AD", "KD", "AC", "KC", "2C", "3D")
+    middling = mask("AS", "8S", "4S", "KH", "7H", "3H", "AD", "9D", "5D", "QC", "8C", "6C", "2C")
+    weak = mask("2S", "3S", "2H", "3H", "4H", "5H", "2D", "3D", "4D", "5D", "2C", "3C", "4C")
+    counts = [count_tricks(h, True) for h in (strong, middling, weak)]
+    assert counts[0] > 8 > counts[1] > 1.5 > counts[2]
+    for h in (strong, middling, weak):
+        assert count_tricks(h, False) == estimate_tricks(h)
 
 
 def test_view_knowledge_remembers_voids() -> None:
