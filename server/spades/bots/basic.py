@@ -16,6 +16,15 @@ from .state import NIL, UNKNOWN, PlayState, bid_value, from_view, winning_index
 
 Action = dict[str, Any]
 NON_SPADE = FULL_DECK & ~SPADE_MASK
+# With its own contract safe, a seat goes for the set (plays to win tricks, bags or not)
+# once the opponents need all but SET_MARGIN of the tricks left, and ducks otherwise; with
+# its side's bags (this hand's included) within NEAR_BAGS of the bag limit, only once they
+# need all but SET_MARGIN_NEAR. Setting a side is worth more with a partner than alone,
+# where the other players share what the set costs its victim. Measured in full duplicate
+# games against the margin of 1 both modes had before (docs/bots.md).
+SET_MARGIN = {"partnership": 2, "individual": 0}
+NEAR_BAGS = 3
+SET_MARGIN_NEAR = 1
 
 # Bidding knobs (tuned with `bench/bots.py`): bid = round(estimate * BID_SCALE + BID_SHIFT).
 TUNING: dict[str, float] = {
@@ -442,11 +451,15 @@ def choose_card(st: PlayState, seat: int) -> int:
     if not want_win and not partner_nil:
         # Contract safe: take no bags unless setting an opponent is in reach.
         remaining = 13 - st.tricks_done
+        margin = SET_MARGIN["partnership" if st.partnership else "individual"]
+        side = seat & 1 if st.partnership else seat
+        if side < len(st.bags) and st.bags[side] - need >= st.bag_limit - NEAR_BAGS:
+            margin = min(margin, SET_MARGIN_NEAR)
         for s in range(4):
             if s in (seat, partner) or (st.partnership and (s & 1) == (seat & 1)):
                 continue
             opp_need = st.need(s)
-            if opp_need > 0 and remaining - opp_need <= 1:
+            if opp_need > 0 and remaining - opp_need <= margin:
                 want_win = True
                 break
     if st.trick:

@@ -1,0 +1,100 @@
+"""Whole games between two settings of the `basic` bot, duplicate (not part of the tests).
+
+    python -m bench.basic_ab --b '{"SET_MARGIN": {"partnership": 1, "individual": 1}}' \
+        --games 0 3000 [--mode partnership|individual] [--workers 2]
+
+A setting names module constants of `spades.bots.basic` and their values (JSON); `--a`
+defaults to the constants as they are. Side A takes seats 0+2 (individual: seat 0, against
+three B), then the game is played again from the same seed with the seats rotated
+(partnership: twice, individual: four times), so both settings hold the same cards. Each
+setting is in force only while its seats decide. Printed: A's share of the games won (an
+equal share is 1/2 or 1/4) and its final score minus the other side's (individual: the
+others' average) per hand, mean and standard error over the seeds. Games to 500 count the
+bags as the game does, which one hand from 0-0 cannot (a bag costs only once ten of them
+are reached); that is why settings about bags are judged here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import statistics
+from typing import Any
+
+from spades.bots import basic
+from spades.engine import Game, Rules
+
+
+def _decide(setting: dict[str, Any], view: dict[str, Any]) -> dict[str, Any]:
+    saved = {name: getattr(basic, name) for name in setting}
+    try:
+        for name, value in setting.items():
+            setattr(basic, name, value)
+        return basic.decide(view)
+    finally:
+        for name, value in saved.items():
+            setattr(basic, name, value)
+
+
+Job = tuple[int, int, str, dict[str, Any], dict[str, Any], int]
+
+
+def play_game(job: Job) -> tuple[int, bool, float]:
+    """(seed index, whether A won, A's score difference per hand)."""
+    index, rotation, mode, a, b, target = job
+    rules = Rules.from_dict({"mode": mode, "target": target})
+    game = Game.new(rules, seed=f"basic-ab:{index}", dealer=index % 4)
+    partnership = mode == "partnership"
+    order = [a, b] * 2 if partnership else [a, b, b, b]
+    settings = [order[(seat + rotation) % 4] for seat in range(4)]
+    while game.phase != "over":
+        seat = game.to_act
+        assert seat is not None
+        game.apply(seat, _decide(settings[seat], game.view(seat)))
+    side = (0 - rotation) % (2 if partnership else 4)
+    scores = game.scores
+    others = scores[1 - side] if partnership else (sum(scores) - scores[side]) / 3
+    return index, game.winner == side, (scores[side] - others) / len(game.history)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--a", default="{}", help="JSON: constant -> value (default: as is)")
+    parser.add_argument("--b", required=True, help="JSON: constant -> value")
+    parser.add_argument("--games", type=int, nargs=2, default=[0, 1000], metavar=("FROM", "TO"))
+    parser.add_argument("--mode", choices=("partnership", "individual"), default="partnership")
+    parser.add_argument("--target", type=int, default=500)
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    a, b = json.loads(args.a), json.loads(args.b)
+    for name in (*a, *b):
+        if not hasattr(basic, name):
+            parser.error(f"spades.bots.basic has no constant {name!r}")
+    rotations = 2 if args.mode == "partnership" else 4
+    jobs = [
+        (i, r, args.mode, a, b, args.target) for i in range(*args.games) for r in range(rotations)
+    ]
+    with multiprocessing.Pool(args.workers) as pool:
+        results = pool.map(play_game, jobs, chunksize=10)
+    per_seed: dict[int, list[float]] = {}
+    for index, _, diff in results:
+        per_seed.setdefault(index, []).append(diff)
+    means = [statistics.mean(v) for v in per_seed.values()]
+    se = statistics.stdev(means) / len(means) ** 0.5 if len(means) > 1 else 0.0
+    print(
+        json.dumps(
+            {
+                "mode": args.mode,
+                "games": len(results),
+                "a_win_share": round(sum(won for _, won, _ in results) / len(results), 4),
+                "equal_share": 1 / rotations,
+                "a_points_per_hand": round(statistics.mean(means), 2),
+                "se": round(se, 2),
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
