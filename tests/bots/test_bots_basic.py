@@ -170,3 +170,31 @@ def test_sampled_worlds_respect_voids_and_sizes() -> None:
         assert not hands[1] & SUIT_MASKS[2]
         assert not hands[3] & SUIT_MASKS[0]
         assert hands[0] | hands[1] | hands[2] | hands[3] == (1 << 52) - 1
+
+
+def _set_in_reach(partnership: bool, bags: list[int]) -> PlayState:
+    """Seat 0 to lead 4 tricks from the end, its contract made (5 of 3); the seats after
+    it still need 2 of the 4 tricks left: a set is in reach if seat 0 takes 3 of them."""
+    st = PlayState()
+    st.partnership = partnership
+    st.hands = [0, 0, 0, 0]
+    for text in ("AH", "2C", "3C", "4D"):
+        st.hands[0] |= 1 << parse_card(text)
+    if partnership:
+        st.bids, st.tricks_won = [2, 3, 1, 3], [3, 2, 2, 2]
+    else:
+        st.bids, st.tricks_won = [3, 4, 1, 1], [5, 2, 1, 1]
+    st.tricks_done, st.leader = 9, 0
+    st.bags = bags
+    st.prepare()
+    return st
+
+
+def test_basic_goes_for_a_set_with_two_tricks_to_spare_only_with_a_partner() -> None:
+    ace, low = parse_card("AH"), parse_card("2C")
+    # With a partner it cashes its winner to set the other side...
+    assert choose_card(_set_in_reach(True, [0, 0]), 0) == ace
+    # ...but not with its side's bags near the limit, where the set must be closer.
+    assert choose_card(_set_in_reach(True, [8, 0]), 0) == low
+    # Alone, the others would share what the set gains: it ducks, to take no bags.
+    assert choose_card(_set_in_reach(False, [0, 0, 0, 0]), 0) == low
