@@ -5,11 +5,20 @@
 Deals random hands; seat 0 bids nil (or blind nil), the others bid with `basic.bid_number`
 in turn, and all four play the hand out with the basic policy (which protects and attacks
 nils). Prints the made share per danger bucket; `basic.nil_odds` is fitted to these figures.
+
+    python -m bench.nil_odds --against strong --deals 0 3000 [--iterations 800]
+
+Basic's own nils against other attackers: deals hands from 0-0 (real `Game`s), all four
+seats bid as basic does, and every deal where some seat bids nil is played twice, the
+nil bidder's opponents basic the first time and the given level the second (the nil side
+is basic both times, the bids are the same). Prints the share made against each, by the
+odds `basic.nil_odds` gave the hand.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import math
 import random
 
@@ -114,12 +123,87 @@ def fit(n: int, rng: random.Random) -> None:
             print(f"  predicted {ps / cnt:.2f}: {int(cnt)} hands, made {made / cnt:.2f}")
 
 
+def nil_against(job: tuple[int, str, str, int]) -> list[tuple[str, float, bool]]:
+    """One deal: (attackers, predicted odds, made) per play of a basic nil, or nothing."""
+    from bench.bot_ab import seat_action
+    from spades.bots import decide
+    from spades.engine import Game, Rules
+    from spades.engine.cards import parse_card
+
+    deal_no, mode, level, iterations = job
+    rules = Rules.from_dict({"mode": mode, "target": 500})
+
+    def fresh() -> Game:
+        return Game.new(rules, seed=f"nil-against:{deal_no}", dealer=deal_no % 4)
+
+    game = fresh()
+    while game.phase == "bidding":
+        seat = game.to_act
+        assert seat is not None
+        game.apply(seat, decide("basic", game.view(seat), seed=deal_no * 10 + seat))
+    bids = game.view(None)["bids"]
+    if "nil" not in bids:
+        return []
+    nil_seat = bids.index("nil")
+    partnership = mode == "partnership"
+    hand = sum(1 << parse_card(c) for c in fresh().view(nil_seat)["hand"])
+    odds = nil_odds(hand, partnership)
+    out = []
+    for attackers in ("basic", level):
+        game, step = fresh(), 0
+        while not game.history:
+            seat = game.to_act
+            assert seat is not None
+            step += 1
+            ours = seat == nil_seat or (partnership and (seat - nil_seat) % 2 == 0)
+            who = "basic" if ours or game.phase == "bidding" else attackers
+            game.apply(seat, seat_action(who, game.view(seat), deal_no * 1000 + step, iterations))
+        out.append((attackers, odds, game.history[0]["tricks"][nil_seat] == 0))
+    return out
+
+
+def report_against(args: argparse.Namespace) -> None:
+    import multiprocessing
+
+    jobs = [(d, args.mode, args.against, args.iterations) for d in range(*args.range)]
+    rows: list[tuple[str, float, bool]] = []
+    with multiprocessing.Pool(args.workers) as pool:
+        for out in pool.imap_unordered(nil_against, jobs):
+            rows.extend(out)
+    edges = (0.0, 0.6, 0.7, 0.8, 0.9, 1.01)
+    for attackers in ("basic", args.against):
+        mine = [(p, made) for who, p, made in rows if who == attackers]
+        if not mine:
+            continue
+        share = 100 * sum(made for _, made in mine) / len(mine)
+        print(f"{args.mode}, attackers {attackers}: {len(mine)} nils, made {share:.1f}%")
+        for lo, hi in itertools.pairwise(edges):
+            part = [(p, made) for p, made in mine if lo <= p < hi]
+            if part:
+                made = 100 * sum(m for _, m in part) / len(part)
+                predicted = 100 * sum(p for p, _ in part) / len(part)
+                print(
+                    f"  odds {lo:.1f}-{min(hi, 1.0):.1f}: {len(part):>5} nils, made {made:.1f}% "
+                    f"(predicted {predicted:.1f}%)"
+                )
+        if attackers == "basic":
+            print()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--deals", type=int, default=20000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--fit", action="store_true", help="refit the nil odds (30,000 hands)")
+    ap.add_argument("--against", help="basic's nils against this level's attack (e.g. strong)")
+    ap.add_argument("--range", type=int, nargs=2, default=[0, 3000], metavar=("FROM", "TO"))
+    ap.add_argument("--mode", choices=("partnership", "individual"), default="partnership")
+    ap.add_argument("--iterations", type=int, default=800, help="strong's rollouts")
+    ap.add_argument("--workers", type=int, default=2)
     args = ap.parse_args()
+    if args.against:
+        report_against(args)
+        return
     rng = random.Random(args.seed)
     if args.fit:
         fit(30000, random.Random(7))
