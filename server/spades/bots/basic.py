@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from spades.engine.cards import FULL_DECK, SPADE_MASK, SPADES, SUIT_MASKS, card_text
+from spades.engine.fast import legal_mask
 
 from .state import NIL, UNKNOWN, PlayState, bid_value, from_view, winning_index
 
@@ -426,12 +427,17 @@ def wants_blind_nil(
 # --- play ----------------------------------------------------------------------------------
 
 
+# Every seat but the one given (individual play: the opponents).
+_OTHERS = tuple(tuple(s for s in range(4) if s != seat) for seat in range(4))
+
+
 def choose_card(st: PlayState, seat: int) -> int:
     """The card the basic policy plays for `seat` (reads only its own hand and public facts)."""
-    legal = st.legal(seat)
-    if legal & (legal - 1) == 0:
-        return _low(legal)
     hand = st.hands[seat]
+    trick = st.trick
+    legal = legal_mask(hand, trick[0] if trick else -1, st.broken, st.must_break)  # st.legal
+    if legal & (legal - 1) == 0:
+        return (legal & -legal).bit_length() - 1
     hidden = FULL_DECK & ~st.played & ~hand
     partner = (seat + 2) & 3 if st.partnership else -1
     partner_nil = False
@@ -446,7 +452,11 @@ def choose_card(st: PlayState, seat: int) -> int:
                     partner_nil = True
                 else:
                     opp_nils.append(s)
-    need = st.need(seat)
+    need = st.contract[seat]  # st.need(seat), inline: the rollouts' hottest call
+    if need:
+        won = st.tricks_won
+        for s in st.count_seats[seat]:
+            need -= won[s]
     want_win = need > 0
     if not want_win and not partner_nil:
         # Contract safe: take no bags unless setting an opponent is in reach.
@@ -455,14 +465,16 @@ def choose_card(st: PlayState, seat: int) -> int:
         side = seat & 1 if st.partnership else seat
         if side < len(st.bags) and st.bags[side] - need >= st.bag_limit - NEAR_BAGS:
             margin = min(margin, SET_MARGIN_NEAR)
-        for s in range(4):
-            if s in (seat, partner) or (st.partnership and (s & 1) == (seat & 1)):
-                continue
-            opp_need = st.need(s)
+        won = st.tricks_won
+        for s in ((seat + 1) & 3, (seat + 3) & 3) if partner >= 0 else _OTHERS[seat]:
+            opp_need = st.contract[s]  # st.need(s)
+            if opp_need:
+                for t in st.count_seats[s]:
+                    opp_need -= won[t]
             if opp_need > 0 and remaining - opp_need <= margin:
                 want_win = True
                 break
-    if st.trick:
+    if trick:
         return _follow(st, seat, legal, hidden, partner, partner_nil, opp_nils, want_win, need)
     return _lead(st, seat, legal, hidden, partner, partner_nil, opp_nils, want_win)
 
@@ -592,27 +604,28 @@ def _follow(
     win = trick[at]
     win_seat = (st.leader + at) & 3
     last = len(trick) == 3
-    after = [(seat + k) & 3 for k in range(1, 4 - len(trick))]
+    n_after = 3 - len(trick)  # seats still to play after this one: seat + 1 .. seat + n_after
     follow = legal & SUIT_MASKS[led]
     trumped = win // 13 != led
+    partner_after = partner >= 0 and 0 < (partner - seat) & 3 <= n_after
 
     # Protect a nil partner: make sure the trick is ours before they play, or overtake them.
-    if partner_nil and (partner in after or win_seat == partner):
+    if partner_nil and (partner_after or win_seat == partner):
         if follow and not trumped:
             beats = follow & _above(win)
             if beats:
-                return _high(beats) if partner in after else _low(beats)
+                return _high(beats) if partner_after else _low(beats)
             return _low(follow)
         if not follow:
             sp = legal & SPADE_MASK
             over = sp & _above(win) if trumped else sp
             if over:
-                return _high(over) if partner in after else _low(over)
+                return _high(over) if partner_after else _low(over)
             return _discard(hand, legal, dump_high=False)
         return _low(follow)
 
     # Attack an opponent's nil: stay under them when they are winning, play low before them.
-    attack = [s for s in opp_nils if s in after or s == win_seat]
+    attack = opp_nils and [s for s in opp_nils if 0 < (s - seat) & 3 <= n_after or s == win_seat]
     if attack and need < 13 - st.tricks_done:
         if win_seat in opp_nils:
             if follow:
@@ -719,10 +732,12 @@ def _lead(
     opp_nils: list[int],
     want_win: bool,
 ) -> int:
-    opponents = [s for s in range(4) if s not in (seat, partner)]
+    # The other side (in any order): the seats after and before this one, and across when alone.
+    opponents = ((seat + 1) & 3, (seat + 3) & 3) if partner >= 0 else _OTHERS[seat]
+    voids = st.voids
 
     def opp_void(suit: int) -> bool:
-        return any(st.voids[o] >> suit & 1 and not st.voids[o] >> SPADES & 1 for o in opponents)
+        return any(voids[o] >> suit & 1 and not voids[o] >> SPADES & 1 for o in opponents)
 
     if partner_nil:
         # Lead winners, then high cards, so the nil partner can play under them.

@@ -128,17 +128,22 @@ class PlayState:
 
     def play(self, card: int) -> int:
         """Play `card` for the seat to act; returns the winner once the trick is full, else -1."""
-        seat = (self.leader + len(self.trick)) & 3
-        self.hands[seat] &= ~(1 << card)
-        self.played |= 1 << card
+        # The search's rollouts call this millions of times: locals over repeated lookups.
+        trick = self.trick
+        n = len(trick)
+        seat = (self.leader + n) & 3
+        bit = 1 << card
+        self.hands[seat] &= ~bit
+        self.played |= bit
         suit = card // 13
         if suit == SPADES:
             self.broken = True
-        trick = self.trick
-        if trick and suit != trick[0] // 13:
-            self.voids[seat] |= 1 << (trick[0] // 13)
+        if n:
+            led = trick[0] // 13
+            if suit != led:
+                self.voids[seat] |= 1 << led
         trick.append(card)
-        if len(trick) < 4:
+        if n < 3:
             return -1
         winner = (self.leader + winning_index(trick)) & 3
         self.tricks_won[winner] += 1
@@ -165,11 +170,18 @@ class PlayState:
 
 def winning_index(trick: list[int]) -> int:
     win = trick[0]
+    win_suit = win // 13
     at = 0
     for i in range(1, len(trick)):
         c = trick[i]
-        if (c // 13 == win // 13 and c > win) or (c // 13 == SPADES and win // 13 != SPADES):
+        suit = c // 13
+        if suit == win_suit:
+            if c > win:
+                win = c
+                at = i
+        elif suit == SPADES:  # the first trump (a trump already winning has win_suit SPADES)
             win = c
+            win_suit = SPADES
             at = i
     return at
 

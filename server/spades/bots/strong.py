@@ -192,12 +192,15 @@ def sample_world(
         cards.append(low.bit_length() - 1)
         m ^= low
     others = [s for s in range(4) if s != seat]
+    voids = st.voids
+    # Who may hold a card depends only on its suit (the seats that have not shown out).
+    by_suit = [[s for s in others if not voids[s] >> suit & 1] for suit in range(4)]
     for _attempt in range(20):
         rng.shuffle(cards)
         # Most constrained cards first: those fewer seats can hold.
-        allowed = [[s for s in others if not st.voids[s] >> (c // 13) & 1] for c in cards]
+        allowed = [by_suit[c // 13] for c in cards]
         order = sorted(range(len(cards)), key=lambda i: len(allowed[i]))
-        room = {s: sizes[s] for s in others}
+        room = [sizes[s] if s != seat else 0 for s in range(4)]
         hands = [0, 0, 0, 0]
         ok = True
         for i in order:
@@ -282,7 +285,7 @@ CARELESS = (0.0, 0.0, 0.08, 0.15)
 
 def rollout(world: PlayState, seat: int, noise: list[float], rng: random.Random) -> None:
     while world.tricks_done < 13:
-        actor = world.to_act
+        actor = (world.leader + len(world.trick)) & 3  # world.to_act, without the property
         eps = noise[actor]
         if eps and rng.random() < eps:
             legal = nil_safe_moves(world, actor, world.legal(actor))
