@@ -732,12 +732,15 @@ def _lead(
     opp_nils: list[int],
     want_win: bool,
 ) -> int:
-    # The other side (in any order): the seats after and before this one, and across when alone.
-    opponents = ((seat + 1) & 3, (seat + 3) & 3) if partner >= 0 else _OTHERS[seat]
+    # The suits some opponent can ruff: shown out of the suit and not out of spades.
+    ruffable = 0
     voids = st.voids
+    for o in ((seat + 1) & 3, (seat + 3) & 3) if partner >= 0 else _OTHERS[seat]:
+        if not voids[o] >> SPADES & 1:
+            ruffable |= voids[o]
 
     def opp_void(suit: int) -> bool:
-        return any(voids[o] >> suit & 1 and not voids[o] >> SPADES & 1 for o in opponents)
+        return bool(ruffable >> suit & 1)
 
     if partner_nil:
         # Lead winners, then high cards, so the nil partner can play under them.
