@@ -427,8 +427,11 @@ def wants_blind_nil(
 # --- play ----------------------------------------------------------------------------------
 
 
-# Every seat but the one given (individual play: the opponents).
-_OTHERS = tuple(tuple(s for s in range(4) if s != seat) for seat in range(4))
+# A seat's opponents, by whether it has a partner: the seats either side of it, or all three.
+_OPPONENTS = {
+    True: tuple(((seat + 1) & 3, (seat + 3) & 3) for seat in range(4)),
+    False: tuple(tuple(s for s in range(4) if s != seat) for seat in range(4)),
+}
 
 
 def choose_card(st: PlayState, seat: int) -> int:
@@ -465,12 +468,8 @@ def choose_card(st: PlayState, seat: int) -> int:
         side = seat & 1 if st.partnership else seat
         if side < len(st.bags) and st.bags[side] - need >= st.bag_limit - NEAR_BAGS:
             margin = min(margin, SET_MARGIN_NEAR)
-        won = st.tricks_won
-        for s in ((seat + 1) & 3, (seat + 3) & 3) if partner >= 0 else _OTHERS[seat]:
-            opp_need = st.contract[s]  # st.need(s)
-            if opp_need:
-                for t in st.count_seats[s]:
-                    opp_need -= won[t]
+        for s in _OPPONENTS[partner >= 0][seat]:
+            opp_need = st.need(s)
             if opp_need > 0 and remaining - opp_need <= margin:
                 want_win = True
                 break
@@ -735,7 +734,7 @@ def _lead(
     # The suits some opponent can ruff: shown out of the suit and not out of spades.
     ruffable = 0
     voids = st.voids
-    for o in ((seat + 1) & 3, (seat + 3) & 3) if partner >= 0 else _OTHERS[seat]:
+    for o in _OPPONENTS[partner >= 0][seat]:
         if not voids[o] >> SPADES & 1:
             ruffable |= voids[o]
 
