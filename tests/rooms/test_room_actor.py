@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -94,10 +95,10 @@ async def test_turn_timer_lets_the_bot_move_then_the_seat_goes_away(
     seq = room.seq
     assert conn.last_state()["clock"]["turn_deadline"] == round((room.turn_started + 30) * 1000)
     clock.advance(29)
-    # Not yet: the timer's deadline is still ahead of the clock, so its sleep was not woken.
+    # Not yet: the timer's deadline is still ahead of the clock, so the turn still waits.
     plan = room.turns.plan
     assert plan is not None and plan.deadline == room.turn_started + 30 > clock.now()
-    assert room.turns.task is not None and not room.turns.task.done()
+    assert room.turns.waiting and room.turns.task is None
     assert room.seq == seq
     clock.advance(2)
     await settle(lambda: conn.last_state()["room"]["seats"][0]["timed_out"])
@@ -371,4 +372,51 @@ async def test_a_hint_that_fails_is_answered(
     await act(room, host, type="hint", id="h2")  # not "hint_pending": it may ask again
     await settle(lambda: len([e for e in host.errors() if e["code"] == "hint_failed"]) == 2)
     assert [e["ref"] for e in host.errors()] == ["h1", "h2"]
+    await manager.stop()
+
+
+async def test_a_timed_turn_after_another_keeps_the_one_timer_until_it_is_due(
+    store: Any, clock: ManualClock, tmp_path: Path
+) -> None:
+    """Four humans on a 30 s turn timer: each action moves the deadline later, and the
+    timer armed for the first turn stays (no timer or task per action); when it fires
+    early it is armed again for the turn then on, whose seat loses its turn at its own
+    deadline, not earlier."""
+    manager = manager_for(store, clock, tmp_path)
+    await manager.start()
+    room, _, token = await manager.create("P0", {"turn_seconds": 30, "target": 200})
+    tokens = [token]
+    for seat in (1, 2, 3):
+        _, t = await room.call(room.join, f"P{seat}", seat, False)
+        tokens.append(t)
+    conns = [Conn() for _ in range(4)]
+    for conn, t in zip(conns, tokens, strict=True):
+        await hello(room, conn, t)
+    await act(room, conns[0], type="start")
+    game = room.game
+    assert game is not None
+    turns = room.turns
+    first = turns._timer
+    assert first is not None and turns.waiting and turns.task is None
+    for _ in range(2):  # two actions, 10 s apart: each deadline later than the last
+        clock.advance(10)
+        to_act = game.to_act
+        assert to_act is not None
+        seq = room.seq
+        await act(room, conns[to_act], **first_legal("basic", game.view(to_act)))
+        assert room.seq == seq + 1  # the human's own move, not a timeout
+        assert turns._timer is first and turns.waiting and turns.task is None
+        assert turns.plan is not None and turns.plan.deadline == room.turn_started + 30
+    # At the first turn's deadline the timer fires early: it is armed again for this turn.
+    seq, to_act = room.seq, game.to_act
+    deadline = room.turn_started + 30
+    clock.advance(10)
+    await settle(lambda: turns._timer is not first)
+    assert turns.waiting and turns._timer is not None and room.seq == seq
+    clock.advance(deadline - clock.now() - 1)
+    await asyncio.sleep(0.05)
+    assert room.seq == seq and game.to_act == to_act
+    clock.advance(2)  # now due: the bot moves for the seat, which is marked timed out
+    assert to_act is not None
+    await settle(lambda: room.seq > seq and room.seats[to_act].timed_out)
     await manager.stop()

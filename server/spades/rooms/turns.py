@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from spades.engine import ActionError, Game
 
+from .clock import Timer
 from .errors import RoomError
 from .observer import now
 from .seats import Seat
@@ -24,6 +26,10 @@ if TYPE_CHECKING:
     from .room import Room
 
 log = logging.getLogger(__name__)
+
+# A timer may fire this much before its time (the loop's timers count milliseconds, on
+# its own clock): the turn then starts, rather than the timer being armed again.
+EARLY = 0.002
 
 
 @dataclass(frozen=True)
@@ -85,12 +91,27 @@ def plan_turn(
 
 
 class TurnScheduler:
-    """Holds the one pending turn task of a room and the plan it runs."""
+    """Holds the room's plan for the seat to act, the one timer that runs it when due, and
+    the turn task it then starts (the bot's decision and move).
+
+    The timer is lazy: a plan due later than the timer leaves it armed, and when it fires
+    early it is armed again for the plan's time. A timed human turn after another (each
+    action replaces the plan) then costs no timer and no task: the timer fires about once
+    per turn timer, not once per action.
+    """
 
     def __init__(self, room: Room) -> None:
         self.room = room
         self.plan: TurnPlan | None = None
+        self.due: float | None = None  # when the plan's turn starts; None: started or none
         self.task: asyncio.Task[None] | None = None
+        self._timer: Timer | None = None
+        self._armed = math.inf  # when the timer fires
+
+    @property
+    def waiting(self) -> bool:
+        """A plan waits for its time."""
+        return self.plan is not None and self.due is not None
 
     def deadline(self) -> float | None:
         """When the seat to act loses its turn to the bot (None: no clock on this turn)."""
@@ -129,21 +150,50 @@ class TurnScheduler:
         self.reschedule()
 
     def schedule(self, plan: TurnPlan | None) -> None:
-        task = self.task
-        if plan is not None and plan == self.plan and task is not None and not task.done():
-            return
-        self.cancel()
+        if plan is not None and plan == self.plan:
+            task = self.task
+            if self.due is not None or (task is not None and not task.done()):
+                return
+        self._drop_task()
         self.plan = plan
-        if plan is not None:
-            when = plan.deadline
-            if when is None:
-                when = self.room.clock.now() + self.room.config.bot_delay
-            self.task = asyncio.create_task(bot_turn(self.room, plan, when))
+        if plan is None:
+            self.due = None  # an armed timer finds nothing to do
+            return
+        when = plan.deadline
+        if when is None:
+            when = self.room.clock.now() + self.room.config.bot_delay
+        self.due = when
+        if self._timer is None or self._armed > when:
+            self._arm(when)
 
     def cancel(self) -> None:
-        task, self.task, self.plan = self.task, None, None
-        if task is not None and task is not asyncio.current_task():
+        self._drop_task()
+        self.plan = self.due = None
+        timer, self._timer, self._armed = self._timer, None, math.inf
+        if timer is not None:
+            timer.cancel()
+
+    def _drop_task(self) -> None:
+        task, self.task = self.task, None
+        if task is not None and not task.done() and task is not asyncio.current_task():
             task.cancel()
+
+    def _arm(self, when: float) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        self._armed = when
+        self._timer = self.room.clock.call_at(when, self._fire)
+
+    def _fire(self) -> None:
+        self._timer, self._armed = None, math.inf
+        plan, due = self.plan, self.due
+        if plan is None or due is None:
+            return
+        if self.room.clock.now() < due - EARLY:  # armed for an earlier plan: wait on
+            self._arm(due)
+            return
+        self.due = None
+        self.task = asyncio.create_task(bot_turn(self.room, plan))
 
 
 def _is_current(room: Room, plan: TurnPlan) -> bool:
@@ -161,8 +211,8 @@ def bot_seed(room: Room, seq: int) -> int:
     return (room.game_id or 0) * 10_007 + seq
 
 
-async def bot_turn(room: Room, plan: TurnPlan, when: float) -> None:
-    await room.clock.sleep_until(when)
+async def bot_turn(room: Room, plan: TurnPlan) -> None:
+    """The planned turn, once due: the bot decides, and moves if the turn is still on."""
     game = room.game
     if game is None or not _is_current(room, plan):
         return
