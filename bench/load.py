@@ -450,13 +450,19 @@ class SeatClient(asyncio.Protocol):
 
 
 async def open_room(
-    client: httpx.AsyncClient, base: str, kind: str, bot_level: str, i: int, target: int = 500
+    client: httpx.AsyncClient,
+    base: str,
+    kind: str,
+    bot_level: str,
+    i: int,
+    target: int = 500,
+    turn_seconds: int = 0,
 ) -> tuple[str, dict[int, str]]:
     body = {
         "name": f"p{i}",
         "mode": "partnership",
         "target": target,
-        "turn_seconds": 0,
+        "turn_seconds": turn_seconds,
         "game_minutes": 0,
         "rules": {},
         "bot_level": bot_level,
@@ -677,6 +683,7 @@ class Fleet:
     seed: int
     spread: float = 30.0  # games start spread over this many seconds
     players: str = "basic"  # how the simulated humans choose: basic or random
+    turn_seconds: int = 0  # the rooms' turn timer (0: untimed)
     stats: Stats = field(default_factory=Stats)
     stop: asyncio.Event = field(default_factory=asyncio.Event)
     go: bool = False  # games wait for it to start (every room open first)
@@ -694,6 +701,7 @@ class Fleet:
             args.seed,
             args.spread,
             args.players,
+            args.turn_seconds,
         )
 
     async def add_rooms(self, client: httpx.AsyncClient, first: int, n: int) -> None:
@@ -707,7 +715,7 @@ class Fleet:
         async def one(i: int) -> None:
             async with sem:
                 code, seats = await open_room(
-                    client, self.url, self.kind, self.bot_level, i, self.target
+                    client, self.url, self.kind, self.bot_level, i, self.target, self.turn_seconds
                 )
             room = RoomDriver(code, seats, self.stats, self.think, random.Random(self.seed + i))
             host_seat = min(seats)
@@ -922,6 +930,8 @@ class Drivers:
                     str(args.spread),
                     "--players",
                     args.players,
+                    "--turn-seconds",
+                    str(args.turn_seconds),
                 ],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
@@ -1111,6 +1121,12 @@ def main() -> None:
     )
     parser.add_argument(
         "--target", type=int, default=500, help="target score: games end and start again"
+    )
+    parser.add_argument(
+        "--turn-seconds",
+        type=int,
+        default=0,
+        help="the rooms' turn timer (0: untimed; a timer is re-armed after every action)",
     )
     parser.add_argument("--postgres", action="store_true", help="use PostgreSQL (a new database)")
     parser.add_argument("--seed", type=int, default=1)
