@@ -25,7 +25,7 @@ class Settings(BaseSettings):
     )
 
     commit_interval: float = Field(
-        0.002,
+        0.01,
         ge=0,
         le=0.1,
         description="under load, group commits of actions start at most once per this many "

@@ -180,6 +180,38 @@ async def test_concurrent_appends_share_commits_and_keep_every_log(store: SqlSto
         assert [a.action["n"] for a in stored.actions] == list(range(1, 31))
 
 
+async def test_the_commit_interval_gathers_busy_rooms_and_never_holds_a_lone_one(
+    store: SqlStore,
+) -> None:
+    """Under load, group commits start at most once per `commit_interval`, each taking
+    what arrived meanwhile; a room acting alone (one append per commit) is never held."""
+    games = []
+    for r in range(6):
+        await new_room(store, f"room-{r}")
+        games.append(await store.start_game(f"room-{r}", {}, r % 4, f"seed-{r}"))
+    store.commit_interval = 60.0  # held once would take a minute
+    commits = store.commits
+    async with asyncio.timeout(30):
+        for seq in range(1, 41):
+            await store.append_action(ActionRow(games[0], seq, seq % 4, {"n": seq}))
+    assert store.commits - commits == 40
+
+    store.commit_interval = 0.05
+
+    async def play(game_id: int, first: int) -> None:
+        for seq in range(first, first + 10):
+            await store.append_action(ActionRow(game_id, seq, seq % 4, {"n": seq}))
+
+    commits = store.commits
+    await asyncio.gather(play(games[0], 41), *(play(g, 1) for g in games[1:]))
+    # Six rooms at once: after the first commits, each gathers an action of every room.
+    assert store.commits - commits <= 20
+    for r, game_id in enumerate(games):
+        stored = await store.get_room(f"room-{r}")
+        assert stored.game is not None and stored.game.id == game_id
+        assert [a.action["n"] for a in stored.actions] == list(range(1, 51 if r == 0 else 11))
+
+
 async def test_a_bad_append_in_a_batch_fails_alone(store: SqlStore) -> None:
     games = []
     for r in range(3):

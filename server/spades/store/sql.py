@@ -167,9 +167,11 @@ class SqlStore:
         # appends of that while. Every commit has a fixed cost on the event loop and in the
         # database (a round trip, a transaction, an fsync): at 1,000 actions a second, one
         # commit per action was a tenth of the server's CPU. A commit that follows a quiet
-        # spell starts at once, so a lone action waits for nothing.
+        # spell starts at once, and so does one after a commit of a single item (a room
+        # acting alone), so a lone action waits for nothing.
         self.commit_interval = commit_interval
         self._last_commit = -math.inf
+        self._last_batch = 0  # items in the last commit
         self._appender = _SqliteAppender(engine.url) if _on_disk_sqlite(engine.url) else None
         # Batches of appends alone (the hot path) go to a writer process; batches with other
         # writes, or fenced appends, run in the appender thread (sqlite_log.py says why).
@@ -467,13 +469,20 @@ class SqlStore:
         while True:
             await wake.wait()
             while self._pending:
-                if self.commit_interval > 0 and len(self._pending) < self.max_batch:
+                # Held only while busy: by a room acting alone (each commit carries its one
+                # action) nothing is gained, and it would wait for every action.
+                if (
+                    self.commit_interval > 0
+                    and len(self._pending) < self.max_batch
+                    and (self._last_batch > 1 or len(self._pending) > 1)
+                ):
                     wait = self._last_commit + self.commit_interval - time.monotonic()
                     if wait > 0:
                         await wake.sleep(wait)
                 self._last_commit = time.monotonic()
                 batch = self._pending[: self.max_batch]
                 del self._pending[: self.max_batch]
+                self._last_batch = len(batch)
                 self._inflight = batch
                 try:
                     await self._commit_batch(batch)
