@@ -11,7 +11,7 @@ import orjson
 import pytest
 
 from spades.config import Settings
-from spades.rooms import ManualClock
+from spades.rooms import ManualClock, Room
 from spades.store import open_store, upgrade
 from wire import receive
 
@@ -55,6 +55,18 @@ class Conn:
 
     def errors(self) -> list[dict[str, Any]]:
         return [m for m in self.messages if m["type"] == "error"]
+
+
+async def seat_four(room: Room, host_token: str) -> list[Conn]:
+    """Fill seats 1-3 of a room its host (seat 0) opened, and connect all four."""
+    tokens = [host_token]
+    for seat in (1, 2, 3):
+        _, token = await room.call(room.join, f"P{seat}", seat, False)
+        tokens.append(token)
+    conns = [Conn() for _ in range(4)]
+    for conn, token in zip(conns, tokens, strict=True):
+        await room.call(room.attach, conn, token)
+    return conns
 
 
 def first_legal(level: str, view: dict[str, Any], *, seed: int | None = None) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from typing import Any
 
 import orjson
 import pytest
-from room_helpers import Conn, first_legal, make_settings, settle
+from room_helpers import Conn, first_legal, make_settings, seat_four, settle
 
 from spades.engine import Game
 from spades.rooms import BotRunner, ManualClock, Room, RoomConfig, RoomManager, RoomNotFound
@@ -385,13 +385,7 @@ async def test_a_timed_turn_after_another_keeps_the_one_timer_until_it_is_due(
     manager = manager_for(store, clock, tmp_path)
     await manager.start()
     room, _, token = await manager.create("P0", {"turn_seconds": 30, "target": 200})
-    tokens = [token]
-    for seat in (1, 2, 3):
-        _, t = await room.call(room.join, f"P{seat}", seat, False)
-        tokens.append(t)
-    conns = [Conn() for _ in range(4)]
-    for conn, t in zip(conns, tokens, strict=True):
-        await hello(room, conn, t)
+    conns = await seat_four(room, token)
     await act(room, conns[0], type="start")
     game = room.game
     assert game is not None

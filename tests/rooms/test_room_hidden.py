@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from room_helpers import Conn, first_legal, make_settings, settle
+from room_helpers import Conn, first_legal, make_settings, seat_four, settle
 
 from hidden_cards import card_strings, current_hand_only, deals_of, event_leaks, played
 from spades.rooms import BotRunner, ManualClock, Room, RoomConfig, RoomManager
@@ -60,13 +60,7 @@ async def test_no_seat_ever_sees_another_seats_cards(tmp_path: Path, game_number
     mode = ("individual", "partnership")[game_number % 2]
     rules = {"blind_nil_deficit": 0} if game_number % 3 == 0 else {}
     room, _, token = await manager.create("P0", {"mode": mode, "target": 60, "rules": rules})
-    tokens = [token]
-    for seat in (1, 2, 3):
-        _, t = await room.call(room.join, f"P{seat}", seat, False)
-        tokens.append(t)
-    conns = [Conn() for _ in range(4)]
-    for conn, t in zip(conns, tokens, strict=True):
-        await room.call(room.attach, conn, t)
+    conns = await seat_four(room, token)
     spectator = Conn()
     await room.call(room.attach, spectator, None)
     await room.call(room.handle, conns[0], {"type": "start"})
