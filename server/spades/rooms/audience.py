@@ -92,19 +92,21 @@ class Audience:
             message = {**message, "ref": ref}
         self.send(conn, message)
 
-    def follows(self, conn: Connection, game_id: int | None, seq: int) -> bool:
-        """Whether `conn` holds the state of action `seq - 1` of game `game_id`, so the
-        event of action `seq` applies to it (events.py)."""
-        last = self._sent.get(conn.conn_id)
-        return last is not None and last[0] == game_id and self._seq.get(conn.conn_id) == seq - 1
-
-    def sent_event(self, conn: Connection, seq: int, public: dict[str, Any], frame: str) -> None:
-        """Send an event's encoded `frame`; the connection now holds the public view keys of
-        `public` (the next state leaves out those unchanged since), its `room` unchanged."""
-        game_id, room, _ = self._sent[conn.conn_id]
-        self._sent[conn.conn_id] = (game_id, room, public)
-        self._seq[conn.conn_id] = seq
+    def send_event(
+        self, conn: Connection, game_id: int | None, seq: int, public: dict[str, Any], frame: str
+    ) -> bool:
+        """Send an event's encoded `frame` if `conn` holds the state of action `seq - 1` of
+        game `game_id` (the event applies to it, events.py); False: it does not, nothing
+        was sent. Once sent, the connection holds the public view keys of `public` (the
+        next state leaves out those unchanged since), its `room` unchanged."""
+        conn_id = conn.conn_id
+        last = self._sent.get(conn_id)
+        if last is None or last[0] != game_id or self._seq.get(conn_id) != seq - 1:
+            return False
+        self._sent[conn_id] = (game_id, last[1], public)
+        self._seq[conn_id] = seq
         self.hub.send(conn, frame)
+        return True
 
     def broadcast(
         self,

@@ -66,7 +66,7 @@ class Events:
             or last_public is None
             or last[:3] != key[:3]
             or last[3] != seq - 1
-            or last_room != shared
+            or (last_room is not shared and last_room != shared)
         ):
             self.own.clear()
             room.audience.broadcast(room.game_id, states, origin, ref)
@@ -83,7 +83,7 @@ class Events:
         changed = {}
         for k in keys:  # a plain loop: half the cost of a filtering comprehension here
             v = public[k]
-            was = last_public.get(k)
+            was = last_public[k]  # every view has the same keys
             if was is not v and was != v:
                 changed[k] = v
         body = orjson.dumps(
@@ -114,9 +114,7 @@ class Events:
             else:
                 frame = body + part + ',"ref":null}'
             try:
-                if audience.follows(conn, game_id, seq):
-                    audience.sent_event(conn, seq, public, frame)
-                else:
+                if not audience.send_event(conn, game_id, seq, public, frame):
                     audience.send_state(
                         conn, game_id, states(conn.seat), ref if conn is origin else None
                     )

@@ -8,14 +8,15 @@ are called on the event loop and must not block.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Literal
 
 ActionSource = Literal["human", "bot"]
 
 
-def now() -> float:
-    """A monotonic time for measuring durations (not the rooms' injectable game clock)."""
-    return time.perf_counter()
+# A monotonic time for measuring durations (not the rooms' injectable game clock): the C
+# function itself, not a wrapper around it (asked four times per action).
+now: Callable[[], float] = time.perf_counter
 
 
 class Observer:
