@@ -3,7 +3,7 @@
 # /usr/bin/python3 when it is 3.11+ and can make a virtualenv, else the first python3 on PATH:
 # distributions (Debian, Ubuntu, Fedora) and the Docker image's python:3.11-slim build CPython
 # with profile-guided and link-time optimization, which pyenv and plain source builds skip by
-# default, and the server spends about a fifth less CPU per action on such a build
+# default, and the server spends about 12% less CPU per action on such a build
 # (docs/performance.md, "The interpreter").
 PYTHON ?= $(shell for p in /usr/bin/python3 python3; do "$$p" -c 'import sys, venv, ensurepip; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1 && { echo "$$p"; exit 0; }; done; echo python3)
 VENV ?= .venv
