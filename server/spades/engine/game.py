@@ -428,7 +428,8 @@ class Game:
             current = None
             if self.phase == "playing":
                 current = {"leader": play.leader, "cards": _trick_cards(play.leader, play.trick)}
-            sizes = [h.bit_count() for h in play.hands]
+            h = play.hands
+            sizes = [h[0].bit_count(), h[1].bit_count(), h[2].bit_count(), h[3].bit_count()]
             played = self._play_view = (sizes, list(play.tricks_won), current)
         sizes, won, current = played
         bids = self._bids_view
@@ -559,12 +560,19 @@ class Game:
 
 
 def _trick_cards(leader: int, cards: Sequence[int]) -> list[dict[str, Any]]:
-    return [{"seat": (leader + i) % 4, "card": card_text(c)} for i, c in enumerate(cards)]
+    out = []  # (a loop: a comprehension is a function made and called, on Python 3.11)
+    for c in cards:
+        out.append({"seat": leader, "card": _TEXT[c]})
+        leader = (leader + 1) & 3
+    return out
 
 
 # One shared action per card for `legal_actions` (read-only, like the views' other shared
 # pieces): a seat's legal list is rebuilt after every action it may take.
 _PLAY_ACTIONS: tuple[Action, ...] = tuple({"type": "play", "card": card_text(c)} for c in range(52))
+_TEXT: tuple[str, ...] = tuple(card_text(c) for c in range(52))
+# A play's operation by the card's text as the server writes it: parsed once, not per move.
+_PLAY_OPS: dict[str, _Play] = {card_text(c): _Play(c) for c in range(52)}
 
 
 @functools.lru_cache(maxsize=8192)
@@ -600,8 +608,12 @@ def _parse(action: Any, rules: Rules) -> _Op:
         raise errors.MalformedAction("an action is an object with a 'type'")
     kind = action.get("type")
     if kind == "play":
+        card = action.get("card")
+        op = _PLAY_OPS.get(card) if type(card) is str else None
+        if op is not None:  # a card as the server writes it ('AS', 'TH'): the usual case
+            return op
         try:
-            return _Play(parse_card(action.get("card")))  # type: ignore[arg-type]
+            return _Play(parse_card(card))  # type: ignore[arg-type]
         except CardParseError as exc:
             raise errors.MalformedAction(str(exc)) from exc
     if kind == "bid":
@@ -668,10 +680,10 @@ def _code_action(code: int) -> tuple[int | None, Action]:
 
 
 def _format_op(op: _Op) -> Action:
+    if type(op) is _Play:  # shared, read-only, as `last_action` and the legal lists are
+        return _PLAY_ACTIONS[op.card]
     if isinstance(op, _Bid):
         return {"type": "bid", "bid": format_bid(op.tricks, op.blind)}
-    if isinstance(op, _Play):
-        return {"type": "play", "card": card_text(op.card)}
     if isinstance(op, _Look):
         return {"type": "look"}
     return {"type": "time_up"}

@@ -51,10 +51,11 @@ class Events:
         game = room.game
         shared = views.room_dict(room, None)
         clock = views.clock_dict(room)
-        states = views.state_builder(room, shared, clock)  # builds nothing until asked
         if game is None:
             self.key = None
-            room.audience.broadcast(room.game_id, states, origin, ref)
+            room.audience.broadcast(
+                room.game_id, views.state_builder(room, shared, clock), origin, ref
+            )
             return
         seq = game.action_count
         key = (room.game_id, game.hand_number, game.phase, seq)
@@ -69,7 +70,9 @@ class Events:
             or (last_room is not shared and last_room != shared)
         ):
             self.own.clear()
-            room.audience.broadcast(room.game_id, states, origin, ref)
+            room.audience.broadcast(
+                room.game_id, views.state_builder(room, shared, clock), origin, ref
+            )
             return
         game_id = room.game_id
         last_action = game.last_action
@@ -101,10 +104,17 @@ class Events:
             if seat is not None and seat not in own:
                 now, held = game.own_view(seat), self.own.get(seat)
                 self.own[seat] = now
-                diff = now if held is None else {k: v for k, v in now.items() if held[k] != v}
+                if held is None:
+                    diff = now
+                else:  # (a loop: a comprehension is a function made and called, on 3.11)
+                    diff = {}
+                    for k, v in now.items():
+                        if held[k] != v:
+                            diff[k] = v
                 own[seat] = ',"you":' + orjson.dumps(diff).decode() if diff else ""
         no_ref = body + ',"ref":null}'
         audience = room.audience
+        states = None  # whole states, for a connection an event would not follow
         for conn in list(audience.connections.values()):
             part = own.get(conn.seat) if conn.seat is not None else None
             if conn is origin and ref is not None:
@@ -115,6 +125,8 @@ class Events:
                 frame = body + part + ',"ref":null}'
             try:
                 if not audience.send_event(conn, game_id, seq, public, frame):
+                    if states is None:
+                        states = views.state_builder(room, shared, clock)
                     audience.send_state(
                         conn, game_id, states(conn.seat), ref if conn is origin else None
                     )

@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable
-from datetime import UTC, datetime
 from typing import Any
 
 from spades.engine import ActionError, Game, Rules
@@ -75,6 +74,7 @@ class Room:
         self.bots = bots
         self.observer = observer or NO_OBSERVER
         self.base_url = config.public_url.rstrip("/")
+        self.invite_url = f"{self.base_url}/r/{code}"  # read on every broadcast
         self.game: Game | None = None
         self.game_id: int | None = None
         self.turn_started = clock.now()
@@ -136,10 +136,6 @@ class Room:
     @property
     def seq(self) -> int:
         return self.game.action_count if self.game is not None else 0
-
-    @property
-    def invite_url(self) -> str:
-        return f"{self.base_url}/r/{self.code}"
 
     @property
     def connections(self) -> dict[int, Connection]:
@@ -242,7 +238,7 @@ class Room:
         ref = message.get("id")
         kind = message.get("type")
         try:
-            if conn not in self.audience:
+            if conn.conn_id not in self.audience.connections:  # (Audience.__contains__)
                 raise RoomError("say hello first", code="hello_first")
             command = COMMANDS.get(kind) if isinstance(kind, str) else None
             if command is None:
@@ -315,10 +311,11 @@ class Room:
         hands_before = len(game.history)
         recorded = game.apply(seat, action)
         seq = game.action_count
-        at = datetime.fromtimestamp(self.clock.now(), UTC)
         started = now()
         try:
-            await self.store.append_action(ActionRow(game_id, seq, seat, recorded, at))
+            # No time of its own: the store stamps the row with its batch's commit time (at
+            # most the commit interval later), which spares a datetime per action.
+            await self.store.append_action(ActionRow(game_id, seq, seat, recorded))
         except Exception as exc:
             self.observer.store_append(now() - started)
             # Not stored, so it never happened: rebuild the game without it.

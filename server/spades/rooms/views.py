@@ -16,19 +16,24 @@ _SEAT_KEYS = ("seat", "name", "kind", "bot_level", "connected", "away", "timed_o
 
 
 def room_dict(room: Room, you: int | None = None) -> dict[str, Any]:
-    online = room.audience.online()
-    seats = [
-        (
-            s.index,
-            s.name,
-            s.kind,
-            s.bot_level,
-            s.kind == "bot" or s.index in online,
-            s.away,
-            s.timed_out,
+    # Plain loops, no comprehensions: this runs once per action, and on Python 3.11 each
+    # comprehension is a function object made and called.
+    online = set()
+    for c in room.audience.connections.values():
+        online.add(c.seat)
+    seats = []
+    for s in room.seats:
+        seats.append(
+            (
+                s.index,
+                s.name,
+                s.kind,
+                s.bot_level,
+                s.kind == "bot" or s.index in online,
+                s.away,
+                s.timed_out,
+            )
         )
-        for s in room.seats
-    ]
     # Everything the dict is made of, and it is made from this alone (so the two cannot drift).
     key = (
         room.room_id,
