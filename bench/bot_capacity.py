@@ -64,8 +64,8 @@ class Human:
         self.seq = -1
         self.event = asyncio.Event()
 
-    def send(self, message: dict[str, Any] | str) -> None:
-        if isinstance(message, str):  # an event comes encoded (docs/protocol.md, "event")
+    def send(self, message: dict[str, Any] | bytes) -> None:
+        if isinstance(message, bytes):  # an event comes encoded (docs/protocol.md, "event")
             message = json.loads(message)
         if message["type"] == "event":
             if self.view is None or message["seq"] != self.seq + 1:

@@ -45,13 +45,13 @@ class Socket:
         self.events = 0
         self.view: dict[str, Any] | None = None
 
-    def send(self, message: dict[str, Any] | str) -> None:
-        if isinstance(message, str):
+    def send(self, message: dict[str, Any] | bytes) -> None:
+        if isinstance(message, bytes):
             self.events += 1
-            text = message
+            data = message
         else:
-            text = orjson.dumps(message).decode()
-        self.bytes += len(text)
+            data = orjson.dumps(message)
+        self.bytes += len(data)
 
     def close(self, code: int, reason: str) -> None:
         pass

@@ -31,8 +31,8 @@ class Conn:
         self.closed: tuple[int, str] | None = None
         self.event = asyncio.Event()
 
-    def send(self, message: dict[str, Any] | str) -> None:
-        if isinstance(message, str):  # an event, encoded once for every connection
+    def send(self, message: dict[str, Any] | bytes) -> None:
+        if isinstance(message, bytes):  # an event, encoded once for every connection
             message = orjson.loads(message)
             assert isinstance(message, dict)
         if message["type"] in ("state", "event"):

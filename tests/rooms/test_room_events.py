@@ -20,7 +20,7 @@ class Checking(Conn):
         self.room = room
         self.mismatches: list[tuple[int, list[str]]] = []
 
-    def send(self, message: dict[str, Any] | str) -> None:
+    def send(self, message: dict[str, Any] | bytes) -> None:
         super().send(message)
         game = self.room.game
         states = self.states()

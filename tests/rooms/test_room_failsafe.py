@@ -178,8 +178,8 @@ async def test_a_connection_whose_send_fails_does_not_stop_the_others(
     store: Any, clock: ManualClock, tmp_path: Path
 ) -> None:
     class Broken(Conn):
-        def send(self, message: dict[str, Any] | str) -> None:
-            if self.messages and (isinstance(message, str) or message["type"] == "state"):
+        def send(self, message: dict[str, Any] | bytes) -> None:
+            if self.messages and (isinstance(message, bytes) or message["type"] == "state"):
                 raise OSError("injected failure of a socket")
             super().send(message)
 

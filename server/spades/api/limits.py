@@ -132,10 +132,15 @@ class TokenBucket:
 
     def take(self, cost: float = 1.0) -> bool:
         now = self._now()
-        self._tokens = min(self.burst, self._tokens + (now - self._last) * self.rate)
+        burst = self.burst
+        tokens = self._tokens + (now - self._last) * self.rate
+        if tokens > burst:  # (comparisons, not min(): once per message received)
+            tokens = burst
         self._last = now
-        cost = min(cost, self.burst)  # the dearest message still passes on a full bucket
-        if self._tokens < cost:
+        if cost > burst:  # the dearest message still passes on a full bucket
+            cost = burst
+        if tokens < cost:
+            self._tokens = tokens
             return False
-        self._tokens -= cost
+        self._tokens = tokens - cost
         return True

@@ -82,29 +82,29 @@ class WsConnection:
         self._backlog: deque[Any] | None = None  # None: no write in flight
         self._flusher: asyncio.Task[None] | None = None
 
-    def send(self, message: dict[str, Any] | str) -> None:
-        """A message, or one already encoded as JSON text (an `event`, rooms/events.py)."""
+    def send(self, message: dict[str, Any] | bytes) -> None:
+        """A message, or one already encoded as UTF-8 JSON (an `event`, rooms/events.py)."""
         if self.closing is not None:
             return
-        if self.metrics is not None and type(message) is dict and message.get("type") == "error":
-            self.metrics.error_sent(str(message.get("code")))
+        if isinstance(message, bytes):  # an event: the hot path
+            payload = message
+        else:
+            if self.metrics is not None and message.get("type") == "error":
+                self.metrics.error_sent(str(message.get("code")))
+            # orjson, not json: encoding state messages was the largest single cost of a
+            # busy server (about a sixth of its CPU with the standard library).
+            payload = orjson.dumps(message)
         if self._backlog is not None:
             if len(self._backlog) >= self.limit:
                 self.close(CLOSE_SLOW, "too slow to read its messages")
             else:
-                self._backlog.append(message)
+                self._backlog.append(payload)
             return
-        # orjson, not json: encoding state messages was the largest single cost of a
-        # busy server (about a sixth of its CPU with the standard library).
-        if self.direct is not None:
-            payload = message.encode() if type(message) is str else orjson.dumps(message)
-            if self.direct.send_text(payload):
-                return
-            text = payload.decode()
-        else:
-            text = message if type(message) is str else orjson.dumps(message).decode()
+        if self.direct is not None and self.direct.send_text(payload):
+            return
+        text = payload.decode()
         if asyncio.current_task() is None:  # never step the send outside a task
-            self._backlog = deque([message])
+            self._backlog = deque([payload])
             self._flusher = asyncio.get_running_loop().create_task(self._flush(None, None))
             return
         write = self.websocket.send_text(text)
@@ -142,9 +142,7 @@ class WsConnection:
                     with contextlib.suppress(Exception):
                         await self.websocket.close(code=code, reason=reason)
                     return
-                if type(message) is not str:
-                    message = orjson.dumps(message).decode()
-                await self.websocket.send_text(message)
+                await self.websocket.send_text(message.decode())
         except Exception:
             if self.closing is None:
                 self.closing = (1006, "")
@@ -228,7 +226,7 @@ def parse_frame(data: str | bytes) -> tuple[dict[str, Any] | None, Any]:
         # The game's own moves, in the shape the clients send them, skip the models: a
         # sixth of the receive path's CPU. Anything else is left to the models.
         move = _game_move(raw)
-        if move is not None and not _SURROGATE_ESCAPE.search(data):
+        if move is not None and ("\\" not in data or not _SURROGATE_ESCAPE.search(data)):
             return move, None
     if not isinstance(raw, dict):
         return None, _error("invalid_message", "a message is a JSON object with a 'type'")
@@ -289,11 +287,14 @@ class FrameIntake:
     """One socket's incoming frames: sized, parsed, rate-limited, then handed to the room.
 
     Nothing here waits for the room: its actor runs what it is handed one command at a
-    time, in the order handed, and each command's refusal or failure is answered from the
-    command's outcome (`_done`). So a frame is taken the moment it is read: by
+    time, in the order handed, and tells each command's failure, if any, to `_answered`,
+    which answers refusals. So a frame is taken the moment it is read: by
     `GameSocketProtocol` straight from the socket (`DirectSender.on_text`), else from the
     endpoint's receive loop; both come here, in the order the frames came. The rate limit
     bounds what one socket can have waiting in the room.
+
+    A room's actor takes each command with `post` (no future, no callback scheduled per
+    message); a room relayed to its owner (cluster) has no actor, and a task runs each.
     """
 
     def __init__(
@@ -305,16 +306,19 @@ class FrameIntake:
         self.metrics = metrics
         self.bucket = TokenBucket(settings.messages_per_second, settings.message_burst)
         self.strikes = 0
-        self.last: asyncio.Future[Any] | None = None  # the latest command handed to the room
-        self.unanswered = 0  # commands whose outcome `_done` has not looked at yet
+        self._post = getattr(room, "post", None)  # looked up once, not per frame
+        self.handed = 0  # commands handed to the room
+        self.answered = 0  # commands whose outcome `_answered` has seen
+        # Replies to frames the room never saw, each waiting until the commands handed
+        # before it are answered: (commands handed then, the reply).
+        self._held: deque[tuple[int, dict[str, Any]]] = deque()
 
     def reply(self, message: dict[str, Any]) -> None:
-        """Answer a frame the room never sees, after the answers to the frames before it
-        (a done future's callbacks run in the order they were added)."""
-        if self.unanswered == 0 or self.last is None:
+        """Answer a frame the room never sees, after the answers to the frames before it."""
+        if self.answered >= self.handed:
             self.conn.send(message)
         else:
-            self.last.add_done_callback(lambda _: self.conn.send(message))
+            self._held.append((self.handed, message))
 
     def take(self, data: str | bytes) -> None:
         """One frame's text (or bytes); never raises (it may run in the socket's callback)."""
@@ -333,7 +337,7 @@ class FrameIntake:
         if conn.closing is not None:
             return
         received = now()
-        if isinstance(data, str):  # its size in bytes (isascii is a flag CPython keeps)
+        if type(data) is str:  # its size in bytes (isascii is a flag CPython keeps)
             size = len(data) if data.isascii() else len(data.encode())
         else:
             size = len(data)
@@ -350,48 +354,62 @@ class FrameIntake:
             )
             return
         message, error = parse_frame(data)
+        kind = None if message is None else message["type"]
         # Weighed by what it costs the server (limits.MESSAGE_COSTS), not just counted.
-        if not self.bucket.take(frame_cost(None if message is None else message["type"], size)):
+        if not self.bucket.take(frame_cost(kind, size)):
             conn.close(CLOSE_POLICY, "message rate exceeded")
             return
         if message is None:
             self.reply(error)
             return
-        if message["type"] == "ping":
+        if kind == "ping":
             self.reply({"type": "pong", "ref": message.get("id")})
             return
         room = self.room
+        if kind == "hello":
+            fn, args = room.attach, (conn, message.get("token"), message.get("id"))
+        else:
+            fn, args = room.handle, (conn, message, received)
         try:
-            if message["type"] == "hello":
-                done = _submit(room, room.attach, conn, message.get("token"), message.get("id"))
+            if self._post is not None:
+                self._post(fn, args, self._answered, message)
             else:
-                done = _submit(room, room.handle, conn, message, received)
+                task = asyncio.ensure_future(room.call(fn, *args))
+                task.add_done_callback(lambda done: self._done(done, message))
         except RoomError as exc:  # the room is closed
             self._refused(exc, message)
             return
-        self.unanswered += 1
-        done.add_done_callback(lambda future: self._done(future, message))
-        self.last = done
+        self.handed += 1
 
     def _done(self, future: asyncio.Future[Any], message: dict[str, Any]) -> None:
-        self.unanswered -= 1
         if future.cancelled():
-            return
-        exc = future.exception()
-        if exc is None:
-            return
-        if isinstance(exc, RoomError):
-            self._refused(exc, message)
-            return
-        # A bug met by one message answers that message; the connection goes on.
-        log.error(
-            "room %s: a %s message failed",
-            self.room.code,
-            message["type"],
-            exc_info=exc,
-            extra={"room": self.room.code, "seat": self.conn.seat},
-        )
-        self.conn.send(_error("server_error", "the server failed on that message", None))
+            self._answered(None, message)
+        else:
+            self._answered(future.exception(), message)
+
+    def _answered(self, exc: BaseException | None, message: dict[str, Any]) -> None:
+        """A command's outcome: refusals and failures are answered, then the replies that
+        waited for it go out."""
+        self.answered += 1
+        try:
+            if exc is None:
+                pass
+            elif isinstance(exc, RoomError):
+                self._refused(exc, message)
+            else:
+                # A bug met by one message answers that message; the connection goes on.
+                log.error(
+                    "room %s: a %s message failed",
+                    self.room.code,
+                    message["type"],
+                    exc_info=exc,
+                    extra={"room": self.room.code, "seat": self.conn.seat},
+                )
+                self.conn.send(_error("server_error", "the server failed on that message", None))
+        finally:
+            held = self._held
+            while held and held[0][0] <= self.answered:
+                self.conn.send(held.popleft()[1])
 
     def _refused(self, exc: RoomError, message: dict[str, Any]) -> None:
         room, conn = self.room, self.conn
@@ -404,16 +422,6 @@ class FrameIntake:
         conn.send(_error(exc.code, exc.message, message.get("id")))
         if room.closed:
             conn.close(CLOSE_ABANDONED, "the room is closed")
-
-
-def _submit(room: Any, fn: Callable[..., Awaitable[Any]], *args: Any) -> asyncio.Future[Any]:
-    """`fn(*args)` handed to the room's actor (a `RelayedRoom` has none: a task runs it)."""
-    submit = getattr(room, "submit", None)
-    if submit is not None:
-        future: asyncio.Future[Any] = submit(fn, *args)
-        return future
-    task: asyncio.Future[Any] = asyncio.ensure_future(room.call(fn, *args))
-    return task
 
 
 async def websocket_endpoint(

@@ -40,7 +40,6 @@ from typing import Any
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.frames import Frame, Opcode
-from websockets.protocol import State
 
 try:  # websockets' own C unmasking, as its parser uses
     from websockets.speedups import apply_mask
@@ -79,16 +78,24 @@ class DirectSender:
 
     def send_text(self, payload: bytes) -> bool:
         p = self._protocol
+        transport = p.transport
+        # As uvicorn's own send checks, without a Python call: `write_paused` mirrors its
+        # `writable` event, and a transport closing stands for websockets' state past OPEN
+        # (uvicorn closes the transport whenever a close frame goes out or comes in).
         if (
             p.close_sent
             or p.disconnected
+            or p.write_paused
             or not p.handshake_complete
             or p.initial_response is not None
-            or not p.writable.is_set()
-            or p.conn.state is not State.OPEN
+            or transport.is_closing()
         ):
             return False
-        p.transport.write(text_frame(payload))
+        size = len(payload)  # text_frame, inline: this runs for every socket of every action
+        if size < 126:
+            transport.write(_SHORT.pack(_TEXT_FIN, size) + payload)
+        else:
+            transport.write(text_frame(payload))
         return True
 
 
@@ -96,6 +103,7 @@ class GameSocketProtocol(WebSocketsSansIOProtocol):
     """`spades serve`'s WebSocket protocol (uvicorn's `ws` setting)."""
 
     direct: DirectSender | None = None
+    write_paused = False  # uvicorn's `writable` is clear (the transport holds writes back)
     # Whether this protocol reads the client's frames itself (`_take_frames`) instead of
     # websockets: from the handshake on, and only while websockets has seen no frame byte.
     _own_frames = False
@@ -193,6 +201,18 @@ class GameSocketProtocol(WebSocketsSansIOProtocol):
             super().handle_text(event)  # uvicorn's answer to invalid UTF-8 (close 1007)
             return
         take(text)
+
+    def pause_writing(self) -> None:
+        self.write_paused = True
+        super().pause_writing()
+
+    def resume_writing(self) -> None:
+        self.write_paused = False
+        super().resume_writing()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.write_paused = False  # as uvicorn sets `writable`: nothing will drain now
+        super().connection_lost(exc)
 
     def send_keepalive_ping(self) -> None:
         interval = self.ping_interval

@@ -68,11 +68,11 @@ class RemoteConnection:
         self.closed = False
         self.room: Room | None = None
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: dict[str, Any] | bytes) -> None:
         if not self.closed:
-            self.relay.post(
-                self.edge, {"t": "s", "c": self.edge_conn, "m": message}, deaf=self.lost
-            )
+            # An event comes encoded already: embedded as it is.
+            body = orjson.Fragment(message) if isinstance(message, bytes) else message
+            self.relay.post(self.edge, {"t": "s", "c": self.edge_conn, "m": body}, deaf=self.lost)
 
     def lost(self) -> None:
         """A message for the socket was not delivered: nobody listens on the edge's channel

@@ -335,7 +335,7 @@ class Game:
             assert isinstance(op, _Play)
             play = self.play
             leader = play.leader
-            trick = [*play.trick, op.card]
+            trick = play.trick  # the list `play` appends this card to, and then drops
             winner = play.play(op.card)
             self._play_view = None
             if winner >= 0:
@@ -409,7 +409,8 @@ class Game:
             return acts
         if seat != self.to_act:
             return []
-        return [_PLAY_ACTIONS[c] for c in cards_of(self.play.legal())]
+        # map, not a comprehension (on Python 3.11 each is a function made and called)
+        return list(map(_PLAY_ACTIONS.__getitem__, cards_of(self.play.legal())))
 
     # --- views ------------------------------------------------------------------------
 

@@ -17,8 +17,11 @@ from .errors import WrongStatus
 log = logging.getLogger(__name__)
 
 Job = Callable[..., Awaitable[Any]]
-# A queued command: the function, its arguments (no closure made per command), its outcome.
-Item = tuple[Job, tuple[Any, ...], "asyncio.Future[Any]"]
+# Told a posted command's outcome: None (done) or what it raised, and the command's tag.
+Answer = Callable[[BaseException | None, Any], None]
+# A queued command: the function, its arguments (no closure made per command), and either
+# the future of its outcome or (posted) the function to tell it to and its tag.
+Item = tuple[Job, tuple[Any, ...], "asyncio.Future[Any] | None", Answer | None, Any]
 
 
 async def _STOP() -> None:  # the queue marker that ends the worker
@@ -65,29 +68,36 @@ class Actor:
                         await waiter
                     finally:
                         self._waiter = None
-                job, args, future = queue.popleft()
+                job, args, future, answer, tag = queue.popleft()
                 if job is _STOP:
+                    assert future is not None
                     future.set_result(None)
                     return
-                if future.done():
+                if future is not None and future.done():
                     continue
+                failure: BaseException | None = None
                 try:
                     result = await job(*args)
                 except asyncio.CancelledError as exc:
-                    if not future.done():
-                        future.set_exception(WrongStatus("the room stopped", code="room_closed"))
+                    failure = WrongStatus("the room stopped", code="room_closed")
+                    if future is not None and not future.done():
+                        future.set_exception(failure)
                     task = asyncio.current_task()
                     if task is not None and task.cancelling():
+                        _tell(answer, failure, tag)
                         raise  # the worker itself is being stopped
                     # A job cancelled from inside (a wait it did was cancelled): its caller is
                     # answered, and the room goes on with the next command.
                     log.warning("%s: a command was cancelled: %r", self.name, exc)
                 except Exception as exc:
-                    if not future.done():
+                    failure = exc
+                    if future is not None and not future.done():
                         future.set_exception(exc)
                 else:
-                    if not future.done():
+                    if future is not None and not future.done():
                         future.set_result(result)
+                if answer is not None:
+                    _tell(answer, failure, tag)
                 if self._after_each is not None:
                     try:
                         self._after_each()
@@ -97,12 +107,14 @@ class Actor:
             # However the worker ends, nobody is left waiting on a command it will not run.
             self.closed = True
             while self._queue:
-                job, _args, future = self._queue.popleft()
-                if not future.done():
+                job, _args, future, answer, tag = self._queue.popleft()
+                if future is not None and not future.done():
                     if job is _STOP:
                         future.set_result(None)
                     else:
                         future.set_exception(WrongStatus("this room is closed", code="room_closed"))
+                if answer is not None:
+                    _tell(answer, WrongStatus("this room is closed", code="room_closed"), tag)
 
     async def call(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> Any:
         """Run `fn(*args)` inside the actor, after every command queued before it."""
@@ -114,8 +126,18 @@ class Actor:
         if self.closed:
             raise WrongStatus("this room is closed", code="room_closed")
         future: asyncio.Future[Any] = self._running_loop().create_future()
-        self._put((fn, args, future))
+        self._put((fn, args, future, None, None))
         return future
+
+    def post(self, fn: Job, args: tuple[Any, ...], answer: Answer, tag: Any = None) -> None:
+        """`submit` without a future: queue `fn(*args)`; once it has run, `answer(None, tag)`,
+        or `answer(exc, tag)` with what it raised, is called inside the actor (and for a
+        command the actor never runs, when it stops). No future, no callback scheduled on
+        the loop: the WebSocket endpoint posts every client message this way. Raises
+        WrongStatus at once when the actor is closed."""
+        if self.closed:
+            raise WrongStatus("this room is closed", code="room_closed")
+        self._put((fn, args, None, answer, tag))
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         """A side task, cancelled when the actor stops."""
@@ -134,8 +156,16 @@ class Actor:
         if worker is None or worker is asyncio.current_task() or worker.done():
             return
         done: asyncio.Future[Any] = self._running_loop().create_future()
-        self._put((_STOP, (), done))
+        self._put((_STOP, (), done, None, None))
         try:
             await asyncio.wait_for(asyncio.shield(worker), 10)
         except (TimeoutError, asyncio.CancelledError):
             worker.cancel()
+
+
+def _tell(answer: Answer | None, failure: BaseException | None, tag: Any) -> None:
+    if answer is not None:
+        try:
+            answer(failure, tag)
+        except Exception:
+            log.exception("answering a command failed")

@@ -93,7 +93,7 @@ class Audience:
         self.send(conn, message)
 
     def send_event(
-        self, conn: Connection, game_id: int | None, seq: int, public: dict[str, Any], frame: str
+        self, conn: Connection, game_id: int | None, seq: int, public: dict[str, Any], frame: bytes
     ) -> bool:
         """Send an event's encoded `frame` if `conn` holds the state of action `seq - 1` of
         game `game_id` (the event applies to it, events.py); False: it does not, nothing

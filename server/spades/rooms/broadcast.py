@@ -3,7 +3,7 @@
 A room never touches a socket. It hands each message for a connection to its `Hub`;
 the in-process hub calls the connection's own non-blocking `send`. A Redis hub would
 publish the same messages to the process that holds the socket (an `event` comes already
-encoded as JSON text, to be forwarded as it is).
+encoded as UTF-8 JSON, to be forwarded as it is).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 Message = dict[str, Any]
-# A message already encoded as JSON text (an `event`, built once per action: events.py).
-Frame = str
+# A message already encoded as UTF-8 JSON (an `event`, built once per action: events.py).
+Frame = bytes
 
 
 class Connection(Protocol):

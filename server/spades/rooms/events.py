@@ -65,8 +65,10 @@ class Events:
         if (
             last is None
             or last_public is None
-            or last[:3] != key[:3]
             or last[3] != seq - 1
+            or last[2] != key[2]
+            or last[1] != key[1]
+            or last[0] != key[0]
             or (last_room is not shared and last_room != shared)
         ):
             self.own.clear()
@@ -98,8 +100,8 @@ class Events:
                 "view": changed,
                 "clock": clock,
             }
-        ).decode()[:-1]
-        own: dict[int | None, str] = {}
+        )[:-1]
+        own: dict[int | None, bytes] = {}
         for seat in (acted, last_public["to_act"], public["to_act"]):
             if seat is not None and seat not in own:
                 now, held = game.own_view(seat), self.own.get(seat)
@@ -111,24 +113,25 @@ class Events:
                     for k, v in now.items():
                         if held[k] != v:
                             diff[k] = v
-                own[seat] = ',"you":' + orjson.dumps(diff).decode() if diff else ""
-        no_ref = body + ',"ref":null}'
+                own[seat] = b',"you":' + orjson.dumps(diff) if diff else b""
+        no_ref = body + b',"ref":null}'
         audience = room.audience
         states = None  # whole states, for a connection an event would not follow
         for conn in list(audience.connections.values()):
-            part = own.get(conn.seat) if conn.seat is not None else None
+            seat = conn.seat
+            part = own.get(seat) if seat is not None else None
             if conn is origin and ref is not None:
-                frame = body + (part or "") + ',"ref":' + orjson.dumps(ref).decode() + "}"
+                frame = body + (part or b"") + b',"ref":' + orjson.dumps(ref) + b"}"
             elif not part:
                 frame = no_ref
             else:
-                frame = body + part + ',"ref":null}'
+                frame = body + part + b',"ref":null}'
             try:
                 if not audience.send_event(conn, game_id, seq, public, frame):
                     if states is None:
                         states = views.state_builder(room, shared, clock)
                     audience.send_state(
-                        conn, game_id, states(conn.seat), ref if conn is origin else None
+                        conn, game_id, states(seat), ref if conn is origin else None
                     )
             except Exception:
                 # As Audience.broadcast: the others are served all the same.

@@ -21,7 +21,7 @@ from spades.engine import ActionError, Game, Rules
 from spades.store.protocol import ActionRow, FencedOut, HandRow, RoomStatus, Store, StoredRoom
 
 from . import presence, seating, views
-from .actor import Actor
+from .actor import Actor, Answer
 from .audience import CLOSE_ABANDONED, Audience
 from .bots import BotRunner
 from .broadcast import Connection, Hub
@@ -101,9 +101,13 @@ class Room:
         return await self.actor.submit(fn, *args)
 
     def submit(self, fn: Any, *args: Any) -> asyncio.Future[Any]:
-        """`call` without waiting (the WebSocket endpoint's way: it answers refusals from
-        the future's outcome)."""
+        """`call` without waiting: the future tells the outcome."""
         return self.actor.submit(fn, *args)
+
+    def post(self, fn: Any, args: tuple[Any, ...], answer: Answer, tag: Any = None) -> None:
+        """`call` without waiting or a future (the WebSocket endpoint's way: `answer` is
+        told each command's failure, if any, and answers refusals): `Actor.post`."""
+        self.actor.post(fn, args, answer, tag)
 
     async def stop(self) -> None:
         """Stop taking commands, let the ones queued finish (so nothing is half stored)."""
@@ -339,11 +343,12 @@ class Room:
         self.observer.action(recorded["type"])
         if recorded["type"] in ("bid", "play"):
             self.turn_started = self.clock.now()
-        for entry in game.history[hands_before:]:
-            row = HandRow(game_id, entry["hand"], entry)
-            await self.bookkeeping.write(
-                f"storing hand {row.hand_number} of game {game_id}", self._hand_write(row)
-            )
+        if len(game.history) != hands_before:  # (no slice per action)
+            for entry in game.history[hands_before:]:
+                row = HandRow(game_id, entry["hand"], entry)
+                await self.bookkeeping.write(
+                    f"storing hand {row.hand_number} of game {game_id}", self._hand_write(row)
+                )
         if game.phase == "over":
             await self.finish_game()
         return recorded

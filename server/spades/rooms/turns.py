@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -55,17 +55,20 @@ def turn_deadline(
     *,
     turn_started: float,
     turn_seconds: int,
-    connected: bool,
+    connected: bool | Callable[[int], bool],
     grace: float,
 ) -> float | None:
     """When the seat to act loses its turn to the bot (None: no clock on this turn).
-    `connected`: whether the seat to act has a connection."""
+    `connected`: whether the seat to act has a connection (or a function of the seat that
+    tells, asked only when it matters)."""
     if game is None or game.phase == "over" or game.to_act is None:
         return None
     seat = seats[game.to_act]
     if seat.kind != "human" or seat.away:
         return None
     deadline = turn_started + turn_seconds if turn_seconds else None
+    if not isinstance(connected, bool):
+        connected = connected(seat.index)
     if not connected:
         gone = max(turn_started, seat.disconnected_at or turn_started)
         deadline = gone + grace if deadline is None else min(deadline, gone + grace)
@@ -116,14 +119,12 @@ class TurnScheduler:
     def deadline(self) -> float | None:
         """When the seat to act loses its turn to the bot (None: no clock on this turn)."""
         room = self.room
-        game = room.game
-        to_act = game.to_act if game is not None else None
         return turn_deadline(
-            game,
+            room.game,
             room.seats,
             turn_started=room.turn_started,
             turn_seconds=room.settings.turn_seconds,
-            connected=to_act is not None and room.connected(to_act),
+            connected=room.audience.connected,  # asked only for a human's turn
             grace=room.config.grace_seconds,
         )
 

@@ -6,7 +6,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .broadcast import Message
-from .clock import epoch_ms
 
 if TYPE_CHECKING:
     from .room import Room
@@ -89,10 +88,12 @@ def summary(room: Room) -> dict[str, Any]:
 
 
 def clock_dict(room: Room) -> dict[str, Any]:
+    # epoch_ms inline (this runs once per action)
+    turn, game = room.turn_deadline(), room.game_clock.deadline
     return {
-        "turn_deadline": epoch_ms(room.turn_deadline()),
-        "game_deadline": epoch_ms(room.game_deadline),
-        "now": epoch_ms(room.clock.now()),
+        "turn_deadline": None if turn is None else round(turn * 1000),
+        "game_deadline": None if game is None else round(game * 1000),
+        "now": round(room.clock.now() * 1000),
     }
 
 

@@ -123,11 +123,17 @@ def as_store(store: SqlStore) -> Store:
     return store
 
 
-@dataclass
 class _Pending:
-    row: ActionRow
-    future: asyncio.Future[None]
-    fence: int | None = None
+    """An append waiting for its group commit (a plain class: one is made per action)."""
+
+    __slots__ = ("fence", "future", "row")
+
+    def __init__(
+        self, row: ActionRow, future: asyncio.Future[None], fence: int | None = None
+    ) -> None:
+        self.row = row
+        self.future = future
+        self.fence = fence
 
 
 @dataclass
