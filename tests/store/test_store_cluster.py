@@ -199,7 +199,9 @@ async def test_a_claim_in_flight_fences_an_append_waiting_behind_it(
         # or the write lock (SQLite) while the old owner tries to append.
         transaction = await conn.begin()
         await conn.execute(text("UPDATE rooms SET fence = 2 WHERE id = 'r'"))
-        append = asyncio.create_task(store.append_action(ActionRow(game_id, 1, 1, bid(3)), fence=1))
+        append = asyncio.ensure_future(
+            store.append_action(ActionRow(game_id, 1, 1, bid(3)), fence=1)
+        )
         if backend == "postgresql":
             # Wait (no deadline of our own) until the append is blocked on the room's row.
             async with store.engine.connect() as watcher:

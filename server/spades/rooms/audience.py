@@ -11,7 +11,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from .broadcast import Connection, Hub, Message
+from .broadcast import Connection, Hub, Message, Send
 
 log = logging.getLogger(__name__)
 
@@ -34,14 +34,17 @@ class Audience:
         self.connections: dict[int, Connection] = {}
         self._sent: dict[int, tuple[int | None, Message, dict[str, Any] | None]] = {}
         self._seq: dict[int, int] = {}  # the seq of the last state or event each was sent
+        self._senders: dict[int, Send] = {}  # the hub's function for each connection
 
     def add(self, conn: Connection) -> None:
         self.connections[conn.conn_id] = conn
+        self._senders[conn.conn_id] = self.hub.sender(conn)
         self.forget(conn)  # its next state is whole
 
     def remove(self, conn: Connection) -> bool:
         """False when it was not here."""
         self.forget(conn)
+        self._senders.pop(conn.conn_id, None)
         return self.connections.pop(conn.conn_id, None) is not None
 
     def forget(self, conn: Connection) -> None:
@@ -80,6 +83,7 @@ class Audience:
             self.error(conn, error, text, None)
             self.close(conn, code, reason)
         self.connections.clear()
+        self._senders.clear()
         self._sent.clear()
         self._seq.clear()
 
@@ -92,21 +96,45 @@ class Audience:
             message = {**message, "ref": ref}
         self.send(conn, message)
 
-    def send_event(
-        self, conn: Connection, game_id: int | None, seq: int, public: dict[str, Any], frame: bytes
-    ) -> bool:
-        """Send an event's encoded `frame` if `conn` holds the state of action `seq - 1` of
-        game `game_id` (the event applies to it, events.py); False: it does not, nothing
-        was sent. Once sent, the connection holds the public view keys of `public` (the
-        next state leaves out those unchanged since), its `room` unchanged."""
-        conn_id = conn.conn_id
-        last = self._sent.get(conn_id)
-        if last is None or last[0] != game_id or self._seq.get(conn_id) != seq - 1:
-            return False
-        self._sent[conn_id] = (game_id, last[1], public)
-        self._seq[conn_id] = seq
-        self.hub.send(conn, frame)
-        return True
+    def send_events(
+        self,
+        game_id: int | None,
+        seq: int,
+        public: dict[str, Any],
+        frames: dict[int | None, bytes],
+        default: bytes,
+        origin: Connection | None = None,
+        origin_frame: bytes | None = None,
+    ) -> list[Connection]:
+        """An event's encoded frame to each connection that holds the state of action
+        `seq - 1` of game `game_id` (the event applies to it, events.py): `origin_frame` to
+        `origin` (when given), else its seat's frame in `frames`, else `default`. Those
+        connections then hold the public view keys of `public` (the next state leaves out
+        those unchanged since), their `room` unchanged. Returns the others, which need a
+        whole state. One loop for every connection, the bookkeeping inline: it runs for
+        every socket of every action."""
+        sent, seqs, senders = self._sent, self._seq, self._senders
+        behind: list[Connection] = []
+        before = seq - 1
+        for conn in list(self.connections.values()):
+            conn_id = conn.conn_id
+            last = sent.get(conn_id)
+            if last is None or last[0] != game_id or seqs.get(conn_id) != before:
+                behind.append(conn)
+                continue
+            if conn is origin and origin_frame is not None:
+                frame = origin_frame
+            else:
+                frame = frames.get(conn.seat, default)
+            sent[conn_id] = (game_id, last[1], public)
+            seqs[conn_id] = seq
+            try:
+                senders[conn_id](frame)
+            except Exception:
+                # As `broadcast`: the others are served all the same.
+                log.exception("sending an event to connection %s failed", conn_id)
+                self.forget(conn)
+        return behind
 
     def broadcast(
         self,

@@ -8,6 +8,7 @@ encoded as UTF-8 JSON, to be forwarded as it is).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Protocol
 
 Message = dict[str, Any]
@@ -27,8 +28,16 @@ class Connection(Protocol):
     def close(self, code: int, reason: str) -> None: ...
 
 
+Send = Callable[[Message | Frame], None]
+
+
 class Hub(Protocol):
     def send(self, conn: Connection, message: Message | Frame) -> None: ...
+
+    def sender(self, conn: Connection) -> Send:
+        """The function that sends to `conn` (a room asks once per connection, then calls
+        it for every event)."""
+        ...
 
     def close(self, conn: Connection, code: int, reason: str) -> None: ...
 
@@ -36,6 +45,9 @@ class Hub(Protocol):
 class LocalHub:
     def send(self, conn: Connection, message: Message | Frame) -> None:
         conn.send(message)
+
+    def sender(self, conn: Connection) -> Send:
+        return conn.send
 
     def close(self, conn: Connection, code: int, reason: str) -> None:
         conn.close(code, reason)

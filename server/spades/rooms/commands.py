@@ -112,25 +112,17 @@ async def play_again(room: Room, conn: Connection, msg: Message, ref: Any) -> No
     room.changed(conn, ref)
 
 
-async def _own_action(room: Room, conn: Connection, action: Message, ref: Any) -> None:
+async def game_action(room: Room, conn: Connection, msg: Message, ref: Any) -> None:
+    """`look`, `bid` and `play`: the message goes to the engine as it is (the engine reads
+    only the action's own keys, and records the action it took in its own words)."""
     seat = seat_of(conn)
     if room.game is None or room.status != "playing":
         raise WrongStatus("no game is being played", code="no_game")
-    await room.act(seat, action)
-    room.seats[seat].reset_flags()
+    await room.act(seat, msg)
+    flags = room.seats[seat]
+    if flags.away or flags.timed_out or flags.timeouts_in_row:
+        flags.reset_flags()
     room.changed(conn, ref)
-
-
-async def look(room: Room, conn: Connection, msg: Message, ref: Any) -> None:
-    await _own_action(room, conn, {"type": "look"}, ref)
-
-
-async def bid(room: Room, conn: Connection, msg: Message, ref: Any) -> None:
-    await _own_action(room, conn, {"type": "bid", "bid": msg.get("bid")}, ref)
-
-
-async def play(room: Room, conn: Connection, msg: Message, ref: Any) -> None:
-    await _own_action(room, conn, {"type": "play", "card": msg.get("card")}, ref)
 
 
 async def hint(room: Room, conn: Connection, msg: Message, ref: Any) -> None:
@@ -178,9 +170,9 @@ COMMANDS: dict[str, Command] = {
     "settings": settings,
     "start": start,
     "play_again": play_again,
-    "look": look,
-    "bid": bid,
-    "play": play,
+    "look": game_action,
+    "bid": game_action,
+    "play": game_action,
     "hint": hint,
     "chat": chat,
 }

@@ -101,7 +101,8 @@ class Events:
                 "clock": clock,
             }
         )[:-1]
-        own: dict[int | None, bytes] = {}
+        own: dict[int | None, bytes] = {}  # each concerned seat's `you` part
+        frames: dict[int | None, bytes] = {}  # the frames of seats with a `you` part
         for seat in (acted, last_public["to_act"], public["to_act"]):
             if seat is not None and seat not in own:
                 now, held = game.own_view(seat), self.own.get(seat)
@@ -113,27 +114,27 @@ class Events:
                     for k, v in now.items():
                         if held[k] != v:
                             diff[k] = v
-                own[seat] = b',"you":' + orjson.dumps(diff) if diff else b""
+                if diff:
+                    part = own[seat] = b',"you":' + orjson.dumps(diff)
+                    frames[seat] = body + part + b',"ref":null}'
+                else:
+                    own[seat] = b""
         no_ref = body + b',"ref":null}'
+        origin_frame = None
+        if origin is not None and ref is not None:
+            seat = origin.seat
+            part = own.get(seat, b"") if seat is not None else b""
+            origin_frame = body + part + b',"ref":' + orjson.dumps(ref) + b"}"
         audience = room.audience
-        states = None  # whole states, for a connection an event would not follow
-        for conn in list(audience.connections.values()):
-            seat = conn.seat
-            part = own.get(seat) if seat is not None else None
-            if conn is origin and ref is not None:
-                frame = body + (part or b"") + b',"ref":' + orjson.dumps(ref) + b"}"
-            elif not part:
-                frame = no_ref
-            else:
-                frame = body + part + b',"ref":null}'
-            try:
-                if not audience.send_event(conn, game_id, seq, public, frame):
-                    if states is None:
-                        states = views.state_builder(room, shared, clock)
+        behind = audience.send_events(game_id, seq, public, frames, no_ref, origin, origin_frame)
+        if behind:  # whole states, for the connections an event would not follow
+            states = views.state_builder(room, shared, clock)
+            for conn in behind:
+                try:
                     audience.send_state(
-                        conn, game_id, states(seat), ref if conn is origin else None
+                        conn, game_id, states(conn.seat), ref if conn is origin else None
                     )
-            except Exception:
-                # As Audience.broadcast: the others are served all the same.
-                log.exception("sending an event to connection %s failed", conn.conn_id)
-                audience.forget(conn)
+                except Exception:
+                    # As Audience.broadcast: the others are served all the same.
+                    log.exception("sending a state to connection %s failed", conn.conn_id)
+                    audience.forget(conn)

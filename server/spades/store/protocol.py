@@ -6,6 +6,7 @@ beside it. Times are timezone-aware UTC datetimes.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Literal, Protocol
@@ -166,8 +167,8 @@ class Store(Protocol):
         fence: int | None = None,
     ) -> int: ...  # returns the new game id
 
-    async def append_action(self, row: ActionRow, *, fence: int | None = None) -> None:
-        """Durable when it returns. Raises SequenceError unless row.seq is the next number."""
+    def append_action(self, row: ActionRow, *, fence: int | None = None) -> Awaitable[None]:
+        """Durable once awaited. Raises SequenceError unless row.seq is the next number."""
         ...
 
     async def finish_hand(self, row: HandRow, *, fence: int | None = None) -> None: ...

@@ -17,7 +17,7 @@ import marshal
 import math
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -459,15 +459,19 @@ class SqlStore:
         except IntegrityError as exc:
             raise NotFound(f"no room {room_id!r}") from exc
 
-    async def append_action(self, row: ActionRow, *, fence: int | None = None) -> None:
-        """Durable when it returns. Raises SequenceError unless row.seq is the next number,
-        FencedOut (nothing stored) if the room has a newer owner than `fence`."""
-        if self._closed:
-            raise StoreError("the store is closed")
+    def append_action(self, row: ActionRow, *, fence: int | None = None) -> Awaitable[None]:
+        """Durable once awaited. Raises SequenceError unless row.seq is the next number,
+        FencedOut (nothing stored) if the room has a newer owner than `fence`.
+
+        Queued at once; the future it returns is settled by the group commit (no coroutine
+        of its own: one fewer frame for every action to pass on its way through)."""
         loop = self._loop()
-        pending = _Pending(row, loop.create_future(), fence)
-        self._enqueue(pending, loop)
-        await pending.future
+        future: asyncio.Future[None] = loop.create_future()
+        if self._closed:
+            future.set_exception(StoreError("the store is closed"))
+            return future
+        self._enqueue(_Pending(row, future, fence), loop)
+        return future
 
     async def _write_batches(self) -> None:
         wake = self._wake
