@@ -32,7 +32,7 @@ from spades.rooms import (
 )
 from spades.rooms.observer import now
 
-from .limits import FRAME_COST, TokenBucket, frame_cost
+from .limits import FRAME_COST, KIB_COST, MESSAGE_COSTS, TokenBucket
 from .metrics import Metrics
 from .models import CLIENT_MESSAGE, CLIENT_TYPES, MAX_ID, MIN_ID
 from .wsprotocol import DIRECT, DirectSender
@@ -307,6 +307,7 @@ class FrameIntake:
         self.bucket = TokenBucket(settings.messages_per_second, settings.message_burst)
         self.strikes = 0
         self._post = getattr(room, "post", None)  # looked up once, not per frame
+        self._answer = self._answered  # (a bound method made once, not per message)
         self.handed = 0  # commands handed to the room
         self.answered = 0  # commands whose outcome `_answered` has seen
         # Replies to frames the room never saw, each waiting until the commands handed
@@ -323,63 +324,64 @@ class FrameIntake:
     def take(self, data: str | bytes) -> None:
         """One frame's text (or bytes); never raises (it may run in the socket's callback)."""
         try:
-            self._take(data)
-        except Exception:
-            log.exception(
-                "room %s: websocket handler failed",
-                self.room.code,
-                extra={"room": self.room.code, "seat": self.conn.seat},
-            )
-            self.conn.close(1011, "server error")
-
-    def _take(self, data: str | bytes) -> None:
-        conn, settings = self.conn, self.settings
-        if conn.closing is not None:
-            return
-        received = now()
-        if type(data) is str:  # its size in bytes (isascii is a flag CPython keeps)
-            size = len(data) if data.isascii() else len(data.encode())
-        else:
-            size = len(data)
-        if size > settings.max_message_bytes:
-            if not self.bucket.take(FRAME_COST):
+            conn, settings = self.conn, self.settings
+            if conn.closing is not None:
+                return
+            received = now()
+            if type(data) is str:  # its size in bytes (isascii is a flag CPython keeps)
+                size = len(data) if data.isascii() else len(data.encode())
+            else:
+                size = len(data)
+            if size > settings.max_message_bytes:
+                if not self.bucket.take(FRAME_COST):
+                    conn.close(CLOSE_POLICY, "message rate exceeded")
+                    return
+                self.strikes += 1
+                if self.strikes >= settings.oversize_strikes:
+                    conn.close(CLOSE_TOO_BIG, "repeated oversize messages")
+                    return
+                self.reply(
+                    _error("too_large", f"messages are at most {settings.max_message_bytes} bytes")
+                )
+                return
+            message, error = parse_frame(data)
+            kind = None if message is None else message["type"]
+            # Weighed by what it costs the server (limits.frame_cost, inline), not just counted.
+            cost = MESSAGE_COSTS.get(kind, FRAME_COST) if kind is not None else FRAME_COST
+            if not self.bucket.take(cost + KIB_COST * size / 1024):
                 conn.close(CLOSE_POLICY, "message rate exceeded")
                 return
-            self.strikes += 1
-            if self.strikes >= settings.oversize_strikes:
-                conn.close(CLOSE_TOO_BIG, "repeated oversize messages")
+            if message is None:
+                self.reply(error)
                 return
-            self.reply(
-                _error("too_large", f"messages are at most {settings.max_message_bytes} bytes")
-            )
-            return
-        message, error = parse_frame(data)
-        kind = None if message is None else message["type"]
-        # Weighed by what it costs the server (limits.MESSAGE_COSTS), not just counted.
-        if not self.bucket.take(frame_cost(kind, size)):
-            conn.close(CLOSE_POLICY, "message rate exceeded")
-            return
-        if message is None:
-            self.reply(error)
-            return
-        if kind == "ping":
-            self.reply({"type": "pong", "ref": message.get("id")})
-            return
-        room = self.room
-        if kind == "hello":
-            fn, args = room.attach, (conn, message.get("token"), message.get("id"))
-        else:
-            fn, args = room.handle, (conn, message, received)
-        try:
-            if self._post is not None:
-                self._post(fn, args, self._answered, message)
+            if kind == "ping":
+                self.reply({"type": "pong", "ref": message.get("id")})
+                return
+            room = self.room
+            if kind == "hello":
+                fn, args = room.attach, (conn, message.get("token"), message.get("id"))
             else:
-                task = asyncio.ensure_future(room.call(fn, *args))
-                task.add_done_callback(lambda done: self._done(done, message))
-        except RoomError as exc:  # the room is closed
-            self._refused(exc, message)
-            return
-        self.handed += 1
+                fn, args = room.handle, (conn, message, received)
+            try:
+                if self._post is not None:
+                    self._post(fn, args, self._answer, message)
+                else:
+                    task = asyncio.ensure_future(room.call(fn, *args))
+                    task.add_done_callback(lambda done: self._done(done, message))
+            except RoomError as exc:  # the room is closed
+                self._refused(exc, message)
+                return
+            self.handed += 1
+        except Exception:
+            self._failed()
+
+    def _failed(self) -> None:
+        log.exception(
+            "room %s: websocket handler failed",
+            self.room.code,
+            extra={"room": self.room.code, "seat": self.conn.seat},
+        )
+        self.conn.close(1011, "server error")
 
     def _done(self, future: asyncio.Future[Any], message: dict[str, Any]) -> None:
         if future.cancelled():

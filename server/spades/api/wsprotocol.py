@@ -109,6 +109,9 @@ class GameSocketProtocol(WebSocketsSansIOProtocol):
     _own_frames = False
     _fed = 0  # data_received calls before the handshake request was read
     _heard = 0.0  # loop time the client last sent anything
+    # A text message of this socket went to the ASGI queue (before the app took messages
+    # directly): the queue must be empty before the next one skips it.
+    _queued = False
 
     def data_received(self, data: bytes) -> None:
         self._heard = self.loop.time()
@@ -165,7 +168,17 @@ class GameSocketProtocol(WebSocketsSansIOProtocol):
                     text = payload.decode()
                 except UnicodeDecodeError:
                     break
-                self._text(text, payload)
+                # Straight to the app's handler (`_text`, inline: once per message), unless
+                # a message may still wait in the ASGI queue (it came first).
+                take = self.direct.on_text if self.direct is not None else None
+                if (
+                    take is not None
+                    and not self.close_sent
+                    and (not self._queued or self.queue.empty())
+                ):
+                    take(text)
+                else:
+                    self._text(text, payload)
             elif first == 0x8A and size <= 125:  # pong (keepalive)
                 self.handle_pong(Frame(Opcode.PONG, payload))
             else:
@@ -178,6 +191,7 @@ class GameSocketProtocol(WebSocketsSansIOProtocol):
         if take is not None and self.queue.empty() and not self.close_sent:
             take(text)
         else:
+            self._queued = True
             self.handle_text(Frame(Opcode.TEXT, payload))
 
     def handle_connect(self, event: Any) -> None:

@@ -80,13 +80,24 @@ def mask_of(cards: Iterable[int]) -> int:
     return mask
 
 
+# The ranks (0..12) set in each 13-bit suit mask, lowest first: a hand's cards are read a
+# suit at a time from this table, without an operation on the 52-bit mask per card (each of
+# which makes a new integer object, as masks are past 30 bits).
+RANKS_IN: tuple[tuple[int, ...], ...] = tuple(
+    tuple(r for r in range(13) if m >> r & 1) for m in range(1 << 13)
+)
+_SUIT_CARDS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(range(13 * s, 13 * s + 13)) for s in range(4)
+)
+
+
 def cards_of(mask: int) -> list[int]:
     """Card numbers in a mask, lowest first (clubs 2 .. spades A)."""
     out: list[int] = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
+    for s in range(4):
+        ranks = RANKS_IN[mask >> (13 * s) & 0x1FFF]
+        if ranks:
+            out += map(_SUIT_CARDS[s].__getitem__, ranks)
     return out
 
 

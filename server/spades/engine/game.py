@@ -18,6 +18,7 @@ from typing import Any
 from . import errors
 from .cards import (
     NON_SPADE_MASK,
+    RANKS_IN,
     SPADES,
     SUIT_MASKS,
     SUIT_NAMES,
@@ -402,15 +403,17 @@ class Game:
                 return acts
             if seat != self.to_act:
                 return []
-            low = 0 if self.rules.mode == "individual" and self.rules.nil else 1
-            acts = [{"type": "bid", "bid": n} for n in range(max(low, 1), 14)]
-            if self.rules.nil:
-                acts.insert(0, {"type": "bid", "bid": "nil"})
-            return acts
+            return list(_BIDS_WITH_NIL if self.rules.nil else _BIDS)
         if seat != self.to_act:
             return []
-        # map, not a comprehension (on Python 3.11 each is a function made and called)
-        return list(map(_PLAY_ACTIONS.__getitem__, cards_of(self.play.legal())))
+        # The legal cards a suit at a time (cards.RANKS_IN), each as its shared action.
+        legal = self.play.legal()
+        acts = []
+        for s in range(4):
+            ranks = RANKS_IN[legal >> (13 * s) & 0x1FFF]
+            if ranks:
+                acts += map(_SUIT_PLAYS[s].__getitem__, ranks)
+        return acts
 
     # --- views ------------------------------------------------------------------------
 
@@ -571,6 +574,12 @@ def _trick_cards(leader: int, cards: Sequence[int]) -> list[dict[str, Any]]:
 # One shared action per card for `legal_actions` (read-only, like the views' other shared
 # pieces): a seat's legal list is rebuilt after every action it may take.
 _PLAY_ACTIONS: tuple[Action, ...] = tuple({"type": "play", "card": card_text(c)} for c in range(52))
+_SUIT_PLAYS: tuple[tuple[Action, ...], ...] = tuple(
+    _PLAY_ACTIONS[13 * s : 13 * s + 13] for s in range(4)
+)
+# The bids a seat may make (copied for each list given out): 1..13, nil first where played.
+_BIDS: tuple[Action, ...] = tuple({"type": "bid", "bid": n} for n in range(1, 14))
+_BIDS_WITH_NIL: tuple[Action, ...] = ({"type": "bid", "bid": "nil"}, *_BIDS)
 _TEXT: tuple[str, ...] = tuple(card_text(c) for c in range(52))
 # A play's operation by the card's text as the server writes it: parsed once, not per move.
 _PLAY_OPS: dict[str, _Play] = {card_text(c): _Play(c) for c in range(52)}

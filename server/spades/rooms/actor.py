@@ -137,7 +137,10 @@ class Actor:
         WrongStatus at once when the actor is closed."""
         if self.closed:
             raise WrongStatus("this room is closed", code="room_closed")
-        self._put((fn, args, None, answer, tag))
+        self._queue.append((fn, args, None, answer, tag))  # (_put, inline)
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         """A side task, cancelled when the actor stops."""

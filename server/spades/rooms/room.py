@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from spades.engine import ActionError, Game, Rules
@@ -84,6 +84,9 @@ class Room:
         self._unsent = False  # an action was stored and not yet shown
         self._deadline: float | None = _UNKNOWN  # the turn deadline, while `changed` runs
         self.actor = Actor(f"room-{code}", after_each=self._after_command)
+        # `call` without waiting or a future: the WebSocket endpoint's way (`answer` is told
+        # each command's failure, if any, and answers refusals). The actor's own method.
+        self.post: Callable[[Any, tuple[Any, ...], Answer, Any], None] = self.actor.post
         self.audience = Audience(hub)
         self.events = Events()  # after an action, events instead of whole states
         self.room_view_memo: tuple[tuple[Any, ...], dict[str, Any]] | None = None  # views.py
@@ -103,11 +106,6 @@ class Room:
     def submit(self, fn: Any, *args: Any) -> asyncio.Future[Any]:
         """`call` without waiting: the future tells the outcome."""
         return self.actor.submit(fn, *args)
-
-    def post(self, fn: Any, args: tuple[Any, ...], answer: Answer, tag: Any = None) -> None:
-        """`call` without waiting or a future (the WebSocket endpoint's way: `answer` is
-        told each command's failure, if any, and answers refusals): `Actor.post`."""
-        self.actor.post(fn, args, answer, tag)
 
     async def stop(self) -> None:
         """Stop taking commands, let the ones queued finish (so nothing is half stored)."""
