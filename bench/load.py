@@ -70,7 +70,20 @@ def free_port() -> int:
 
 
 class ServerProcess:
-    def __init__(self, database_url: str, bot_level: str) -> None:
+    # Seconds the server may take to answer /healthz (bench.instructions runs it under a
+    # slow instruction counter).
+    ready_seconds = 60.0
+
+    def __init__(
+        self,
+        database_url: str,
+        bot_level: str,
+        *,
+        prefix: list[str] | None = None,
+        settings: dict[str, str] | None = None,
+    ) -> None:
+        """`prefix`: a command the server runs under (bench.instructions: valgrind);
+        `settings`: more SPADES_* variables for it."""
         self.port = free_port()
         self.url = f"http://{HOST}:{self.port}"
         env = dict(os.environ)
@@ -84,9 +97,11 @@ class ServerProcess:
             SPADES_MESSAGE_BURST="1000",
             SPADES_ABANDON_AFTER="100000",
         )
+        env.update(settings or {})
         self.bot_level = bot_level
         self.proc = subprocess.Popen(
             [
+                *(prefix or []),
                 sys.executable,
                 "-m",
                 "spades.cli",
@@ -104,7 +119,7 @@ class ServerProcess:
         self._last_children: tuple[float, dict[int, float]] = (time.monotonic(), {})
 
     async def wait_ready(self, client: httpx.AsyncClient) -> None:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + self.ready_seconds
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError("the server exited during start-up")
@@ -112,7 +127,7 @@ class ServerProcess:
                 if (await client.get(f"{self.url}/healthz")).status_code == 200:
                     return
             await asyncio.sleep(0.2)
-        raise RuntimeError("the server did not become ready in 60 s")
+        raise RuntimeError(f"the server did not become ready in {self.ready_seconds:.0f} s")
 
     def _cpu_seconds(self) -> float:
         return _proc_cpu_seconds(self.proc.pid)
@@ -815,6 +830,8 @@ async def run_load(args: argparse.Namespace, server: ServerProcess) -> None:
                 server.children_cpu_percent()
             meter.percent()
             before = await asyncio.to_thread(scrape_server, server)
+            if hasattr(server, "window_opens"):  # (bench.instructions counts from here)
+                await asyncio.to_thread(server.window_opens)
             opened = time.monotonic()
             if args.until_games:
                 # Till that many games ended (`--seconds` is then only a guard against a hang).
@@ -826,6 +843,8 @@ async def run_load(args: argparse.Namespace, server: ServerProcess) -> None:
             else:
                 await asyncio.sleep(args.seconds)
             seconds = time.monotonic() - opened
+            if hasattr(server, "window_closes"):
+                await asyncio.to_thread(server.window_closes)
             fleet.count_stalled()
             after = await asyncio.to_thread(scrape_server, server)
             return report(
@@ -1097,7 +1116,8 @@ async def run_idle(args: argparse.Namespace, server: ServerProcess) -> None:
         )
 
 
-def main() -> None:
+def build_parser() -> argparse.ArgumentParser:
+    """bench.load's options (bench.instructions parses its load's options with it too)."""
     parser = argparse.ArgumentParser(description="Load-test the room server (127.0.0.1 only).")
     parser.add_argument("--kind", choices=["humans", "solo"], default="humans")
     parser.add_argument("--rooms", type=int, default=100)
@@ -1147,6 +1167,11 @@ def main() -> None:
         help="N server processes on PostgreSQL + Redis behind HAProxy (bench/cluster.py)",
     )
     parser.add_argument("--attach", help=argparse.SUPPRESS)  # child driver: the server's URL
+    return parser
+
+
+def main() -> None:
+    parser = build_parser()
     args = parser.parse_args()
     args.rooms = min(args.rooms, MAX_ROOMS)
     args.max_rooms = min(args.max_rooms, MAX_ROOMS)
