@@ -3,14 +3,15 @@
     python -m bench.instructions                      # 30 four-human rooms, a 60 s window
     python -m bench.instructions --repeat 3           # three fresh servers: min / median / max
     python -m bench.instructions --rooms 20 --seconds 30 --commit-interval 0.1
+    python -m bench.instructions --postgres           # the store on the local PostgreSQL
 
 The same load as `bench.load --kind humans` (rooms of four human clients over real
 WebSockets), but the server runs under `valgrind --tool=callgrind`, which counts every
 instruction the server process executes in user space during the measured window (the
-kernel's share, socket writes included, is not counted; the SQLite writer process is not
-either). The count does not depend on what else the machine is doing, so two versions of
-the code can be compared on a shared, noisy machine in one run each, where CPU seconds
-need several interleaved runs. It is a proxy, not the issue's figure: `bench.load` measures
+kernel's share, socket writes included, is not counted; neither is the SQLite writer process
+nor PostgreSQL). The count does not depend on what else the machine is doing, so two
+versions of the code can be compared on a shared, noisy machine in one run each, where CPU
+seconds need several interleaved runs. It is a proxy, not the issue's figure: `bench.load` measures
 CPU time, which also pays for cache misses and the kernel.
 
 Under callgrind the server runs some thirty times slower, so the load is small (30 rooms,
@@ -22,6 +23,7 @@ server (5 to 10). Needs valgrind (`apt-get install valgrind`).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -83,10 +85,18 @@ class CallgrindServer(load.ServerProcess):
 
 
 def one_run(args: argparse.Namespace) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory() as tmp:
-        server = CallgrindServer(
-            f"sqlite+aiosqlite:///{tmp}/load.db", Path(tmp), args.commit_interval
-        )
+    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as cleanup:
+        url = f"sqlite+aiosqlite:///{tmp}/load.db"
+        if args.postgres:  # a throwaway database, as bench.load's
+            from sqlalchemy.engine import make_url
+
+            from bench.cluster import PG_ADMIN, _pg
+
+            database = f"spades_instructions_{os.getpid()}_{time.monotonic_ns()}"
+            _pg(f'CREATE DATABASE "{database}"')
+            cleanup.callback(_pg, f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+            url = make_url(PG_ADMIN).set(database=database).render_as_string(False)
+        server = CallgrindServer(url, Path(tmp), args.commit_interval)
         load.RESULTS.clear()
         try:
             load.run(load.run_load(load_args(args), server))
@@ -133,6 +143,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--commit-interval", type=float, default=0.1)
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument(
+        "--postgres", action="store_true", help="the local PostgreSQL (a throwaway database)"
+    )
     args = parser.parse_args()
     if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
         sys.exit("bench.instructions needs valgrind (Debian: apt-get install valgrind)")
