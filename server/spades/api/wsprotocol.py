@@ -168,8 +168,8 @@ class GameSocketProtocol(WebSocketsSansIOProtocol):
                     text = payload.decode()
                 except UnicodeDecodeError:
                     break
-                # Straight to the app's handler (`_text`, inline: once per message), unless
-                # a message may still wait in the ASGI queue (it came first).
+                # Straight to the app's handler (once per message, inline), unless a
+                # message may still wait in the ASGI queue (it came first).
                 take = self.direct.on_text if self.direct is not None else None
                 if (
                     take is not None
@@ -178,21 +178,14 @@ class GameSocketProtocol(WebSocketsSansIOProtocol):
                 ):
                     take(text)
                 else:
-                    self._text(text, payload)
+                    self._queued = True
+                    self.handle_text(Frame(Opcode.TEXT, payload))
             elif first == 0x8A and size <= 125:  # pong (keepalive)
                 self.handle_pong(Frame(Opcode.PONG, payload))
             else:
                 break
             pos = end
         return data[pos:]
-
-    def _text(self, text: str, payload: bytes) -> None:
-        take = self.direct.on_text if self.direct is not None else None
-        if take is not None and self.queue.empty() and not self.close_sent:
-            take(text)
-        else:
-            self._queued = True
-            self.handle_text(Frame(Opcode.TEXT, payload))
 
     def handle_connect(self, event: Any) -> None:
         super().handle_connect(event)

@@ -119,9 +119,7 @@ async def game_action(room: Room, conn: Connection, msg: Message, ref: Any) -> N
     if room.game is None or room.status != "playing":
         raise WrongStatus("no game is being played", code="no_game")
     await room.act(seat, msg)
-    flags = room.seats[seat]
-    if flags.away or flags.timed_out or flags.timeouts_in_row:
-        flags.reset_flags()
+    room.seats[seat].reset_flags()
     room.changed(conn, ref)
 
 

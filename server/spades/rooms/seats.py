@@ -48,8 +48,9 @@ class Seat:
         return cls(index, "bot", BOT_NAMES[index], level)
 
     def reset_flags(self) -> None:
-        self.away = self.timed_out = False
-        self.timeouts_in_row = 0
+        if self.away or self.timed_out or self.timeouts_in_row:  # (mostly none: every action)
+            self.away = self.timed_out = False
+            self.timeouts_in_row = 0
 
     def timed_out_once(self, *, limit: int, connected: bool) -> None:
         """The turn timer ran out and the bot moved: `limit` in a row (or gone) is away."""
