@@ -305,6 +305,38 @@ async def test_hands_and_finished_games(store: SqlStore) -> None:
     assert (await store.get_room("room-1")).game is None
 
 
+async def test_hands_stored_among_appends_fail_alone(store: SqlStore) -> None:
+    """Finished hands share the appends' group commit (PostgreSQL and an SQLite file
+    alike): one already stored, one of no game and one JSON cannot hold are refused each on
+    its own, and the appends and good hands of their batch are stored all the same."""
+    await new_room(store)
+    game_id = await store.start_game("room-1", {}, 0, "seed")
+
+    def summary(n: int) -> dict[str, object]:
+        return {"hand": n, "bids": [3, "nil", 4, 2], "tricks": [3, 0, 5, 5], "points": [n, 0]}
+
+    await store.finish_hand(HandRow(game_id, 1, summary(1)))
+    results = await asyncio.gather(
+        store.append_action(ActionRow(game_id, 1, 1, bid(2))),
+        store.finish_hand(HandRow(game_id, 1, summary(1))),  # stored already
+        store.finish_hand(HandRow(4242, 1, summary(1))),  # no such game
+        store.finish_hand(HandRow(game_id, 2, {**summary(2), "odd": {1, 2}})),  # not JSON
+        store.finish_hand(HandRow(game_id, 3, summary(3))),
+        store.append_action(ActionRow(game_id, 2, 2, bid(3))),
+        return_exceptions=True,
+    )
+    assert results[0] is None and results[4] is None and results[5] is None
+    assert all(isinstance(r, StoreError) for r in results[1:4]), results
+    await store.finish_hand(HandRow(game_id, 2, summary(2)))
+    assert [a.seq for a in (await store.get_room("room-1")).actions] == [1, 2]
+    await store.finish_game(game_id, 0, [510, 230])
+    [done] = await store.finished_games("room-1")
+    assert [(h.hand_number, h.summary) for h in done.hands] == [(n, summary(n)) for n in (1, 2, 3)]
+    async with store.engine.connect() as conn:
+        bags = (await conn.execute(text("SELECT bags FROM hands WHERE hand_number = 3"))).one()
+    assert _json(bags[0]) is None  # a key the summary lacks is JSON null, as SQLAlchemy's
+
+
 def _json(value: object) -> object:
     import json
 

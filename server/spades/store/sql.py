@@ -233,7 +233,7 @@ class SqlStore:
         """
         if self._closed:
             raise StoreError("the store is closed")
-        if self._appender is None:
+        if self._appender is None and not (self._postgres and hand is not None):
             async with self._write() as conn:
                 return await conn.run_sync(fn)
         loop = self._loop()
@@ -530,8 +530,10 @@ class SqlStore:
                             stamp,
                             fences,
                         )
-            else:  # jobs run directly off the group commit here (see _run_write)
-                if (
+            else:  # only PostgreSQL's finished hands join the group commit (`_run_write`)
+                if not rows:
+                    outcomes = []
+                elif (
                     self._postgres
                     and self._follows(rows, fences)
                     and await self._insert_followers(rows, stamp)
@@ -542,7 +544,9 @@ class SqlStore:
                         outcomes = await conn.run_sync(_append_rows, rows, stamp, fences)
                     if self._postgres:  # the counts serve only the PostgreSQL fast path
                         self._remember(rows, outcomes)
-                results = []
+                # PostgreSQL's finished hands (the only jobs queued here, `_run_write`),
+                # after the appends, each answered on its own: never raises.
+                results = await self._insert_hands(jobs) if jobs else []
         except IntegrityError as exc:
             self._last_seq.clear()
             # Another process wrote to one of these logs (or deleted the game) between the
@@ -611,36 +615,84 @@ class SqlStore:
             columns[3].append(orjson.dumps(r.action).decode())
             columns[4].append(_utc(r.at or stamp))
         try:
-            loop = self._loop()
-            if self._driver is not None and (
-                self._driver.is_closed() or self._driver_loop is not loop
-            ):
-                with contextlib.suppress(Exception):  # closed, or of a loop now gone
-                    self._driver.terminate()
-                self._driver = None
-            if self._driver is None:
-                async with asyncio.timeout(OPERATION_TIMEOUT):
-                    self._driver = await self._connect_driver()
-                self._driver_loop = loop
             # The connection's command_timeout bounds the statement (no asyncio.timeout per
             # batch: it costs two lookups of the running loop and a timer).
-            await self._driver.execute(_PG_INSERT_ACTIONS, *columns)
+            await (await self._pg_driver()).execute(_PG_INSERT_ACTIONS, *columns)
         except asyncpg.IntegrityConstraintViolationError:
             self._last_seq.clear()
             return False
-        except (
-            asyncpg.PostgresConnectionError,
-            asyncpg.InterfaceError,
-            OSError,
-            TimeoutError,
-        ) as exc:
-            driver, self._driver = self._driver, None
-            if driver is not None:  # lost or in doubt: the next batch connects anew
-                with contextlib.suppress(Exception):
-                    driver.terminate()
-            raise StorageUnavailable(f"the database is unavailable: {exc!r}") from exc
+        except _PG_LOST as exc:
+            raise self._driver_lost(exc) from exc
         self._remember(rows, [None] * len(rows))
         return True
+
+    async def _insert_hands(self, jobs: list[_Job]) -> list[tuple[bool, Any]]:
+        """PostgreSQL: finished hands' rows (unfenced) in one statement on the driver
+        connection, as `_insert_followers` does the appends: through SQLAlchemy each hand
+        cost the server about 1.3 ms of CPU (docs/performance.md). A batch refused as a
+        whole (a hand already stored, or of no game) is retried hand by hand, so only the
+        bad ones fail. Returns each job's (ok, result or exception); never raises."""
+        columns: tuple[list[Any], ...] = ([], [], [], [], [], [], [])
+        encoded: list[_Job] = []
+        results: dict[int, tuple[bool, Any]] = {}  # by id() of the job
+        for job in jobs:
+            assert job.hand is not None  # `_run_write` queues only these on PostgreSQL
+            game_id, number, summary = job.hand
+            try:
+                texts = [
+                    orjson.dumps(summary.get(k)).decode()
+                    for k in ("bids", "tricks", "points", "bags")
+                ]
+                texts.append(orjson.dumps(summary).decode())
+            except (TypeError, AttributeError) as exc:  # JSON cannot hold it: refused alone
+                results[id(job)] = (False, StoreError(f"hand {number} cannot be stored: {exc}"))
+                continue
+            encoded.append(job)
+            columns[0].append(game_id)
+            columns[1].append(number)
+            for column, value in zip(columns[2:], texts, strict=True):
+                column.append(value)
+        if encoded:
+            outcomes: list[tuple[bool, Any]]
+            try:
+                await (await self._pg_driver()).execute(_PG_INSERT_HANDS, *columns)
+                outcomes = [(True, None)] * len(encoded)
+            except asyncpg.IntegrityConstraintViolationError:
+                if len(encoded) > 1:
+                    outcomes = [(await self._insert_hands([job]))[0] for job in encoded]
+                else:
+                    game_id, number = columns[0][0], columns[1][0]
+                    refusal = StoreError(
+                        f"game {game_id}: no such game, or hand {number} already stored"
+                    )
+                    outcomes = [(False, refusal)]
+            except _PG_LOST as exc:
+                outcomes = [(False, self._driver_lost(exc))] * len(encoded)
+            except Exception as exc:  # any other refusal is the batch's hands', not more
+                outcomes = [(False, StoreError(f"the hand was not stored: {exc!r}"))] * len(encoded)
+            for job, outcome in zip(encoded, outcomes, strict=True):
+                results[id(job)] = outcome
+        return [results[id(job)] for job in jobs]
+
+    async def _pg_driver(self) -> Any:
+        """asyncpg's own connection for the hot paths, (re)connected when needed."""
+        loop = self._loop()
+        if self._driver is not None and (self._driver.is_closed() or self._driver_loop is not loop):
+            with contextlib.suppress(Exception):  # closed, or of a loop now gone
+                self._driver.terminate()
+            self._driver = None
+        if self._driver is None:
+            async with asyncio.timeout(OPERATION_TIMEOUT):
+                self._driver = await self._connect_driver()
+            self._driver_loop = loop
+        return self._driver
+
+    def _driver_lost(self, exc: BaseException) -> StorageUnavailable:
+        driver, self._driver = self._driver, None
+        if driver is not None:  # lost or in doubt: the next batch connects anew
+            with contextlib.suppress(Exception):
+                driver.terminate()
+        return StorageUnavailable(f"the database is unavailable: {exc!r}")
 
     async def _connect_driver(self) -> Any:
         url = self.engine.url.set(drivername="postgresql")
@@ -971,6 +1023,15 @@ _PG_INSERT_ACTIONS = (
     "SELECT * FROM unnest($1::integer[], $2::integer[], $3::integer[], $4::json[], "
     "$5::timestamptz[])"
 )
+
+
+_PG_INSERT_HANDS = (
+    "INSERT INTO hands (game_id, hand_number, bids, tricks, points, bags, summary) "
+    "SELECT * FROM unnest($1::integer[], $2::integer[], $3::json[], $4::json[], "
+    "$5::json[], $6::json[], $7::json[])"
+)
+# The driver connection is lost, or the outcome of its statement is in doubt.
+_PG_LOST = (asyncpg.PostgresConnectionError, asyncpg.InterfaceError, OSError, TimeoutError)
 
 
 def _utc(value: datetime) -> datetime:
