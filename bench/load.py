@@ -116,6 +116,10 @@ class ServerProcess:
             env=env,
         )
         self._last_cpu = (time.monotonic(), self._cpu_seconds())
+        self._last_system = _proc_cpu_split(self.proc.pid)[1]
+        # The kernel's share of the server's CPU since the last `cpu_percent` (socket
+        # writes, and on loopback the receiving side of each, are most of it).
+        self.system_share: float | None = None
         self._last_children: tuple[float, dict[int, float]] = (time.monotonic(), {})
 
     async def wait_ready(self, client: httpx.AsyncClient) -> None:
@@ -148,10 +152,14 @@ class ServerProcess:
 
     def cpu_percent(self) -> float:
         """CPU % of one core since the last call."""
-        now, cpu = time.monotonic(), self._cpu_seconds()
+        now, (user, system) = time.monotonic(), _proc_cpu_split(self.proc.pid)
+        cpu = user + system
         then, before = self._last_cpu
         self._last_cpu = (now, cpu)
-        return 100.0 * (cpu - before) / max(now - then, 1e-9)
+        system_before, self._last_system = self._last_system, system
+        used = cpu - before
+        self.system_share = (system - system_before) / used if used > 0 else None
+        return 100.0 * used / max(now - then, 1e-9)
 
     def rss_bytes(self) -> int:
         with open(f"/proc/{self.proc.pid}/status") as fh:
@@ -579,10 +587,15 @@ def percentile(values: list[float], q: float) -> float:
 
 def _proc_cpu_seconds(pid: int) -> float:
     """User + system CPU seconds of a process, from /proc."""
+    return sum(_proc_cpu_split(pid))
+
+
+def _proc_cpu_split(pid: int) -> tuple[float, float]:
+    """User and system (kernel) CPU seconds of a process, from /proc."""
     with open(f"/proc/{pid}/stat") as fh:
         parts = fh.read().rsplit(")", 1)[1].split()
     ticks = os.sysconf("SC_CLK_TCK")
-    return (int(parts[11]) + int(parts[12])) / ticks
+    return int(parts[11]) / ticks, int(parts[12]) / ticks
 
 
 def report(
@@ -635,6 +648,7 @@ def report(
         },
         "server_cpu_percent": round(cpu_percent, 1),
         "server_cpu_ms_per_action": None if cpu_ms is None else round(cpu_ms, 3),
+        "server_system_share": _rounded(getattr(server, "system_share", None), 3),
         "writer_cpu_percent": None if writer is None else round(writer, 1),
         "writer_cpu_ms_per_action": None if writer_ms is None else round(writer_ms, 3),
         "server_rss_mb": round((server.rss_bytes() if rss is None else rss) / 2**20, 1),
@@ -651,12 +665,17 @@ def report(
     return out
 
 
+def _rounded(value: float | None, digits: int) -> float | None:
+    return None if value is None else round(value, digits)
+
+
 RESULTS: list[dict[str, Any]] = []  # every window reported by this process, in order
 
 # The figures `--repeat` summarises as min / median / max over the runs.
 REPEATED = (
     ("server CPU ms per action", ("server_cpu_ms_per_action",)),
     ("server CPU %", ("server_cpu_percent",)),
+    ("server CPU share in the kernel", ("server_system_share",)),
     ("writer CPU ms per action", ("writer_cpu_ms_per_action",)),
     ("actions/s", ("actions_per_s",)),
     ("latency p50 ms", ("latency_ms", "p50")),
