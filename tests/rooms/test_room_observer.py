@@ -83,8 +83,11 @@ async def test_every_stored_action_is_observed_once(
     assert recorder.kinds["play"] % 52 == 0 and recorder.kinds["play"] > 0
     assert recorder.latency["human"] + recorder.latency["bot"] == actions
     assert recorder.latency["human"] >= 13
-    # Bot seats decide every one of their moves (the default level is "basic").
-    assert recorder.bot_levels["basic"] == recorder.latency["bot"]
+    # Bot seats decide every one of their moves (the default level is "basic"). A decision
+    # may also be dropped unplayed: a `look` by the human (allowed out of turn, before a
+    # blind nil bid) moves the game on while a bot decides, and the bot decides again.
+    decided, moved = recorder.bot_levels["basic"], recorder.latency["bot"]
+    assert moved <= decided <= moved + recorder.kinds["look"]
     await manager.stop()
 
 
