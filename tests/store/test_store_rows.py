@@ -337,6 +337,45 @@ async def test_hands_stored_among_appends_fail_alone(store: SqlStore) -> None:
     assert _json(bags[0]) is None  # a key the summary lacks is JSON null, as SQLAlchemy's
 
 
+async def test_postgres_game_writes_take_the_driver_path(
+    store: SqlStore, backend: str, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On PostgreSQL a game's start and end, a hand and the room's status go by asyncpg's own
+    connection in the group commit, never by SQLAlchemy's engine; what they store reads
+    back as the engine's own writes do."""
+    if backend != "postgresql":
+        pytest.skip("PostgreSQL's path")
+    await new_room(store)
+
+    def no_engine() -> None:
+        raise AssertionError("a game write went through SQLAlchemy")
+
+    monkeypatch.setattr(store, "_write", no_engine)
+    game_id = await store.start_game("room-1", {"mode": "individual"}, 2, "seed-x")
+    await store.update_room("room-1", status="playing", settings={"target": 250})
+    await store.append_action(ActionRow(game_id, 1, 2, bid(4)))
+    await store.finish_hand(HandRow(game_id, 1, {"hand": 1, "bids": [4]}))
+    await store.finish_game(game_id, 1, [260, 100, 80, -40])
+    with pytest.raises(NotFound):
+        await store.start_game("nope", {}, 0, "seed")
+    with pytest.raises(NotFound):
+        await store.update_room("nope", status="finished")
+    with pytest.raises(NotFound):
+        await store.finish_game(4242, 0, [0, 0])
+    monkeypatch.undo()
+    room = (await store.get_room("room-1")).room
+    assert (room.status, room.settings, room.updated_at) == ("playing", {"target": 250}, clock.now)
+    [done] = await store.finished_games("room-1")
+    assert (done.game.rules, done.game.first_dealer, done.game.seed) == (
+        {"mode": "individual"},
+        2,
+        "seed-x",
+    )
+    assert (done.game.winner, done.game.final_scores) == (1, [260, 100, 80, -40])
+    assert done.game.started_at == done.game.finished_at == clock.now
+    assert [h.summary for h in done.hands] == [{"hand": 1, "bids": [4]}]
+
+
 def _json(value: object) -> object:
     import json
 
