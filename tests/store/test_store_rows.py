@@ -337,14 +337,13 @@ async def test_hands_stored_among_appends_fail_alone(store: SqlStore) -> None:
     assert _json(bags[0]) is None  # a key the summary lacks is JSON null, as SQLAlchemy's
 
 
+@pytest.mark.parametrize("backend", ["postgresql"])  # overrides the fixture's two stores
 async def test_postgres_game_writes_take_the_driver_path(
     store: SqlStore, backend: str, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """On PostgreSQL a game's start and end, a hand and the room's status go by asyncpg's own
     connection in the group commit, never by SQLAlchemy's engine; what they store reads
     back as the engine's own writes do."""
-    if backend != "postgresql":
-        pytest.skip("PostgreSQL's path")
     await new_room(store)
 
     def no_engine() -> None:
