@@ -614,6 +614,7 @@ def report(
     lat = [x * 1000 for x in stats.latencies]
     cpu_percent = server.cpu_percent() if cpu is None else cpu
     accepted = (server_metrics or {}).get("actions_accepted") or 0
+    system_share = getattr(server, "system_share", None)  # of the window `cpu_percent` closed
     # Everything an accepted action costs the server process (validation, store, every
     # connection's message), as CPU time of the window over the actions /metrics counted.
     cpu_ms = cpu_percent / 100 * seconds * 1000 / accepted if accepted else None
@@ -648,7 +649,7 @@ def report(
         },
         "server_cpu_percent": round(cpu_percent, 1),
         "server_cpu_ms_per_action": None if cpu_ms is None else round(cpu_ms, 3),
-        "server_system_share": _rounded(getattr(server, "system_share", None), 3),
+        "server_system_share": None if system_share is None else round(system_share, 3),
         "writer_cpu_percent": None if writer is None else round(writer, 1),
         "writer_cpu_ms_per_action": None if writer_ms is None else round(writer_ms, 3),
         "server_rss_mb": round((server.rss_bytes() if rss is None else rss) / 2**20, 1),
@@ -663,10 +664,6 @@ def report(
             print(f"SQLite writer process CPU ms per action: {writer_ms:.3f}", flush=True)
     RESULTS.append(out)
     return out
-
-
-def _rounded(value: float | None, digits: int) -> float | None:
-    return None if value is None else round(value, digits)
 
 
 RESULTS: list[dict[str, Any]] = []  # every window reported by this process, in order

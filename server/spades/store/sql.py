@@ -578,7 +578,7 @@ class SqlStore:
                             stamp,
                             fences,
                         )
-            else:  # only PostgreSQL's finished hands join the group commit (`_run_write`)
+            else:  # only PostgreSQL's hands and single statements are queued (`_run_write`)
                 if not rows:
                     outcomes = []
                 elif (
@@ -695,8 +695,9 @@ class SqlStore:
                 return True, await driver.fetchval(write.sql, *write.args)
             status = await driver.execute(write.sql, *write.args)
         except asyncpg.IntegrityConstraintViolationError as exc:
-            refusal = write.refused or f"the write was refused: {exc}"
-            return False, NotFound(refusal) if write.refused else StoreError(refusal)
+            if write.refused is not None:
+                return False, NotFound(write.refused)
+            return False, StoreError(f"the write was refused: {exc}")
         except _PG_LOST as exc:
             return False, self._driver_lost(exc)
         except Exception as exc:  # the statement's own refusal: this write's, not the batch's
