@@ -13,6 +13,13 @@ seats bid as basic does, and every deal where some seat bids nil is played twice
 nil bidder's opponents basic the first time and the given level the second (the nil side
 is basic both times, the bids are the same). Prints the share made against each, by the
 odds `basic.nil_odds` gave the hand.
+
+    python -m bench.nil_odds --against rival --nil-side strong --range 0 3000
+
+The same with another level playing the nil side's cards (the bids stay basic's), and
+`rival` (bench/rival.py, an independent player) among the attackers. `strong-rulenil` is
+strong whose own standing nil is played by basic's rule instead of by search;
+`strong-rulecover` plays its partner's standing nil by basic's rule too (partnership).
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ import argparse
 import itertools
 import math
 import random
+from typing import Any
 
 from spades.bots.basic import bid_number, choose_card, nil_danger, nil_features, nil_odds
 from spades.bots.state import NIL, UNKNOWN, PlayState
@@ -123,14 +131,33 @@ def fit(n: int, rng: random.Random) -> None:
             print(f"  predicted {ps / cnt:.2f}: {int(cnt)} hands, made {made / cnt:.2f}")
 
 
-def nil_against(job: tuple[int, str, str, int]) -> list[tuple[str, float, bool]]:
-    """One deal: (attackers, predicted odds, made) per play of a basic nil, or nothing."""
+def act(level: str, view: dict[str, Any], seed: int, iterations: int) -> dict[str, Any]:
+    """A level's move; `rival` is the independent player, `strong-rulenil` strong with its
+    own standing nil played by basic's rule."""
+    from bench import rival
     from bench.bot_ab import seat_action
+    from spades.bots import decide
+
+    if level == "rival":
+        return rival.decide(view, seed=seed)
+    if level in ("strong-rulenil", "strong-rulecover"):
+        seat = int(view["seat"])
+        bids, won = view["bids"] or [None] * 4, view["tricks_won"]
+        standing = [s for s in range(4) if bids[s] == "nil" and won[s] == 0]
+        ours = [seat, (seat + 2) % 4] if level == "strong-rulecover" else [seat]
+        if view["phase"] == "playing" and any(s in standing for s in ours):
+            return decide("basic", view, seed=seed)
+        level = "strong"
+    return seat_action(level, view, seed, iterations)
+
+
+def nil_against(job: tuple[int, str, str, int, str]) -> list[tuple[str, float, bool]]:
+    """One deal: (attackers, predicted odds, made) per play of a basic nil, or nothing."""
     from spades.bots import decide
     from spades.engine import Game, Rules
     from spades.engine.cards import parse_card
 
-    deal_no, mode, level, iterations = job
+    deal_no, mode, level, iterations, nil_side = job
     rules = Rules.from_dict({"mode": mode, "target": 500})
 
     def fresh() -> Game:
@@ -156,8 +183,8 @@ def nil_against(job: tuple[int, str, str, int]) -> list[tuple[str, float, bool]]
             assert seat is not None
             step += 1
             ours = seat == nil_seat or (partnership and (seat - nil_seat) % 2 == 0)
-            who = "basic" if ours or game.phase == "bidding" else attackers
-            game.apply(seat, seat_action(who, game.view(seat), deal_no * 1000 + step, iterations))
+            who = "basic" if game.phase == "bidding" else (nil_side if ours else attackers)
+            game.apply(seat, act(who, game.view(seat), deal_no * 1000 + step, iterations))
         out.append((attackers, odds, game.history[0]["tricks"][nil_seat] == 0))
     return out
 
@@ -165,7 +192,9 @@ def nil_against(job: tuple[int, str, str, int]) -> list[tuple[str, float, bool]]
 def report_against(args: argparse.Namespace) -> None:
     import multiprocessing
 
-    jobs = [(d, args.mode, args.against, args.iterations) for d in range(*args.range)]
+    jobs = [
+        (d, args.mode, args.against, args.iterations, args.nil_side) for d in range(*args.range)
+    ]
     rows: list[tuple[str, float, bool]] = []
     with multiprocessing.Pool(args.workers) as pool:
         for out in pool.imap_unordered(nil_against, jobs):
@@ -176,7 +205,10 @@ def report_against(args: argparse.Namespace) -> None:
         if not mine:
             continue
         share = 100 * sum(made for _, made in mine) / len(mine)
-        print(f"{args.mode}, attackers {attackers}: {len(mine)} nils, made {share:.1f}%")
+        print(
+            f"{args.mode}, nil side {args.nil_side}, attackers {attackers}: "
+            f"{len(mine)} nils, made {share:.1f}%"
+        )
         for lo, hi in itertools.pairwise(edges):
             part = [(p, made) for p, made in mine if lo <= p < hi]
             if part:
@@ -200,6 +232,7 @@ def main() -> None:
     ap.add_argument("--mode", choices=("partnership", "individual"), default="partnership")
     ap.add_argument("--iterations", type=int, default=800, help="strong's rollouts")
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--nil-side", default="basic", help="the level that plays the nil side's cards")
     args = ap.parse_args()
     if args.against:
         report_against(args)

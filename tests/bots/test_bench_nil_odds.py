@@ -9,7 +9,7 @@ from bench.nil_odds import nil_against
 def test_a_basic_nil_is_played_against_both_attackers_on_the_same_deal() -> None:
     found = []
     for deal in range(40):
-        out = nil_against((deal, "partnership", "basic", 100))
+        out = nil_against((deal, "partnership", "basic", 100, "basic"))
         if out:
             found.append(out)
     assert found, "some of 40 deals has a basic nil"
@@ -21,6 +21,6 @@ def test_a_basic_nil_is_played_against_both_attackers_on_the_same_deal() -> None
 
 
 def test_no_nil_no_rows() -> None:
-    rows = [nil_against((deal, "individual", "easy", 100)) for deal in range(20)]
+    rows = [nil_against((deal, "individual", "easy", 100, "basic")) for deal in range(20)]
     assert any(not r for r in rows)
     assert all(len(r) in (0, 2) for r in rows)
