@@ -25,6 +25,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import math
 import os
 import random
 import resource
@@ -655,6 +656,7 @@ def report(
         "server_rss_mb": round((server.rss_bytes() if rss is None else rss) / 2**20, 1),
         "per_process": server.per_process() if hasattr(server, "per_process") else None,
         "generator_cpu_percent": None if generator_cpu is None else round(generator_cpu, 1),
+        "machine_reference_ms": MACHINE_REFERENCE[-1] if MACHINE_REFERENCE else None,
         "server": server_metrics,
     }
     print(json.dumps(out), flush=True)
@@ -668,6 +670,34 @@ def report(
 
 RESULTS: list[dict[str, Any]] = []  # every window reported by this process, in order
 
+
+def machine_reference_ms() -> float:
+    """CPU milliseconds this machine takes for a fixed piece of the server's kind of work
+    (100 hands through the engine's `Game` API, JSON-ready actions chosen by a seeded
+    random number generator), the least of five tries.
+
+    Instances of one machine kind differ in speed by up to two times (noisy neighbours,
+    older hosts), and the server's CPU per action moves with them; so does this figure, and
+    the code being measured does not change it. Printed with each run, so that figures from
+    different machines can be told apart from changes to the code."""
+    from spades.engine import Game, Rules
+
+    best = math.inf
+    for _ in range(5):
+        rng = random.Random(19)
+        start = time.process_time()
+        for hand in range(100):
+            game = Game.new(Rules(target=10_000), seed=f"reference:{hand}")
+            while not game.history:
+                seat = game.to_act
+                actions = game.legal_actions(seat)
+                game.apply(seat, actions[rng.randrange(len(actions))])
+        best = min(best, time.process_time() - start)
+    return round(best * 1000, 1)
+
+
+MACHINE_REFERENCE: list[float] = []  # measured before each run, in this process
+
 # The figures `--repeat` summarises as min / median / max over the runs.
 REPEATED = (
     ("server CPU ms per action", ("server_cpu_ms_per_action",)),
@@ -678,6 +708,7 @@ REPEATED = (
     ("latency p50 ms", ("latency_ms", "p50")),
     ("latency p99 ms", ("latency_ms", "p99")),
     ("generator CPU %", ("generator_cpu_percent",)),
+    ("machine reference ms", ("machine_reference_ms",)),
 )
 
 
@@ -1205,6 +1236,8 @@ def main() -> None:
         if args.repeat > 1:
             print(f"run {i + 1} of {args.repeat}", flush=True)
         RESULTS.clear()
+        MACHINE_REFERENCE.append(machine_reference_ms())
+        print(f"machine reference: {MACHINE_REFERENCE[-1]} ms of CPU", flush=True)
         run_once(args)
         if RESULTS:
             runs.append(RESULTS[-1])

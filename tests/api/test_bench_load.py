@@ -51,6 +51,8 @@ def test_two_driver_processes(kind: str) -> None:
     assert isinstance(latency, dict) and latency["n"] > 0
     server = out["server"]
     assert isinstance(server, dict) and server["action_ms_p99_le"] is not None
+    reference = out["machine_reference_ms"]  # the machine's speed, beside the figures
+    assert isinstance(reference, float) and reference > 0
 
 
 def test_ramp_in_one_process_prints_the_last_good_size() -> None:
