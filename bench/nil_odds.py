@@ -133,7 +133,8 @@ def fit(n: int, rng: random.Random) -> None:
 
 def act(level: str, view: dict[str, Any], seed: int, iterations: int) -> dict[str, Any]:
     """A level's move; `rival` is the independent player, `strong-rulenil` strong with its
-    own standing nil played by basic's rule."""
+    own standing nil played by basic's rule, `strong-rulecover` with its side's standing
+    nil played by basic's rule from both seats."""
     from bench import rival
     from bench.bot_ab import seat_action
     from spades.bots import decide
