@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from api_helpers import Client, play_until_over, running_server
+from api_helpers import Client, choose_well, play_until_over, running_server
 
 from hidden_cards import card_strings, current_hand_only, deals_of, event_leaks, played
 from spades.api.models import SERVER_MESSAGE
@@ -74,7 +74,7 @@ async def test_four_humans_play_a_whole_game(tmp_path: Path, mode: str) -> None:
         # The spectator reads while the game is played, as a browser does: a client that
         # stops reading stops answering the server's keepalive pings, and is closed.
         *finals, _ = await asyncio.gather(
-            *(play_until_over(c) for c in clients),
+            *(play_until_over(c, choose_well) for c in clients),
             watcher.until(lambda m: m["type"] == "state" and m["view"]["phase"] == "over"),
         )
         view = finals[0]["view"]
