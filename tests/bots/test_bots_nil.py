@@ -93,3 +93,35 @@ def test_blind_nil_is_not_bid_at_the_measured_odds() -> None:
     for scores in ([0, 0], [100, 480], [-200, 450]):
         assert not wants_blind_nil(scores, 0, 500, 2, [-1, -1, -1, -1])
     assert not wants_blind_nil([0, 0, 0, 480], 0, 500, -1, [-1, -1, -1, -1])
+
+
+def _hunt_state(hands: dict[int, list[str]], trick: list[str], leader: int) -> Any:
+    from spades.bots.state import NIL, PlayState
+
+    st = PlayState()
+    for seat, cards in hands.items():
+        st.hands[seat] = sum(1 << parse_card(c) for c in cards)
+    st.bids = [NIL, 3, 4, 3]
+    st.prepare()
+    st.leader = leader
+    for card in trick:
+        st.play(parse_card(card))
+    return st
+
+
+def test_a_hunter_stays_under_the_nil_and_plays_low_in_front_of_it() -> None:
+    from spades.bots.strong import hunt_card
+
+    # The nil bidder (seat 0) is winning the trick: the highest card that still loses to it.
+    st = _hunt_state({0: ["8H"], 1: ["2H", "7H", "9H", "KH"]}, ["8H"], leader=0)
+    assert hunt_card(st, 1, 0) == parse_card("7H")
+    # The nil bidder plays after: low, whatever the hunter's own contract needs.
+    st = _hunt_state({2: ["KC"], 3: ["4C", "QC", "AC"]}, ["KC"], leader=2)
+    assert hunt_card(st, 3, 0) == parse_card("4C")
+    # Leads, a void in the suit led, nothing under the nil's card: basic's card instead.
+    st = _hunt_state({1: ["5H", "3D", "9C"]}, [], leader=1)
+    assert hunt_card(st, 1, 0) == -1
+    st = _hunt_state({0: ["8H"], 1: ["2S", "7C"]}, ["8H"], leader=0)
+    assert hunt_card(st, 1, 0) == -1
+    st = _hunt_state({0: ["3H"], 1: ["9H", "KH"]}, ["3H"], leader=0)
+    assert hunt_card(st, 1, 0) == -1

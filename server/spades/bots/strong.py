@@ -295,6 +295,58 @@ def rollout(world: PlayState, seat: int, noise: list[float], rng: random.Random)
             world.play(choose_card(world, actor))
 
 
+# When the searching side's own nil stands, every opponent in a sampled world hunts it as a
+# determined attacker does, whatever its own contract needs: low in front of the nil bidder,
+# and under the nil bidder's card when it is winning (basic attacks only while its own
+# contract is safe). Covering choices tuned to basic's attack left nils caught by other
+# players. bench.nil_odds, strong's nil side on deals 600-1800 (299 nils): made 85.6% against
+# basic's attack and 75.3% against bench/rival.py's with basic's model, 87.6% and 82.9% with
+# the hunters. (Hunters on half the samples, or with low leads into the nil too, did worse.)
+
+
+def hunt_card(world: PlayState, actor: int, target: int) -> int:
+    """A hunter's card against the standing nil of `target`, or -1 to play basic's card."""
+    trick = world.trick
+    if not trick:
+        return -1  # leads as basic does
+    legal = world.legal(actor)
+    led = trick[0] // 13
+    follow = legal & SUIT_MASKS[led]
+    if not follow:
+        return -1
+    at = winning_index(trick)
+    win = trick[at]
+    if win // 13 != led:
+        return -1  # trumped: the nil bidder's card of the suit cannot win
+    if (world.leader + at) & 3 == target:
+        under = follow & ((1 << win) - 1)  # the highest card that still loses to the nil's
+        return under.bit_length() - 1 if under else -1
+    if 0 < (target - actor) & 3 <= 3 - len(trick):
+        return (follow & -follow).bit_length() - 1  # low in front of the nil
+    return -1
+
+
+def rollout_hunted(
+    world: PlayState, seat: int, noise: list[float], rng: random.Random, hunters: list[int]
+) -> None:
+    """`rollout`, with `hunters[s]` the standing nil seat s hunts (-1: plays basic's attack)."""
+    while world.tricks_done < 13:
+        actor = (world.leader + len(world.trick)) & 3
+        target = hunters[actor]
+        if target >= 0 and world.tricks_won[target] == 0:
+            card = hunt_card(world, actor, target)
+            if card >= 0:
+                world.play(card)
+                continue
+        eps = noise[actor]
+        if eps and rng.random() < eps:
+            legal = nil_safe_moves(world, actor, world.legal(actor))
+            cards = _moves_of(legal)
+            world.play(cards[int(rng.random() * len(cards))])
+        else:
+            world.play(choose_card(world, actor))
+
+
 def search(
     st: PlayState,
     seat: int,
@@ -336,6 +388,15 @@ def search(
     scores = list(st.scores)
     target = st.target
     near_end = len(scores) == (2 if st.partnership else 4) and max(scores) >= target - NEAR_END
+    own_nil = -1  # a standing nil of the searching side (its opponents are modelled as hunters)
+    for s in (seat, (seat + 2) & 3) if st.partnership else (seat,):
+        if st.bids[s] == NIL and st.tricks_won[s] == 0:
+            own_nil = s
+            break
+    hunters = [-1, -1, -1, -1]  # per seat: the standing nil it hunts in the rollouts
+    for s in range(4):
+        if own_nil >= 0 and (s - own_nil) & (1 if st.partnership else 3):
+            hunters[s] = own_nil
     while True:
         hands = sample_world(st, seat, sizes, rng)
         if hands is None:
@@ -353,7 +414,10 @@ def search(
             world = st.copy()
             world.hands = hands[:]
             world.play(moves[i])
-            rollout(world, seat, noise, rng)
+            if own_nil >= 0:
+                rollout_hunted(world, seat, noise, rng, hunters)
+            else:
+                rollout(world, seat, noise, rng)
             value = scorer.value(world.tricks_won, blind)
             if near_end:
                 value += 1000.0 * _game_swing(scorer, world.tricks_won, blind, scores, target)
