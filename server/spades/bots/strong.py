@@ -4,7 +4,9 @@ For a card play: sample where the hidden cards are, consistently with everything
 (the seat's own hand, the cards played, the suits each player has shown out of, how many cards
 each holds), and weight each sample by how well the hands fit the bids. On every sample, every
 legal card is played and the rest of the hand is rolled out with the `basic` policy for all four
-seats (ints and bit masks only). The card with the best weighted average score difference wins.
+seats (ints and bit masks only), the others with a share of careless cards, and the opponents
+of the searching side's standing nil hunting it (`hunt_card`). The card with the best weighted
+average score difference wins.
 
 The search stops after `iterations` rollouts or when the time budget runs out, whichever
 comes first; with a fixed iteration count (and a budget that does not bind) a seed gives the
