@@ -137,9 +137,10 @@ class ServerProcess:
     def _cpu_seconds(self) -> float:
         return _proc_cpu_seconds(self.proc.pid)
 
-    def children_cpu_percent(self) -> float:
+    def children_cpu_percent(self) -> float | None:
         """CPU % of one core the server's child processes (its SQLite writer) used since the
-        last call; a child that appeared meanwhile counts from its start."""
+        last call; a child that appeared meanwhile counts from its start. None when the
+        server has none (PostgreSQL)."""
         now, seen = time.monotonic(), {}
         path = f"/proc/{self.proc.pid}/task/{self.proc.pid}/children"
         with contextlib.suppress(OSError), open(path) as fh:
@@ -148,6 +149,8 @@ class ServerProcess:
                     seen[int(pid)] = _proc_cpu_seconds(int(pid))
         then, before = self._last_children
         self._last_children = (now, seen)
+        if not seen:
+            return None
         used = sum(cpu - before.get(pid, 0.0) for pid, cpu in seen.items())
         return 100.0 * used / max(now - then, 1e-9)
 
