@@ -194,3 +194,79 @@ async def test_a_connection_whose_send_fails_does_not_stop_the_others(
     await settle(lambda: watcher.last_state()["seq"] == room.seq)
     assert room.status == "finished"
     await manager.stop()
+
+
+class InDoubt:
+    """The real store, except that some appends are stored and then reported failed, as a
+    timeout reports a statement whose commit came late: the caller cannot tell."""
+
+    def __init__(self, store: Any) -> None:
+        self._store = store
+        self.room: Room | None = None
+        self.hands = 0  # hands the room's game had finished at the last append
+        self.failed: list[tuple[int, bool]] = []  # (seq, ended a hand)
+        self.reported: set[int] = set()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    async def append_action(self, row: Any, **kwargs: Any) -> None:
+        await self._store.append_action(row, **kwargs)
+        assert self.room is not None and self.room.game is not None
+        hands, self.hands = self.hands, len(self.room.game.history)
+        ended_hand = self.hands > hands
+        if row.seq not in self.reported and (ended_hand or row.seq % 9 == 0):
+            self.reported.add(row.seq)
+            self.failed.append((row.seq, ended_hand))
+            raise TimeoutError(f"injected: append of seq {row.seq} stored, reported failed")
+
+
+async def test_an_append_in_doubt_that_was_stored_is_taken_from_the_log(
+    store: Any, clock: ManualClock, tmp_path: Path
+) -> None:
+    """The next action finds its seq taken: the room takes the game from the log (with the
+    hands and the game's end it brought), shows it, and plays on; no storage_error loop."""
+    doubtful = InDoubt(store)
+    manager = manager_for(doubtful, clock, tmp_path)
+    await manager.start()
+    room, _, token = await manager.create_solo("Ann", {"mode": "individual", "target": 60})
+    doubtful.room = room
+    conn, watcher = Conn(), Conn()
+    await room.call(room.attach, conn, token)
+    await room.call(room.attach, watcher, None)
+    retried = 0
+    for _ in range(5_000):
+
+        def ready(r: int = retried) -> bool:
+            view = conn.last_state()["view"]
+            return view["phase"] == "over" or bool(view["legal"]) or len(doubtful.failed) > r
+
+        await settle(ready)
+        if len(doubtful.failed) > retried:
+            retried = len(doubtful.failed)
+            clock.advance(STORE_RETRY_SECONDS)  # a bot's failed move is tried again
+            await settle(lambda: True, rounds=1)
+            continue
+        view = conn.last_state()["view"]
+        if view["phase"] == "over":
+            break
+        await act(room, conn, **first_legal("basic", view))
+    game = room.game
+    assert game is not None and game.phase == "over" and room.status == "finished"
+    assert any(ended for _, ended in doubtful.failed) and len(doubtful.failed) >= 5
+    # Every logged action is the game's, once, and every connection was shown all of them.
+    record = await store.export_game(room.game_id, in_progress=True)
+    assert len(record["actions"]) == room.seq
+    assert record["actions"] == game.to_record()["actions"]
+    await settle(lambda: watcher.last_state()["seq"] == room.seq)
+    assert conn.last_state()["seq"] == room.seq
+    # The hands the doubtful appends ended are stored, and so is the game's end.
+    for _ in range(200):
+        finished = await store.finished_games(room.room_id)
+        if finished and len(finished[0].hands) == len(game.history):
+            break
+        clock.advance(STORE_RETRY_SECONDS)
+        await settle(lambda: True, rounds=1)
+    assert [h.summary for h in finished[0].hands] == game.history
+    assert finished[0].game.winner == game.winner
+    await manager.stop()

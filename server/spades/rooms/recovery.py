@@ -38,15 +38,21 @@ def room_from_stored(cls: type[Room], stored: StoredRoom, **parts: Any) -> Room:
     for seat in seats:
         seat.disconnected_at = now
     if stored.game is not None:
-        g = stored.game
-        game = Game(Rules.from_dict(g.rules), seed=g.seed, first_dealer=g.first_dealer)
-        for expected, action in enumerate(stored.actions, start=1):
-            if action.seq != expected:
-                raise RuntimeError(f"game {g.id}: action {expected} missing from the log")
-            game.apply(action.seat, action.action)
-        room.game, room.game_id = game, g.id
+        room.game, room.game_id = replay(stored), stored.game.id
         room.elapsed_at_load = stored_elapsed(stored)
     return room
+
+
+def replay(stored: StoredRoom) -> Game:
+    """The stored unfinished game, its logged actions applied in order."""
+    g = stored.game
+    assert g is not None
+    game = Game(Rules.from_dict(g.rules), seed=g.seed, first_dealer=g.first_dealer)
+    for expected, action in enumerate(stored.actions, start=1):
+        if action.seq != expected:
+            raise RuntimeError(f"game {g.id}: action {expected} missing from the log")
+        game.apply(action.seat, action.action)
+    return game
 
 
 async def resume(room: Room) -> None:

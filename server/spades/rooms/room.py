@@ -18,7 +18,15 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from spades.engine import ActionError, Game, Rules
-from spades.store.protocol import ActionRow, FencedOut, HandRow, RoomStatus, Store, StoredRoom
+from spades.store.protocol import (
+    ActionRow,
+    FencedOut,
+    HandRow,
+    RoomStatus,
+    SequenceError,
+    Store,
+    StoredRoom,
+)
 
 from . import presence, seating, views
 from .actor import Actor, Answer
@@ -33,7 +41,7 @@ from .events import Events
 from .gameclock import GameClock
 from .observer import NO_OBSERVER, Observer, now
 from .ownership import CLOSE_RECONNECT
-from .recovery import resume, room_from_stored
+from .recovery import replay, resume, room_from_stored
 from .seats import Seat
 from .settings import RoomSettings
 from .turns import TurnScheduler
@@ -305,9 +313,14 @@ class Room:
         minutes = self.settings.game_minutes
         self.game_clock.set(game_id, now + 60 * minutes if minutes else None)
 
-    async def act(self, seat: int | None, action: dict[str, Any]) -> dict[str, Any]:
+    async def act(
+        self, seat: int | None, action: dict[str, Any], *, caught_up: bool = False
+    ) -> dict[str, Any]:
         """Apply and store; then record hand and game ends. Raises ActionError or RoomError
-        with nothing changed; once the action is stored, raises nothing."""
+        with nothing changed; once the action is stored, raises nothing.
+
+        `caught_up`: the game was just taken from the log (an append in doubt had committed
+        after all); this is the action's second and last try."""
         game, game_id = self.game, self.game_id
         assert game is not None and game_id is not None
         hands_before = len(game.history)
@@ -327,6 +340,15 @@ class Room:
             if isinstance(exc, FencedOut):
                 # FencedStore has said so (a warning, once).
                 raise RoomMoved("the room moved to another process: reconnect") from exc
+            # A seq taken means the log is ahead of this game: an earlier append this room
+            # was told had failed (a timeout: in doubt) committed after all. The log is the
+            # truth: take the game from it, show it, and try the action on it once.
+            if (
+                isinstance(exc, SequenceError)
+                and not caught_up
+                and await self._catch_up_with_log(game_id, hands_before)
+            ):
+                return await self.act(seat, action, caught_up=True)
             log.exception(
                 "room %s: storing action %s of game %s failed",
                 self.code,
@@ -350,6 +372,45 @@ class Room:
         if game.phase == "over":
             await self.finish_game()
         return recorded
+
+    async def _catch_up_with_log(self, game_id: int, hands_before: int) -> bool:
+        """Replace the game by the one its stored log holds; store the hands and the game's
+        end the logged actions brought, and have every connection sent the whole state.
+        False (nothing changed) when the log cannot be read now."""
+        try:
+            stored = await self.store.load_room(self.room_id)
+            if stored.game is None or stored.game.id != game_id:
+                raise RuntimeError(f"game {game_id} is no longer the room's unfinished game")
+            game = replay(stored)
+        except Exception:
+            log.exception(
+                "room %s: reading game %s from the log failed",
+                self.code,
+                game_id,
+                extra={**self._ctx(None), "game_id": game_id},
+            )
+            return False
+        log.warning(
+            "room %s: game %s was behind its log (an append in doubt was stored): "
+            "%s actions held, %s logged",
+            self.code,
+            game_id,
+            self.seq,
+            game.action_count,
+            extra={**self._ctx(None), "game_id": game_id},
+        )
+        self.game = game
+        self.events.key = None  # every connection gets a whole state next
+        self._unsent = True  # shown after this command, whatever it turns out to be
+        self.turn_started = self.clock.now()
+        for entry in game.history[hands_before:]:
+            row = HandRow(game_id, entry["hand"], entry)
+            await self.bookkeeping.write(
+                f"storing hand {row.hand_number} of game {game_id}", self._hand_write(row)
+            )
+        if game.phase == "over":
+            await self.finish_game()
+        return True
 
     def _hand_write(self, row: HandRow) -> Any:
         return lambda: self.store.finish_hand(row)

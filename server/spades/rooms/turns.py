@@ -238,7 +238,13 @@ async def bot_move(room: Room, plan: TurnPlan, action: dict[str, Any], queued: f
     seat = plan.seat
     try:
         await room.act(seat, action)
-        if plan.timeout and action.get("type") == "look" and game.to_act == seat:
+        game = room.game  # (a new object if the act took the game from the log)
+        if (
+            game is not None
+            and plan.timeout
+            and action.get("type") == "look"
+            and game.to_act == seat
+        ):
             # A timed-out seat that had to look still owes its bid: make it now.
             view = game.view(seat)
             await room.act(seat, await room.bots.decide(plan.level, view, bot_seed(room, plan.seq)))
@@ -252,6 +258,9 @@ async def bot_move(room: Room, plan: TurnPlan, action: dict[str, Any], queued: f
             exc.code,
             extra={"room": room.code, "seat": seat},
         )
+        game = room.game
+        if game is None or not _is_current(room, plan):
+            return  # the game was taken from the log meanwhile (room.act): its turn is over
         legal = game.legal_actions(seat)
         if not legal:
             return
