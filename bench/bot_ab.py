@@ -1,10 +1,11 @@
 """Paired per-hand comparison of strong-bot settings against `basic` (not part of the tests).
 
     python -m bench.bot_ab --variants '{"400": {"ITER": 400}, "800": {"ITER": 800}}' \
-        --deals 100 400 [--mode partnership] [--workers 2]
+        --deals 100 400 [--mode partnership] [--workers 2] [--opponent rival]
 
 Each deal is one hand from 0-0, played by strong (seats 0+2; individual: seat 0) against
-basic, once per rotation of the seats (partnership: 2, individual: 4), for every variant.
+basic (or `--opponent rival`: bench/rival.py, a player strong does not model), once per
+rotation of the seats (partnership: 2, individual: 4), for every variant.
 A variant sets module constants of `spades.bots.strong` (e.g. `PRUNE`, `CARELESS`), or
 `ITER` for the rollouts per decision. Printed per variant: the mean point difference per
 deal (strong's side minus the other side, or minus the others' average) with its standard
@@ -40,12 +41,18 @@ def seat_action(level: str, view: dict[str, Any], seed: int, iterations: int) ->
         from spades.bots.strong import decide_strong
 
         return decide_strong(view, seed=seed, iterations=iterations)
+    if level == "rival":
+        from bench import rival
+
+        return rival.decide(view, seed=seed)
     return decide(level, view, seed=seed)
 
 
-def play_hand(job: tuple[str, dict[str, Any], int, int, str]) -> tuple[str, int, float, float]:
+def play_hand(
+    job: tuple[str, dict[str, Any], int, int, str, str],
+) -> tuple[str, int, float, float]:
     """(variant name, deal, point difference for strong's side, CPU seconds)."""
-    name, variant, deal, rotation, mode = job
+    name, variant, deal, rotation, mode, opponent = job
     _configure(variant)
     from spades.bots.strong import DEFAULT_ITERATIONS
 
@@ -53,7 +60,7 @@ def play_hand(job: tuple[str, dict[str, Any], int, int, str]) -> tuple[str, int,
     rules = Rules.from_dict({"mode": mode, "target": 500})
     game = Game.new(rules, seed=f"ab:{deal}", dealer=deal % 4)
     partnership = mode == "partnership"
-    levels = ["strong", "basic"] * 2 if partnership else ["strong"] + ["basic"] * 3
+    levels = ["strong", opponent] * 2 if partnership else ["strong"] + [opponent] * 3
     seat_level = [levels[(s + rotation) % 4] for s in range(4)]
     step = 0
     start = time.process_time()
@@ -79,12 +86,13 @@ def main() -> None:
     parser.add_argument("--deals", type=int, nargs=2, default=[0, 200], metavar=("FROM", "TO"))
     parser.add_argument("--mode", choices=("partnership", "individual"), default="partnership")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--opponent", choices=("basic", "rival"), default="basic")
     args = parser.parse_args()
     variants: dict[str, dict[str, Any]] = json.loads(args.variants)
     rotations = 2 if args.mode == "partnership" else 4
     deals = range(*args.deals)
     jobs = [
-        (name, variant, deal, rotation, args.mode)
+        (name, variant, deal, rotation, args.mode, args.opponent)
         for deal in deals
         for rotation in range(rotations)
         for name, variant in variants.items()
