@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -184,6 +185,46 @@ async def test_restart_reloads_rooms_by_replaying_actions(
     await play_out(again, conn2)
     assert again.status == "finished"
     await second.stop()
+
+
+async def test_a_reload_stores_the_hand_rows_a_crash_left_out(
+    store: Any, clock: ManualClock, tmp_path: Path
+) -> None:
+    """A crash between the action that ended a hand and the hand's row (or while the row's
+    write waited for a retry) leaves the row out; the reload writes it from the log."""
+    manager = manager_for(store, clock, tmp_path)
+    await manager.start()
+    room, _, token = await manager.create_solo("Ann", {"target": 10_000})
+    conn = Conn()
+    await hello(room, conn, token)
+    acted = -1
+    while True:
+        await settle(lambda a=acted: _shown(conn, a))
+        game = room.game
+        assert game is not None
+        if len(game.history) >= 2:
+            break
+        acted = conn.last_state()["seq"]
+        await act(room, conn, **first_legal("basic", conn.last_state()["view"]))
+    await manager.stop()
+    history = list(game.history)
+    with sqlite3.connect(tmp_path / "spades.db") as db:  # the rows the crash lost
+        db.execute("DELETE FROM hands WHERE game_id = ?", (room.game_id,))
+    assert (await store.load_room(room.room_id)).hands == []
+
+    second = manager_for(store, clock, tmp_path)
+    assert await second.start() == 1
+    again = await second.get(room.code)
+    assert again.game is not None and again.game.history[:2] == history[:2]
+    stored = await store.load_room(room.room_id)
+    assert stored.hands == [e["hand"] for e in again.game.history]
+    await second.stop()
+    with sqlite3.connect(tmp_path / "spades.db") as db:
+        rows = db.execute(
+            "SELECT hand_number FROM hands WHERE game_id = ? ORDER BY hand_number",
+            (room.game_id,),
+        ).fetchall()
+    assert [r[0] for r in rows] == [e["hand"] for e in again.game.history]
 
 
 async def test_rooms_without_humans_are_abandoned(

@@ -39,6 +39,7 @@ def room_from_stored(cls: type[Room], stored: StoredRoom, **parts: Any) -> Room:
         seat.disconnected_at = now
     if stored.game is not None:
         room.game, room.game_id = replay(stored), stored.game.id
+        room.hands_at_load = list(stored.hands)
         room.elapsed_at_load = stored_elapsed(stored)
     return room
 
@@ -69,6 +70,8 @@ async def resume(room: Room) -> None:
     if game is None and room.status == "finished":
         await load_last_game(room)
     if game is not None and room.game_id is not None:
+        # Hands the log ended whose rows the crash did not let the old process store.
+        await room.store_missing_hands(room.game_id, game, room.hands_at_load)
         if game.phase == "over" and room.status == "playing":
             await room.finish_game()
         minutes = room.settings.game_minutes

@@ -88,6 +88,7 @@ class Room:
         self.turn_started = clock.now()
         self.last_human_at = clock.now()
         self.elapsed_at_load = 0.0  # game clock used before a restart
+        self.hands_at_load: list[int] = []  # hand rows stored for the game when it was loaded
         self.hinting: set[int] = set()  # connections waiting for a hint
         self._unsent = False  # an action was stored and not yet shown
         self._deadline: float | None = _UNKNOWN  # the turn deadline, while `changed` runs
@@ -373,6 +374,16 @@ class Room:
             await self.finish_game()
         return recorded
 
+    async def store_missing_hands(self, game_id: int, game: Game, stored: list[int]) -> None:
+        """Store the rows of the game's finished hands that are not among `stored`."""
+        have = set(stored)
+        for entry in game.history:
+            if entry["hand"] not in have:
+                row = HandRow(game_id, entry["hand"], entry)
+                await self.bookkeeping.write(
+                    f"storing hand {row.hand_number} of game {game_id}", self._hand_write(row)
+                )
+
     async def _catch_up_with_log(self, game_id: int, hands_before: int) -> bool:
         """Replace the game by the one its stored log holds; store the hands and the game's
         end the logged actions brought, and have every connection sent the whole state.
@@ -382,6 +393,7 @@ class Room:
             if stored.game is None or stored.game.id != game_id:
                 raise RuntimeError(f"game {game_id} is no longer the room's unfinished game")
             game = replay(stored)
+            stored_hands = stored.hands
         except Exception:
             log.exception(
                 "room %s: reading game %s from the log failed",
@@ -403,11 +415,9 @@ class Room:
         self.events.key = None  # every connection gets a whole state next
         self._unsent = True  # shown after this command, whatever it turns out to be
         self.turn_started = self.clock.now()
-        for entry in game.history[hands_before:]:
-            row = HandRow(game_id, entry["hand"], entry)
-            await self.bookkeeping.write(
-                f"storing hand {row.hand_number} of game {game_id}", self._hand_write(row)
-            )
+        # The hands the late actions ended (not those this room stored or still retries).
+        kept = [e["hand"] for e in game.history[:hands_before]]
+        await self.store_missing_hands(game_id, game, kept + stored_hands)
         if game.phase == "over":
             await self.finish_game()
         return True

@@ -109,6 +109,9 @@ class StoredRoom:
     seats: list[SeatRow]
     game: GameRow | None = None  # the unfinished game, if one is in progress
     actions: list[ActionRow] = field(default_factory=list)  # that game's log, in order
+    # The numbers of that game's hands whose rows are stored: a crash between an action
+    # that ended a hand and the hand's row leaves one out, for the reload to write.
+    hands: list[int] = field(default_factory=list)
 
 
 @dataclass

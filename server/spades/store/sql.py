@@ -458,6 +458,12 @@ class SqlStore:
                 .order_by(ACTIONS.c.game_id, ACTIONS.c.seq)
             ):
                 games[a.game_id].actions.append(_action_row(a))
+            for h in await conn.execute(
+                select(HANDS.c.game_id, HANDS.c.hand_number)
+                .where(HANDS.c.game_id.in_(chunk))
+                .order_by(HANDS.c.game_id, HANDS.c.hand_number)
+            ):
+                games[h.game_id].hands.append(h.hand_number)
         return [loaded[i] for i in ids]
 
     # --- games -------------------------------------------------------------------------
