@@ -51,6 +51,8 @@ def test_two_driver_processes(kind: str) -> None:
     assert isinstance(latency, dict) and latency["n"] > 0
     server = out["server"]
     assert isinstance(server, dict) and server["action_ms_p99_le"] is not None
+    # the longest commit, so a store stall can be told from the server's own queueing
+    assert server["commit_ms_max_le"] is not None
     reference = out["machine_reference_ms"]  # the machine's speed, beside the figures
     assert isinstance(reference, float) and reference > 0
 
@@ -116,3 +118,12 @@ def test_rooms_play_game_after_game_without_getting_stuck() -> None:
     assert out["stalled_rooms"] == 0
     hands = out["hands_per_game"]
     assert isinstance(hands, dict) and hands["mean"] >= 1
+
+
+def test_a_failed_step_names_a_store_stall() -> None:
+    from bench.load import stalled_commit_ms
+
+    assert stalled_commit_ms({"server": {"commit_ms_max_le": 1000.0}}) == 1000.0
+    assert stalled_commit_ms({"server": {"commit_ms_max_le": 250.0}}) is None
+    assert stalled_commit_ms({"server": {"commit_ms_max_le": None}}) is None
+    assert stalled_commit_ms({"server": None}) is None  # a cluster's window has no server part
