@@ -21,6 +21,8 @@ import statistics
 import tempfile
 import time
 
+from bench.load import percentile
+
 
 def one_run(folder: str, syncs: int) -> dict[str, float]:
     fd, path = tempfile.mkstemp(prefix="spades-disk-", dir=folder)
@@ -35,16 +37,11 @@ def one_run(folder: str, syncs: int) -> dict[str, float]:
     finally:
         os.close(fd)
         os.unlink(path)
-    times.sort()
-
-    def at(q: float) -> float:
-        return round(times[min(len(times) - 1, int(q * len(times)))], 3)
-
     return {
-        "p50_ms": at(0.5),
-        "p99_ms": at(0.99),
-        "p999_ms": at(0.999),
-        "max_ms": round(times[-1], 3),
+        "p50_ms": round(percentile(times, 0.5), 3),
+        "p99_ms": round(percentile(times, 0.99), 3),
+        "p999_ms": round(percentile(times, 0.999), 3),
+        "max_ms": round(max(times), 3),
         "over_100ms": float(sum(t > 100 for t in times)),
     }
 
@@ -64,7 +61,7 @@ def main() -> None:
         summary = {
             key: {
                 "min": min(r[key] for r in runs),
-                "median": statistics.median(r[key] for r in runs),
+                "median": round(statistics.median(r[key] for r in runs), 3),
                 "max": max(r[key] for r in runs),
             }
             for key in runs[0]
