@@ -17,11 +17,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import tempfile
 import time
 
-from bench.load import percentile
+from bench.load import percentile, spread
 
 
 def one_run(folder: str, syncs: int) -> dict[str, float]:
@@ -58,14 +57,7 @@ def main() -> None:
         runs.append(result)
         print(json.dumps({"run": i + 1, "syncs": args.syncs, **result}), flush=True)
     if len(runs) > 1:
-        summary = {
-            key: {
-                "min": min(r[key] for r in runs),
-                "median": round(statistics.median(r[key] for r in runs), 3),
-                "max": max(r[key] for r in runs),
-            }
-            for key in runs[0]
-        }
+        summary = {key: spread([r[key] for r in runs]) for key in runs[0]}
         print(json.dumps({"repeat": len(runs), "dir": args.dir, **summary}), flush=True)
 
 

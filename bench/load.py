@@ -718,6 +718,12 @@ REPEATED = (
 )
 
 
+def spread(values: list[float]) -> dict[str, float]:
+    """Min / median / max of one figure over runs (the upper median for an even count)."""
+    ordered = sorted(values)
+    return {"min": ordered[0], "median": ordered[len(ordered) // 2], "max": ordered[-1]}
+
+
 def summarise(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """Min / median / max of each figure over the runs' last windows (`--repeat`)."""
     summary: dict[str, Any] = {"runs": len(runs)}
@@ -730,12 +736,7 @@ def summarise(runs: list[dict[str, Any]]) -> dict[str, Any]:
             if isinstance(value, int | float):
                 values.append(float(value))
         if values:
-            values.sort()
-            summary[name] = {
-                "min": values[0],
-                "median": values[len(values) // 2],
-                "max": values[-1],
-            }
+            summary[name] = spread(values)
     return summary
 
 
