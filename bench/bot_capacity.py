@@ -9,7 +9,8 @@ with three `strong` bots, and in every room a human who answers like the basic b
 `--think` seconds. After a warm-up it counts for `--seconds`: strong decisions, their wall
 time from the room's request to the answer (p50 / p99 / max; it includes the wait for a
 free worker), fallbacks to basic, and searches the safety cap cut short (they answered in
-time on less search than the bot's iterations). A room count holds when there are no
+time on less search than the bot's iterations; those cut before 16 sampled deals played the
+basic plan's move, printed apart). A room count holds when there are no
 fallbacks and the p99 is under 1 s, and holds at full search when no search was cut
 either. The strong bot's CPU time per decision is in `python -m bench.bots --only timing`.
 """
@@ -39,6 +40,7 @@ class Recorder(Observer):
         self.wall: list[float] = []
         self.fallbacks = 0
         self.cuts = 0
+        self.thin = 0
 
     def bot_decision(self, level: str, seconds: float) -> None:
         if self.on and level == "strong":
@@ -51,6 +53,10 @@ class Recorder(Observer):
     def bot_search_cut(self, level: str) -> None:
         if self.on:
             self.cuts += 1
+
+    def bot_search_thin(self, level: str) -> None:
+        if self.on:
+            self.thin += 1
 
 
 class Human:
@@ -144,6 +150,9 @@ async def run(
         # iterations): a room count "holds" on time, but these played on less search
         "search_cut": recorder.cuts,
         "search_cut_pct": round(100 * recorder.cuts / len(wall), 1) if wall else 0.0,
+        # of those, cut before enough sampled deals: the basic plan's move was played
+        "search_thin": recorder.thin,
+        "search_thin_pct": round(100 * recorder.thin / len(wall), 1) if wall else 0.0,
         "holds": recorder.fallbacks == 0 and percentile(wall, 99) < 1.0,
         # and every search ran its full iterations (none cut by the cap)
         "holds_full_search": recorder.fallbacks == 0
@@ -171,7 +180,8 @@ def main() -> None:
                 f"strong decisions ({row['per_second']}/s), wall p50 {row['p50_ms']} ms, "
                 f"p99 {row['p99_ms']} ms, max {row['max_ms']} ms, fallbacks "
                 f"{row['fallbacks']}, searches cut short {row['search_cut']} "
-                f"({row['search_cut_pct']}%)  -> {'holds' if row['holds'] else 'does not hold'}"
+                f"({row['search_cut_pct']}%), of which basic's move {row['search_thin']} "
+                f"({row['search_thin_pct']}%)  -> {'holds' if row['holds'] else 'does not hold'}"
                 f"{' at full search' if row['holds_full_search'] else ''}",
                 flush=True,
             )

@@ -18,6 +18,7 @@ class Recorder(Observer):
         self.decisions: Counter[str] = Counter()
         self.fallbacks: Counter[str] = Counter()
         self.cuts: Counter[str] = Counter()
+        self.thin: Counter[str] = Counter()
 
     def bot_decision(self, level: str, seconds: float) -> None:
         self.decisions[level] += 1
@@ -27,6 +28,9 @@ class Recorder(Observer):
 
     def bot_search_cut(self, level: str) -> None:
         self.cuts[level] += 1
+
+    def bot_search_thin(self, level: str) -> None:
+        self.thin[level] += 1
 
 
 async def test_a_solo_room_of_strong_bots_plays_through_the_process_pool(

@@ -224,6 +224,13 @@ class Metrics(Observer):
             ["level"],
             registry=r,
         )
+        self.bot_search_thins = Counter(
+            "spades_bot_search_thin",
+            "Of the cut searches, those stopped before enough sampled deals to judge by: "
+            "the basic plan's move was played (far too few bot workers), by level",
+            ["level"],
+            registry=r,
+        )
         self.store_time = LoopHistogram(
             "spades_store_append_seconds",
             "Time to append one action to the store",
@@ -286,6 +293,7 @@ class Metrics(Observer):
         self._bot_of = {level: self.bot_time.labels(level) for level in BOT_LEVELS}
         self.bot_fallbacks.labels("strong")
         self.bot_search_cuts.labels("strong")
+        self.bot_search_thins.labels("strong")
 
     def watch(self, manager: RoomManager | None) -> None:
         self._rooms.manager = manager
@@ -334,6 +342,9 @@ class Metrics(Observer):
 
     def bot_search_cut(self, level: str) -> None:
         self.bot_search_cuts.labels(level).inc()
+
+    def bot_search_thin(self, level: str) -> None:
+        self.bot_search_thins.labels(level).inc()
 
     def store_append(self, seconds: float) -> None:
         self.store_time.observe(seconds)

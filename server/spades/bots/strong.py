@@ -42,6 +42,10 @@ Action = dict[str, Any]
 DEFAULT_ITERATIONS = 800
 DEFAULT_BUDGET_MS = math.inf  # no wall-clock cap: iterations and the seed fix a decision
 MIN_SAMPLES = 6
+# A card search cut by its time budget (the server's safety cap) before this many sampled
+# deals plays the basic plan's card instead: measured with bench.bot_ab (200 deals against
+# basic), 8 samples per card lost 17 points per deal to basic, 16 broke even, 32 won 12.
+THIN_SAMPLES = 16
 MC_BIDDING = True  # bid by sampling deals and playing them out (False: the basic bid)
 
 
@@ -51,6 +55,7 @@ class SearchStats:
 
     rollouts: int = 0
     cut: bool = False  # stopped by its time budget before its iterations were done
+    thin: bool = False  # cut before THIN_SAMPLES deals: the basic plan's card was played
 
 
 def decide_strong(
@@ -361,6 +366,10 @@ def search(
     if len(moves) == 1:
         return moves[0]  # an obvious move costs no search
     deadline = time.perf_counter() + budget_ms / 1000.0 if budget_ms < math.inf else math.inf
+    if budget_ms <= 0:  # the time was spent before the search began (a long queue)
+        if stats is not None:
+            stats.cut = stats.thin = True
+        return choose_card(st, seat)
     scorer = Scorer(view, st, seat)
     blind = st.blind
     sizes = list(view.get("hand_sizes") or [0, 0, 0, 0])
@@ -426,6 +435,12 @@ def search(
         if time.perf_counter() >= deadline and samples >= 2:
             if stats is not None:
                 stats.cut = True
+            if samples < THIN_SAMPLES:
+                # Too few deals to judge by: the plan the rollouts follow plays better here.
+                if stats is not None:
+                    stats.rollouts = rollouts
+                    stats.thin = True
+                return choose_card(st, seat)
             break
         if PRUNE:
             if samples >= PRUNE_FROM and samples % PRUNE_EVERY == 0:
@@ -551,6 +566,10 @@ def choose_bid_by_sampling(
         return basic_action
     if len(cands) <= 1:
         return basic_action
+    if budget_ms <= 0:  # the time was spent before the search began (a long queue)
+        if stats is not None:
+            stats.cut = stats.thin = True
+        return basic_action
     dealer = int(view.get("dealer", 0))
     first = (dealer + 1) & 3
     order = [(first + k) & 3 for k in range(4)]
@@ -607,6 +626,11 @@ def choose_bid_by_sampling(
         if time.perf_counter() >= deadline and samples >= 2:
             if stats is not None:
                 stats.cut = samples < want
+            if samples < THIN_SAMPLES:  # too few deals to move off the basic count
+                if stats is not None:
+                    stats.rollouts = samples * len(cands)
+                    stats.thin = True
+                return basic_action
             break
     if stats is not None:
         stats.rollouts = samples * len(cands)

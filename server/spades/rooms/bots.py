@@ -35,15 +35,17 @@ def _default_decide(level: str, view: dict[str, Any], *, seed: int | None = None
 
 def _capped_decide(
     level: str, view: dict[str, Any], seed: int | None, deadline: float
-) -> tuple[dict[str, Any], bool]:
+) -> tuple[dict[str, Any], bool, bool]:
     """In a worker: the strong search with its fixed iterations, cut short at `deadline`
     (a `time.time()` set when the decision was asked for, so a wait in the queue counts);
-    and whether it was cut short."""
+    whether it was cut short, and whether so early that the basic plan's move was played."""
     from spades.bots.strong import SearchStats, decide_strong
 
-    left_ms = max(5.0, (deadline - time.time()) * 1000.0)
+    # Nothing left (a long wait in the queue): the search plays the basic plan's move at once.
+    left_ms = max(0.0, (deadline - time.time()) * 1000.0)
     stats = SearchStats()
-    return decide_strong(view, seed=seed, budget_ms=left_ms, stats=stats), stats.cut
+    action = decide_strong(view, seed=seed, budget_ms=left_ms, stats=stats)
+    return action, stats.cut, stats.thin
 
 
 def _warm() -> int:
@@ -141,9 +143,11 @@ class BotRunner:
             if self._decide is _default_decide:
                 deadline = time.time() + self._budget * SEARCH_SHARE
                 capped = loop.run_in_executor(pool, _capped_decide, level, view, seed, deadline)
-                action, cut = await asyncio.wait_for(capped, self._budget)
+                action, cut, thin = await asyncio.wait_for(capped, self._budget)
                 if cut:
                     self.observer.bot_search_cut(level)
+                if thin:
+                    self.observer.bot_search_thin(level)
                 return action
             future = loop.run_in_executor(pool, _call, self._decide, level, view, seed)
             return await asyncio.wait_for(future, self._budget)

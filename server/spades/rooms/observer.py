@@ -36,6 +36,10 @@ class Observer:
         """A searching bot's safety cap stopped its search before its iterations were done
         (a busy server): it played its best move so far, on less search than asked for."""
 
+    def bot_search_thin(self, level: str) -> None:
+        """Of the cut searches, one stopped before it had enough sampled deals to judge by:
+        it played the basic plan's move (a server with far too few bot workers)."""
+
     def store_append(self, seconds: float) -> None:
         """One `append_action` write of the store took this long (failed ones included)."""
 
