@@ -39,3 +39,21 @@ def play_through(game: Game, levels: list[str], decide: Any, max_decisions: int)
         game.apply(seat, action)
         n += 1
     return n
+
+
+def play_view(seed: int, moves: int) -> dict[str, Any]:
+    """The view of the seat to act after basic bids and `moves` basic cards of a hand."""
+    from spades.bots import decide
+
+    game = random_state(seed, 0)
+    while game.phase == "bidding":
+        seat = game.to_act
+        assert seat is not None
+        game.apply(seat, decide("basic", game.view(seat)))
+    for _ in range(moves):
+        seat = game.to_act
+        assert seat is not None
+        game.apply(seat, decide("basic", game.view(seat)))
+    seat = game.to_act
+    assert seat is not None
+    return game.view(seat)

@@ -2,25 +2,14 @@
 
 from __future__ import annotations
 
-from bot_helpers import random_state
+from bot_helpers import play_view, random_state
 
 from spades.bots import decide
 from spades.bots.strong import decide_strong
 
 
 def _play_view(seed: int) -> dict:
-    game = random_state(seed, 0)
-    while game.phase == "bidding":
-        seat = game.to_act
-        assert seat is not None
-        game.apply(seat, decide("basic", game.view(seat)))
-    for _ in range(seed % 9):
-        seat = game.to_act
-        assert seat is not None
-        game.apply(seat, decide("basic", game.view(seat)))
-    seat = game.to_act
-    assert seat is not None
-    return game.view(seat)
+    return play_view(seed, seed % 9)
 
 
 def test_same_seed_same_action() -> None:

@@ -7,7 +7,7 @@ basic plan's move instead, and says so in its stats.
 
 from __future__ import annotations
 
-from bot_helpers import random_state
+from bot_helpers import play_view, random_state
 
 from spades.bots import decide
 from spades.bots.strong import SearchStats, decide_strong
@@ -23,17 +23,7 @@ def _views(seeds: range) -> list[dict]:
         if game.view(seat)["hand"] is None:
             game.apply(seat, {"type": "look"})
         views.append(game.view(seat))
-        while game.phase == "bidding":
-            seat = game.to_act
-            assert seat is not None
-            game.apply(seat, decide("basic", game.view(seat)))
-        for _ in range(seed % 23):
-            seat = game.to_act
-            assert seat is not None
-            game.apply(seat, decide("basic", game.view(seat)))
-        seat = game.to_act
-        assert seat is not None
-        views.append(game.view(seat))
+        views.append(play_view(seed, seed % 23))
     return views
 
 
