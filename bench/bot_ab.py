@@ -26,12 +26,22 @@ from typing import Any
 from spades.bots import decide
 from spades.engine import Game, Rules
 
+# The module's own values of every constant a variant has set in this process: a worker plays
+# the jobs of every variant in turn, so each job starts from the defaults, not from whatever
+# the previous variant left behind.
+_DEFAULTS: dict[str, Any] = {}
+
 
 def _configure(variant: dict[str, Any]) -> None:
     import spades.bots.strong as strong
 
+    for name, value in _DEFAULTS.items():
+        setattr(strong, name, value)
     for name, value in variant.items():
         if name != "ITER":
+            if not hasattr(strong, name):
+                raise ValueError(f"spades.bots.strong has no constant {name!r}")
+            _DEFAULTS.setdefault(name, getattr(strong, name))
             setattr(strong, name, tuple(value) if isinstance(value, list) else value)
 
 

@@ -229,15 +229,20 @@ def sample_world(
     return None
 
 
+# How far a player's bid strays from the trick estimate of the hand it bid on (tricks).
+BID_SIGMA = 1.4
+NIL_WEIGHT = 0.8
+
+
 def _fit(hand: int, bid: int) -> float:
     """Log-likelihood-ish weight of a 13-card hand given its bid."""
     if bid < 0:
         return 0.0
     if bid == NIL:
         danger = nil_danger(hand)
-        return -0.8 * min(danger, 6.0)
+        return -NIL_WEIGHT * min(danger, 6.0)
     diff = estimate_tricks(hand) - bid
-    return -(diff * diff) / (2 * 1.4 * 1.4)
+    return -(diff * diff) / (2 * BID_SIGMA * BID_SIGMA)
 
 
 # --- the search ------------------------------------------------------------------------------
