@@ -229,7 +229,8 @@ def sample_world(
     return None
 
 
-# How far a player's bid strays from the trick estimate of the hand it bid on (tricks).
+# How far a player's bid strays from the trick estimate of the hand it bid on (tricks), and
+# how much a nil bidder's sampled hand loses per point of nil danger (log weight).
 BID_SIGMA = 1.4
 NIL_WEIGHT = 0.8
 
