@@ -94,6 +94,16 @@ def test_trump_when_void_and_the_contract_needs_it() -> None:
     assert card(st) == "4S"
 
 
+def test_ruff_with_the_lowest_spade_not_a_sure_winner() -> None:
+    # Individual play, seat 0 third to play, void in hearts, two tricks still to take: the
+    # ace of spades wins a trick of its own later, so the five ruffs (the old rule spent
+    # the ace as "the lowest boss spade").
+    for partnership in (False, True):
+        st = state(["AS", "5S", "2C", "3D"], ["4H", "8H"], 2, [3, 3, 3, 3], partnership=partnership)
+        assert st.to_act == 0
+        assert card(st) == "5S"
+
+
 def _bid_view(hand: list[str], partner_bid: int | None = None) -> dict:
     others = [c for c in _deck() if c not in hand]
     hands = [hand, others[:13], others[13:26], others[26:39]]

@@ -708,15 +708,14 @@ def _follow(
     if spades:
         over = spades & _above(win) if trumped else spades
         if over:
-            if last:
-                return _low(over)
-            # Trump high enough that an over-trump is unlikely: the lowest spade that is boss,
-            # else the lowest that wins now.
-            for c in _cards(over):
-                if _boss(c, hidden):
-                    if (c % 13) <= 9 or need >= 2:
-                        return c
-                    break
+            # The lowest spade that wins now, even with an over-trump possible. Ruffing with
+            # the lowest boss spade instead (an ace or king when that was the boss and two
+            # tricks were still needed) spent a trick the spade would have won on its own:
+            # one hand from 0-0, 4 x 2,000 deals against three `rival` players, contracts
+            # made 90.1% -> 92.5% and +2.3 points per hand (paired se 0.2); partnership,
+            # 2 x 3,000 deals, +3.6 (se 0.4) against rival and +4.6 (se 0.5) against the
+            # old rule. Ruffing low only where no opponent after is known to be able to
+            # over-trump, the lowest boss otherwise, measured the same.
             return _low(over)
     return _discard(hand, legal, dump_high=False)
 
