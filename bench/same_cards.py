@@ -29,6 +29,7 @@ from bench.bot_ab import seat_action
 from spades.engine import Game, Rules
 
 Job = tuple[int, int, str, str]
+ROTATIONS = {"partnership": 2, "individual": 4}  # seatings per deal: basic's seat or side
 
 
 def play(job: Job) -> tuple[int, int, dict[str, Any]]:
@@ -52,7 +53,7 @@ def basic_seats(mode: str, rotation: int) -> tuple[int, ...]:
 
 
 def report(mode: str, results: list[tuple[int, int, dict[str, Any]]]) -> dict[str, Any]:
-    rotations = 2 if mode == "partnership" else 4
+    rotations = ROTATIONS[mode]
     by_deal: dict[int, dict[int, dict[str, Any]]] = {}
     diffs: list[float] = []
     for deal, rotation, record in results:
@@ -73,9 +74,7 @@ def report(mode: str, results: list[tuple[int, int, dict[str, Any]]]) -> dict[st
                     b, o = rotations_of[rb], rotations_of[ro]
                     bid_b, bid_o = b["bids"][seat], o["bids"][seat]
                     if not (isinstance(bid_b, int) and isinstance(bid_o, int)):
-                        continue  # a nil on either side
-                    if bid_b == 0 or bid_o == 0:
-                        continue
+                        continue  # a nil or blind nil (a word, not a number) on either side
                     bid_diff[bid_b - bid_o] += 1
                     if bid_b == bid_o:
                         same[0] += 1
@@ -101,7 +100,7 @@ def main() -> None:
     parser.add_argument("--deals", type=int, nargs=2, default=[0, 2000], metavar=("FROM", "TO"))
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
-    rotations = 2 if args.mode == "partnership" else 4
+    rotations = ROTATIONS[args.mode]
     jobs = [
         (deal, rotation, args.mode, args.opponent)
         for deal in range(*args.deals)
