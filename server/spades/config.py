@@ -58,6 +58,12 @@ class Settings(BaseSettings):
         2.0, gt=0, description="seconds a searching bot may think before the basic bot answers"
     )
     bot_processes: int = Field(0, ge=0, description="processes for strong bots; 0 = CPU cores")
+    strong_iterations: int = Field(
+        0,
+        ge=0,
+        description="rollouts per strong decision; 0 = the bot's own default (1,600). Fewer "
+        "make each decision cheaper (more strong rooms per core) and the bot weaker",
+    )
 
     # seats and rooms
     grace_seconds: float = Field(

@@ -103,6 +103,30 @@ def test_the_pool_is_sized_from_the_setting_or_the_cores() -> None:
     assert pool_size(0) >= 1
 
 
+async def test_the_iterations_setting_sizes_the_servers_search() -> None:
+    """SPADES_STRONG_ITERATIONS reaches the search: the room's answer is the bot's own answer
+    at that many rollouts and the same seed (a fixed search gives one answer)."""
+    from spades.bots.strong import decide_strong
+    from spades.engine import Game, Rules
+
+    game = Game.new(Rules(), seed="iterations", dealer=1)
+    while game.phase == "bidding":
+        seat = game.to_act
+        assert seat is not None
+        game.apply(seat, first_legal("basic", game.view(seat)))
+    runner = BotRunner(workers="thread", budget=60.0, iterations=30)
+    try:
+        for step in range(8):
+            seat = game.to_act
+            assert seat is not None
+            view = game.view(seat)
+            action = await runner.decide("strong", view, step)
+            assert action == decide_strong(view, seed=step, iterations=30)
+            game.apply(seat, action)
+    finally:
+        runner.close()
+
+
 async def test_a_search_its_safety_cap_stops_plays_its_best_card_and_is_counted() -> None:
     """The real worker with a budget far too small for 800 rollouts: the search is cut at
     40% of it, a legal card still comes back (no fallback), and the cut is counted."""

@@ -34,7 +34,7 @@ def _default_decide(level: str, view: dict[str, Any], *, seed: int | None = None
 
 
 def _capped_decide(
-    level: str, view: dict[str, Any], seed: int | None, deadline: float
+    level: str, view: dict[str, Any], seed: int | None, deadline: float, iterations: int = 0
 ) -> tuple[dict[str, Any], bool, bool]:
     """In a worker: the strong search with its fixed iterations, cut short at `deadline`
     (a `time.time()` set when the decision was asked for, so a wait in the queue counts);
@@ -44,7 +44,9 @@ def _capped_decide(
     # Nothing left (a long wait in the queue): the search plays the basic plan's move at once.
     left_ms = max(0.0, (deadline - time.time()) * 1000.0)
     stats = SearchStats()
-    action = decide_strong(view, seed=seed, budget_ms=left_ms, stats=stats)
+    action = decide_strong(
+        view, seed=seed, iterations=iterations or None, budget_ms=left_ms, stats=stats
+    )
     return action, stats.cut, stats.thin
 
 
@@ -80,8 +82,10 @@ class BotRunner:
         workers: str = "process",
         budget: float = 2.0,
         processes: int = 0,
+        iterations: int = 0,
     ) -> None:
         self._decide = decide or _default_decide
+        self._iterations = iterations  # rollouts per strong decision; 0: the bot's default
         self._workers = workers
         self._budget = budget
         self.processes = pool_size(processes)
@@ -142,7 +146,9 @@ class BotRunner:
         try:
             if self._decide is _default_decide:
                 deadline = time.time() + self._budget * SEARCH_SHARE
-                capped = loop.run_in_executor(pool, _capped_decide, level, view, seed, deadline)
+                capped = loop.run_in_executor(
+                    pool, _capped_decide, level, view, seed, deadline, self._iterations
+                )
                 action, cut, thin = await asyncio.wait_for(capped, self._budget)
                 if cut:
                     self.observer.bot_search_cut(level)

@@ -24,6 +24,7 @@ class RoomConfig:
     chat_length: int
     name_length: int
     bot_processes: int = 0  # processes for searching bots; 0 = the machine's cores
+    strong_iterations: int = 0  # rollouts per strong decision; 0 = the bot's default
 
     @classmethod
     def pick(cls, source: Any) -> RoomConfig:

@@ -66,6 +66,7 @@ class RoomManager:
             workers=config.bot_workers,
             budget=config.strong_bot_budget,
             processes=config.bot_processes,
+            iterations=config.strong_iterations,
         )
         self.observer = observer or NO_OBSERVER
         self.bots.observer = self.observer
