@@ -6,7 +6,7 @@ Deals random hands; seat 0 bids nil (or blind nil), the others bid with `basic.b
 in turn, and all four play the hand out with the basic policy (which protects and attacks
 nils). Prints the made share per danger bucket; `basic.nil_odds` is fitted to these figures.
 
-    python -m bench.nil_odds --against strong --deals 0 3000 [--iterations 800]
+    python -m bench.nil_odds --against strong --deals 0 3000 [--iterations N]
 
 Basic's own nils against other attackers: deals hands from 0-0 (real `Game`s), all four
 seats bid as basic does, and every deal where some seat bids nil is played twice, the
@@ -32,6 +32,7 @@ from typing import Any
 
 from spades.bots.basic import bid_number, choose_card, nil_danger, nil_features, nil_odds
 from spades.bots.state import NIL, UNKNOWN, PlayState
+from spades.bots.strong import DEFAULT_ITERATIONS
 
 BUCKETS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0, 1.3, 1.6, 2.0, 2.5, 3.0, 4.0, 99.0)
 
@@ -231,7 +232,7 @@ def main() -> None:
     ap.add_argument("--against", help="basic's nils against this level's attack (e.g. strong)")
     ap.add_argument("--range", type=int, nargs=2, default=[0, 3000], metavar=("FROM", "TO"))
     ap.add_argument("--mode", choices=("partnership", "individual"), default="partnership")
-    ap.add_argument("--iterations", type=int, default=800, help="strong's rollouts")
+    ap.add_argument("--iterations", type=int, default=DEFAULT_ITERATIONS, help="strong's rollouts")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--nil-side", default="basic", help="the level that plays the nil side's cards")
     args = ap.parse_args()

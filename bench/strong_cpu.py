@@ -1,6 +1,6 @@
 """CPU per `strong` decision on a fixed set of card-play views (not part of the tests).
 
-    python -m bench.strong_cpu [--hands 6] [--iterations 800] [--repeat 3] [--mode partnership]
+    python -m bench.strong_cpu [--hands 6] [--iterations N] [--repeat 3] [--mode partnership]
 
 Deals `--hands` hands from fixed seeds and plays them with `basic`, keeping every view of a
 card play with more than one legal card; then decides each of those views with `strong` at a
@@ -19,7 +19,7 @@ import time
 from typing import Any
 
 from spades.bots import decide
-from spades.bots.strong import decide_strong
+from spades.bots.strong import DEFAULT_ITERATIONS, decide_strong
 from spades.engine import Game, Rules
 
 
@@ -41,7 +41,7 @@ def views(hands: int, mode: str) -> list[dict[str, Any]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--hands", type=int, default=6)
-    parser.add_argument("--iterations", type=int, default=800)
+    parser.add_argument("--iterations", type=int, default=DEFAULT_ITERATIONS)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--mode", choices=("partnership", "individual"), default="partnership")
     args = parser.parse_args()
