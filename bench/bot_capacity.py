@@ -1,10 +1,12 @@
 """Capacity of strong bots: concurrent solo rooms one server process holds.
 
     python -m bench.bot_capacity [--rooms 10 20 30] [--seconds 60] [--processes 0]
+                                 [--iterations N]
 
 For each room count: one `RoomManager` (a real SQLite store in a temporary directory, the
 real process pool of strong bots sized by `--processes`, 0 = the machine's cores, the
-default bot delay of 0.8 s and the default 2 s budget), that many solo individual rooms
+default bot delay of 0.8 s, the default 2 s budget and the bot's own iterations, or
+`--iterations N` as `SPADES_STRONG_ITERATIONS` would set them), that many solo individual rooms
 with three `strong` bots, and in every room a human who answers like the basic bot after
 `--think` seconds. After a warm-up it counts for `--seconds`: strong decisions, their wall
 time from the room's request to the answer (p50 / p99 / max; it includes the wait for a
@@ -27,6 +29,7 @@ from typing import Any
 
 from spades.bots import decide
 from spades.bots.simulate import percentile
+from spades.bots.strong import DEFAULT_ITERATIONS
 from spades.config import Settings
 from spades.rooms import Observer, RoomConfig, RoomManager
 from spades.store import open_store, upgrade
@@ -108,13 +111,13 @@ async def play_human(room: Any, human: Human, think: float) -> None:
 
 
 async def run(
-    rooms: int, seconds: float, warmup: float, processes: int, think: float
+    rooms: int, seconds: float, warmup: float, processes: int, think: float, iterations: int = 0
 ) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         url = f"sqlite+aiosqlite:///{Path(tmp) / 'spades.db'}"
         upgrade(url)
         store = await open_store(url)
-        settings = Settings(database_url=url, bot_processes=processes)
+        settings = Settings(database_url=url, bot_processes=processes, strong_iterations=iterations)
         recorder = Recorder()
         manager = RoomManager(store, RoomConfig.pick(settings), observer=recorder)
         await manager.start()
@@ -140,6 +143,7 @@ async def run(
     return {
         "rooms": rooms,
         "processes": manager.bots.processes,
+        "iterations": iterations or DEFAULT_ITERATIONS,
         "decisions": len(wall),
         "per_second": round(len(wall) / seconds, 1),
         "p50_ms": round(1000 * percentile(wall, 50), 1),
@@ -167,16 +171,20 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--warmup", type=float, default=10.0)
     parser.add_argument("--processes", type=int, default=0)
+    parser.add_argument("--iterations", type=int, default=0, help="rollouts; 0 = the bot's own")
     parser.add_argument("--think", type=float, default=0.8, help="the human's seconds per move")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     for n in args.rooms:
-        row = asyncio.run(run(n, args.seconds, args.warmup, args.processes, args.think))
+        row = asyncio.run(
+            run(n, args.seconds, args.warmup, args.processes, args.think, args.iterations)
+        )
         if args.json:
             print(json.dumps(row), flush=True)
         else:
             print(
-                f"{row['rooms']:>4} rooms, {row['processes']} processes: {row['decisions']} "
+                f"{row['rooms']:>4} rooms, {row['processes']} processes, {row['iterations']} "
+                f"rollouts: {row['decisions']} "
                 f"strong decisions ({row['per_second']}/s), wall p50 {row['p50_ms']} ms, "
                 f"p99 {row['p99_ms']} ms, max {row['max_ms']} ms, fallbacks "
                 f"{row['fallbacks']}, searches cut short {row['search_cut']} "
