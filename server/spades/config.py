@@ -61,8 +61,8 @@ class Settings(BaseSettings):
     strong_iterations: int = Field(
         0,
         ge=0,
-        description="rollouts per strong decision; 0 = the bot's own default (1,600). Fewer "
-        "make each decision cheaper (more strong rooms per core) and the bot weaker",
+        description="rollouts per strong decision; 0 = the bot's own default (800). More "
+        "cost CPU in proportion (fewer strong rooms per core)",
     )
 
     # seats and rooms

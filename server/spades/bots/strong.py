@@ -38,9 +38,11 @@ from .state import NIL, UNKNOWN, PlayState, from_view, winning_index
 Action = dict[str, Any]
 
 # Rollouts per decision (split over the cards in the race). 800 against 400: +6.0 points per
-# hand (SE 2.5) against basic over 300 duplicate deals, for 1.85 times the CPU; 1,600 against
-# 800: +7.2 (SE 3.0) over 200 deals against the basic that ruffs low, for 1.97 times the CPU.
-DEFAULT_ITERATIONS = 1600
+# hand (SE 2.5) against basic over 300 duplicate deals, for 1.85 times the CPU. 1,600 against
+# 800: +7.2 (SE 3.0) over 200 single deals from 0-0, for 1.97 times the CPU, but no better
+# in 400 whole games against basic (docs/bots.md, "Search size"): 800 stays the default, and
+# SPADES_STRONG_ITERATIONS gives a server more.
+DEFAULT_ITERATIONS = 800
 DEFAULT_BUDGET_MS = math.inf  # no wall-clock cap: iterations and the seed fix a decision
 MIN_SAMPLES = 6
 # A card search cut by its time budget (the server's safety cap) before this many sampled
@@ -532,10 +534,10 @@ __all__ = [
 # --- bidding by sampling ---------------------------------------------------------------------
 
 # Sampled deals per bid decision (every candidate bid is played on each): at least
-# BID_SAMPLES, and one per BID_SHARE rollouts of the card searches' budget. At 800 rollouts,
-# 256 deals against 66: +2.5 points per hand (SE 1.7) over 200 deals, for 19% more CPU a hand.
+# BID_SAMPLES, and one per 4 rollouts of a card search per candidate (66 or 100 at 800). At
+# 800 rollouts, 256 deals: +2.5 points per hand (SE 1.7) over 200 deals, for 19% more CPU a
+# hand; with 1,600 rollouts (and 266 deals) no better in whole games (above).
 BID_SAMPLES = 64
-BID_SHARE = 6
 NEAR_END = 150  # within this of the target, a bid is judged by the chance to win
 
 
@@ -590,7 +592,7 @@ def choose_bid_by_sampling(
     near_end = bool(scores) and max(scores) >= ctx.target - NEAR_END
     blind = list(st.blind)
     deadline = time.perf_counter() + budget_ms / 1000.0 if budget_ms < math.inf else math.inf
-    want = max(BID_SAMPLES, iterations // BID_SHARE)
+    want = max(BID_SAMPLES, iterations // (4 * len(cands)))
     totals = [0.0] * len(cands)
     # Paired differences against the basic count (common random numbers): another bid is
     # taken only when it beats that count by more than twice its standard error.
