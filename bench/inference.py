@@ -23,12 +23,13 @@ import statistics
 from collections.abc import Callable
 from typing import Any
 
-from spades.bots import decide
 from spades.bots.basic import _number, count_tricks, estimate_tricks, nil_danger, nil_odds
 from spades.bots.state import NIL, UNKNOWN, from_view
 from spades.bots.strong import _original_played, sample_world
 from spades.engine import Game, Rules
 from spades.engine.cards import FULL_DECK, parse_card
+
+from .bot_ab import seat_action
 
 Fit = Callable[[int, int, int, list[int], list[int]], float]
 
@@ -99,7 +100,9 @@ def bids_before(view: dict[str, Any]) -> list[list[int]]:
     return out
 
 
-def judge(view: dict[str, Any], samples: int, rng: random.Random) -> dict[str, tuple]:
+def judge(
+    view: dict[str, Any], truth: dict[int, int], samples: int, rng: random.Random
+) -> dict[str, tuple]:
     """(mean log share, mean share, effective sample size) per variant for one view."""
     st = from_view(view)
     seat = int(view["seat"])
@@ -107,7 +110,6 @@ def judge(view: dict[str, Any], samples: int, rng: random.Random) -> dict[str, t
     played_by = _original_played(view)
     before = bids_before(view)
     bags = list(view.get("bags") or [0, 0])
-    truth = view["_truth"]
     hidden = FULL_DECK & ~st.played & ~st.hands[seat]
     cards = [c for c in range(52) if hidden >> c & 1]
     deals = []
@@ -149,11 +151,14 @@ def main() -> None:
     args = parser.parse_args()
     results: dict[str, list[tuple]] = {name: [] for name in VARIANTS}
     rng = random.Random(5)
+    levels = ["basic", args.opponent, "basic", args.opponent]
     for hand_no in range(args.hands):
         game = Game.new(
             Rules.from_dict({"mode": "partnership"}), seed=f"inf:{hand_no}", dealer=hand_no % 4
         )
-        levels = ["basic", args.opponent, "basic", args.opponent]
+        # Who holds each card, from the deal (a played card is never hidden, so the deal
+        # answers for every card a view can ask about).
+        truth = {parse_card(c): owner for owner in range(4) for c in game.view(owner)["hand"]}
         step = 0
         while not game.history:
             s = game.to_act
@@ -161,21 +166,9 @@ def main() -> None:
             view = game.view(s)
             step += 1
             if s == 0 and view["phase"] == "playing" and len(view.get("tricks") or []) < 9:
-                truth = {}
-                for owner in range(4):
-                    for card in game.view(owner)["hand"] or []:
-                        truth[parse_card(card)] = owner
-                view["_truth"] = truth
-                for name, row in judge(view, args.samples, rng).items():
+                for name, row in judge(view, truth, args.samples, rng).items():
                     results[name].append(row)
-                del view["_truth"]
-            if levels[s] == "rival":
-                from bench import rival
-
-                action = rival.decide(view, seed=hand_no * 100 + step)
-            else:
-                action = decide(levels[s], view, seed=hand_no * 100 + step)
-            game.apply(s, action)
+            game.apply(s, seat_action(levels[s], view, hand_no * 100 + step, 0))
     base = [r[0] for r in results["none"]]
     for name, rows in results.items():
         logs = [r[0] for r in rows]
