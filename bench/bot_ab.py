@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
+import random
 import statistics
 import time
 from typing import Any
@@ -58,22 +59,59 @@ def seat_action(level: str, view: dict[str, Any], seed: int, iterations: int) ->
     return decide(level, view, seed=seed)
 
 
+def endgame_start(deal: int) -> tuple[list[int], list[int]]:
+    """A late score for `--endgame` (strong's side first): 250-480 each, bags 0-9."""
+    rng = random.Random(f"endgame:{deal}")
+    scores: list[int] = []
+    bags: list[int] = []
+    for _ in range(2):
+        b = rng.randrange(10)
+        bags.append(b)
+        scores.append(10 * rng.randrange(25, 48) + b)
+    return scores, bags
+
+
 def play_hand(
-    job: tuple[str, dict[str, Any], int, int, str, str],
+    job: tuple[str, dict[str, Any], int, int, str, str, bool],
 ) -> tuple[str, int, float, float]:
-    """(variant name, deal, point difference for strong's side, CPU seconds)."""
-    name, variant, deal, rotation, mode, opponent = job
+    """(variant name, deal, point difference or win for strong's side, CPU seconds)."""
+    name, variant, deal, rotation, mode, opponent, endgame = job
     _configure(variant)
     from spades.bots.strong import DEFAULT_ITERATIONS
 
     iterations = int(variant.get("ITER", DEFAULT_ITERATIONS))
     rules = Rules.from_dict({"mode": mode, "target": 500})
-    game = Game.new(rules, seed=f"ab:{deal}", dealer=deal % 4)
     partnership = mode == "partnership"
+    if endgame:
+        # Strong's side is engine side (0 - rotation) % 2: it starts from the first score.
+        start_scores, start_bags = endgame_start(deal)
+        side = (0 - rotation) % 2
+        if side == 1:
+            start_scores.reverse()
+            start_bags.reverse()
+        game = Game(
+            rules,
+            seed=f"ab:{deal}",
+            first_dealer=deal % 4,
+            scores=start_scores,
+            bags=start_bags,
+        )
+    else:
+        game = Game.new(rules, seed=f"ab:{deal}", dealer=deal % 4)
     levels = ["strong", opponent] * 2 if partnership else ["strong"] + [opponent] * 3
     seat_level = [levels[(s + rotation) % 4] for s in range(4)]
     step = 0
     start = time.process_time()
+    if endgame:
+        while game.phase != "over" and game.hand_number <= 40:
+            seat = game.to_act
+            assert seat is not None
+            step += 1
+            view = game.view(seat)
+            game.apply(seat, seat_action(seat_level[seat], view, deal * 7919 + step, iterations))
+        side = (0 - rotation) % 2
+        won = 1.0 if game.winner == side else 0.0 if game.winner is not None else 0.5
+        return name, deal, won, time.process_time() - start
     while not game.history:
         seat = game.to_act
         assert seat is not None
@@ -97,12 +135,18 @@ def main() -> None:
     parser.add_argument("--mode", choices=("partnership", "individual"), default="partnership")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--opponent", choices=("basic", "rival"), default="basic")
+    parser.add_argument(
+        "--endgame",
+        action="store_true",
+        help="partnership: play each deal from a late score (250-480 each) to the end of the "
+        "game and print the share of games strong's side wins instead of points",
+    )
     args = parser.parse_args()
     variants: dict[str, dict[str, Any]] = json.loads(args.variants)
     rotations = 2 if args.mode == "partnership" else 4
     deals = range(*args.deals)
     jobs = [
-        (name, variant, deal, rotation, args.mode, args.opponent)
+        (name, variant, deal, rotation, args.mode, args.opponent, args.endgame)
         for deal in deals
         for rotation in range(rotations)
         for name, variant in variants.items()
@@ -114,17 +158,19 @@ def main() -> None:
             per_deal[name][deal] = per_deal[name].get(deal, 0.0) + diff / rotations
             cpu[name] += seconds
     first = next(iter(variants))
+    unit = "games won per deal" if args.endgame else "points per deal"
+    per = "game" if args.endgame else "hand"
     for name in variants:
         values = [per_deal[name][d] for d in deals]
         line = (
-            f"{name}: {statistics.mean(values):+.2f} points per deal "
-            f"(se {statistics.stdev(values) / len(values) ** 0.5:.2f}), "
-            f"CPU {cpu[name] / len(values) / rotations:.2f} s per hand"
+            f"{name}: {statistics.mean(values):+.3f} {unit} "
+            f"(se {statistics.stdev(values) / len(values) ** 0.5:.3f}), "
+            f"CPU {cpu[name] / len(values) / rotations:.2f} s per {per}"
         )
         if name != first:
             paired = [per_deal[name][d] - per_deal[first][d] for d in deals]
             se = statistics.stdev(paired) / len(paired) ** 0.5
-            line += f"; against {first}: {statistics.mean(paired):+.2f} (se {se:.2f})"
+            line += f"; against {first}: {statistics.mean(paired):+.3f} (se {se:.3f})"
         print(line, flush=True)
 
 
