@@ -50,11 +50,7 @@ def play(game_no: int) -> list[tuple[int, int, int, int, float]]:
 
 def chance(params: list[float], a: int, b: int, ba: int, bb: int) -> float:
     bag, per_hand, spread, min_hands = params
-    x = a - bag * ba
-    y = b - bag * bb
-    hands = max(min_hands, (TARGET - max(x, y)) / per_hand)
-    z = 1.7 * (x - y) / (spread * math.sqrt(hands))
-    return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+    return strong.win_chance(a, b, ba, bb, TARGET, (bag, per_hand, spread, min_hands))
 
 
 def log_loss(params: list[float], rows: list[tuple[int, int, int, int, float]]) -> float:

@@ -694,12 +694,24 @@ WIN_SPREAD = 103.5  # spread of the lead per hand, in points
 WIN_MIN_HANDS = 1.25
 
 
-def win_chance(mine: float, theirs: float, my_bags: int, their_bags: int, target: int) -> float:
-    """The chance that the side at `mine` beats the side at `theirs`, neither at the target."""
-    a = mine - WIN_BAG * my_bags
-    b = theirs - WIN_BAG * their_bags
-    hands = max(WIN_MIN_HANDS, (target * 1.0 - max(a, b)) / WIN_HAND)
-    z = 1.7 * (a - b) / (WIN_SPREAD * math.sqrt(hands))
+def win_chance(
+    mine: float,
+    theirs: float,
+    my_bags: int,
+    their_bags: int,
+    target: int,
+    params: tuple[float, float, float, float] | None = None,
+) -> float:
+    """The chance that the side at `mine` beats the side at `theirs`, neither at the target.
+
+    `params` (bag, points per hand, spread, least hands) replaces the fitted constants;
+    `bench/win_model.py` fits them with it.
+    """
+    bag, per_hand, spread, min_hands = params or (WIN_BAG, WIN_HAND, WIN_SPREAD, WIN_MIN_HANDS)
+    a = mine - bag * my_bags
+    b = theirs - bag * their_bags
+    hands = max(min_hands, (target * 1.0 - max(a, b)) / per_hand)
+    z = 1.7 * (a - b) / (spread * math.sqrt(hands))
     return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
 
 
