@@ -81,7 +81,7 @@ export function startHome(main) {
       enter(api.createRoom, { name: currentName(), ...model.settings });
     },
     "submit:join": (form) => {
-      const code = form.elements.namedItem("join-code").value.trim().toUpperCase();
+      const code = joinCode(form.elements.namedItem("join-code").value);
       if (code) location.assign(`/r/${encodeURIComponent(code)}`);
     },
   });
@@ -105,4 +105,21 @@ export function startHome(main) {
   render();
   loadRooms();
   setInterval(loadRooms, ROOMS_REFRESH_MS);
+}
+
+// What a player typed or pasted into "Room code": the code itself, or the invite link
+// (".../r/CODE"), whose code is taken; spaces and a trailing slash are ignored.
+export function joinCode(text) {
+  const typed = text.trim();
+  const linked = typed.match(/\/r\/([^/?#\s]+)/i);
+  return (linked ? safeDecode(linked[1]) : typed).trim().toUpperCase();
+}
+
+// decodeURIComponent, but a malformed escape ("%E0") is left as it is instead of throwing.
+export function safeDecode(text) {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }

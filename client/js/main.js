@@ -1,6 +1,6 @@
 // Entry point: "/" is the home page, "/r/{code}" a room.
 
-import { startHome } from "./home.js";
+import { joinCode, safeDecode, startHome } from "./home.js";
 import { startReview } from "./review.js";
 import { startRoom } from "./room.js";
 import { mount } from "./dom.js";
@@ -10,7 +10,8 @@ const main = document.getElementById("main");
 const match = location.pathname.match(/^\/r\/([^/]+)\/?$/);
 if (match) {
   // Join codes are case-insensitive; tokens are kept under the canonical (upper-case) code.
-  const code = decodeURIComponent(match[1]).trim().toUpperCase();
+  // A link pasted into the code (/r/https%3A%2F%2F...%2Fr%2FCODE) opens the room it names.
+  const code = joinCode(safeDecode(match[1]));
   if (location.pathname !== `/r/${encodeURIComponent(code)}`) {
     history.replaceState(null, "", `/r/${encodeURIComponent(code)}${location.search}`);
   }

@@ -62,6 +62,7 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
     if (state.view && state.view.phase !== "over") state.playAgainAsked = false;
     // "replaced" comes with a close (4001) that the banner explains.
     if (msg.type === "error" && msg.code !== "replaced") showToast(state.toast.text);
+    if (state.notice && state.notice !== before.notice) showToast(state.notice.text);
     if (savingSettings && msg.ref === savingSettings.id) {
       const changed = msg.type === "state" ? settingsChanges(savingSettings.before, state.room.settings) : null;
       if (msg.type === "state") showToast(changed ? `Saved: ${changed}` : "Saved: nothing changed");
@@ -91,6 +92,7 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
     else if (!state.view && state.room) loadPastGames();
     render();
     if ((sheetOpened && Date.now() >= sheetHeldUntil && !collapsed()) || overOpened) focusSelector(".sheet [data-action]");
+    else if (turnIsMine(state) && !turnIsMine(before)) showMyHand();
   }
 
   // The rule of the result sheet: it is a dialog only while no clock of yours runs. When your
@@ -118,6 +120,21 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
     clearTimeout(toastTimer);
     toastEl.replaceChildren(h("div", { class: "toast" }, text));
     toastTimer = setTimeout(() => toastEl.replaceChildren(), TOAST_MS);
+  }
+
+  function turnIsMine(s) {
+    return Boolean(s.view && s.room && s.room.you !== null && s.view.to_act === s.room.you && s.view.phase !== "over");
+  }
+
+  // Your turn came: bring your hand (and the bidding panel above it) into view when the page
+  // is scrolled away from it, as on a phone or a short laptop screen. Nothing moves otherwise.
+  function showMyHand() {
+    const hand = main.querySelector(".play-area .hand");
+    if (!hand || main.querySelector(".sheet")) return;
+    const box = hand.getBoundingClientRect();
+    if (box.top >= 0 && box.bottom <= window.innerHeight) return;
+    const reduced = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    hand.scrollIntoView({ block: "end", behavior: reduced ? "auto" : "smooth" });
   }
 
   function focusSelector(selector) {
@@ -201,6 +218,7 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
       send({ type: "bid", bid });
     },
     look: () => send({ type: "look" }),
+    back: () => send({ type: "back" }),
     hint: () => send({ type: "hint" }),
     "toggle-last": () => {
       state = { ...state, showLastTrick: !state.showLastTrick };

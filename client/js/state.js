@@ -21,6 +21,7 @@ export function initialState(code) {
     recentTrick: null,
     showLastTrick: false,
     toast: null,
+    notice: null,
     closed: null,
   };
 }
@@ -130,7 +131,20 @@ function applyStateMessage(prev, message) {
   setSeenHands(prev.code, room.game_id, nv.history.length);
 
   if (nv.phase === "over" && (!pv || pv.phase !== "over" || !sameGame)) {
-    events.push(`Game over: ${sideName(room, nv, nv.winner)} ${nv.mode === "partnership" || room.you !== nv.winner ? "wins" : "win"}`);
+    events.push(`Game over: ${sideName(room, nv, nv.winner)} ${nv.mode === "partnership" || room.you === nv.winner ? "win" : "wins"}`);
+  }
+
+  // Your turn timer ran out and the bot moved for you: say so, and what it did.
+  const me = room.you;
+  if (me !== null && me !== undefined && prev.room && prev.room.seats[me] && room.seats[me]) {
+    const was = prev.room.seats[me];
+    const now = room.seats[me];
+    if (now.timed_out && (!was.timed_out || (!was.away && sameHand && movedFor(pv, nv, me)))) {
+      const move = sameHand ? movedFor(pv, nv, me) : null;
+      const text = `Time's up: the bot ${move || "moved"} for you${now.away ? ". It plays your seat until you are back" : ""}.`;
+      next.notice = { text, at: Date.now() };
+      events.push(text);
+    }
   }
 
   const turn = turnText(room, nv);
@@ -146,6 +160,20 @@ function applyStateMessage(prev, message) {
     next.scoreSheet = false;
   }
   return { state: next, events };
+}
+
+// What the seat did between two views of one hand ("bid 3", "played the Two of Clubs"), or null.
+function movedFor(pv, nv, seat) {
+  if (!pv || !nv) return null;
+  if (nv.bids[seat] !== null && nv.bids[seat] !== undefined && (pv.bids[seat] === null || pv.bids[seat] === undefined)) {
+    return `bid ${bidText(nv.bids[seat])}`;
+  }
+  const before = new Set();
+  for (const trick of [...pv.tricks, pv.current_trick].filter(Boolean)) for (const c of trick.cards) if (c.seat === seat) before.add(c.card);
+  for (const trick of [...nv.tricks, nv.current_trick].filter(Boolean)) {
+    for (const c of trick.cards) if (c.seat === seat && !before.has(c.card)) return `played the ${cardName(c.card)}`;
+  }
+  return null;
 }
 
 /** Fold one server message into the state. Returns {state, events: [text to announce]}. */

@@ -230,7 +230,7 @@ json_values = st.recursive(
 # Nesting deeper than any parser's recursion (still under SPADES_MAX_MESSAGE_BYTES).
 deep = st.integers(min_value=1, max_value=1900).map(lambda n: "[" * n + "]" * n)
 # Everything a guest could do that legitimately changes the room is left out.
-GUEST_CHANGES = {"stand", "chat", "hello", "sit"}
+GUEST_CHANGES = {"stand", "chat", "hello", "sit", "back"}  # (`back` is answered by a state)
 typed = st.builds(
     lambda kind, extra: {**extra, "type": kind},
     st.sampled_from([*sorted(CLIENT_TYPES - GUEST_CHANGES), "nope", "", "STATE", "\ud800"]),

@@ -49,8 +49,11 @@ def _wait_healthy(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
 
 
 @contextlib.contextmanager
-def run_server(workdir: Path, port: int | None = None) -> Iterator[str]:
-    """A real server process (uvicorn) on 127.0.0.1, its SQLite file in `workdir`."""
+def run_server(
+    workdir: Path, port: int | None = None, extra_env: dict[str, str] | None = None
+) -> Iterator[str]:
+    """A real server process (uvicorn) on 127.0.0.1, its SQLite file in `workdir`
+    (`extra_env`: settings that differ from the shared test server's)."""
     port = port or free_port()
     env = {
         **os.environ,
@@ -63,6 +66,7 @@ def run_server(workdir: Path, port: int | None = None) -> Iterator[str]:
         "SPADES_MESSAGES_PER_SECOND": "1000",
         "SPADES_MESSAGE_BURST": "1000",
         "SPADES_CLIENT_DIR": str(REPO / "client"),
+        **(extra_env or {}),
     }
     log = workdir / f"server-{port}.log"
     with log.open("ab") as out:

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from e2e_helpers import act, fill_create_form, hand_cards, shoot, start_solo, wait_turn
+from e2e_server import run_server
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.e2e
@@ -181,3 +182,59 @@ def test_turn_timer_and_game_clock_are_shown(new_page: Any) -> None:
     expect(turn).to_have_text(re.compile(r"^(1:00|0:[0-5]\d)$"))
     assert turn.get_attribute("role") == "timer"
     assert page.locator(".seat-plate.mine .countdown").count() == 1
+
+
+def test_pasting_the_invite_link_as_the_code_opens_the_room(new_page: Any) -> None:
+    host = new_page()
+    made = host.request.post("/api/rooms", data={"name": "Hosty"}).json()
+    invite = f"https://spades.example/r/{made['code'].lower()}/"
+    guest = new_page()
+    guest.goto("/")
+    guest.get_by_label("Room code").fill(f"  {invite}  ")
+    guest.get_by_role("button", name="Join", exact=True).click()
+    guest.wait_for_url(f"**/r/{made['code']}")
+    guest.locator(".lobby").wait_for()
+    # An address with a whole link inside it still gets the page, which finds the room.
+    other = new_page()
+    other.goto(f"/r/{made['code']}%2Fextra")
+    other.locator(".lobby, .center-box").first.wait_for()
+    assert "Not Found" not in other.content()
+
+
+def test_a_full_room_says_so_instead_of_asking_for_a_seat(new_page: Any) -> None:
+    host = new_page()
+    made = host.request.post("/api/rooms", data={"name": "Hosty"}).json()
+    host.goto("/")
+    host.evaluate(f"localStorage.setItem('spades.token.{made['code']}', '{made['token']}')")
+    host.goto(f"/r/{made['code']}")
+    for where in ("West", "North", "East"):
+        host.get_by_role("button", name=f"Seat a bot in the {where} seat").click()
+        host.locator(".lobby-seat.bot", has_text=f"{where} Bot").wait_for()
+    guest = new_page()
+    guest.goto(f"/r/{made['code']}")
+    guest.get_by_text("This room is full").wait_for()
+    assert guest.get_by_label("Your name").count() == 0
+    assert guest.get_by_role("button", name=re.compile("^Sit in")).count() == 0
+
+
+def test_timeouts_are_told_and_i_am_back_takes_the_seat_back(new_page: Any, tmp_path: Path) -> None:
+    # Bots at a person's pace (the shared test server's move at once, which would redraw
+    # the table faster than a browser paints while the bot plays the away seat).
+    with run_server(tmp_path, extra_env={"SPADES_BOT_DELAY": "0.3"}) as url:
+        page = new_page(base_url=url)
+        made = page.request.post(
+            "/api/solo", data={"name": "Slow", "turn_seconds": 3, "target": 500}
+        ).json()
+        page.goto("/")
+        page.evaluate(f"localStorage.setItem('spades.token.{made['code']}', '{made['token']}')")
+        page.goto(f"/r/{made['code']}")
+        page.locator(".table-screen").wait_for()
+        # The first timeout: a toast says what the bot did for you.
+        page.locator(".toast", has_text="Time's up: the bot").wait_for(timeout=15_000)
+        # The second in a row: the bot keeps the seat, and the table (or the hand's result
+        # sheet over it) says how to take it back.
+        back = page.get_by_role("button", name="I'm back")
+        back.wait_for(timeout=15_000)
+        back.click()
+        # Back: the next turn waits for its owner again (until the timer runs out twice more).
+        expect(back).to_have_count(0, timeout=3_000)

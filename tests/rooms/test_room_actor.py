@@ -118,6 +118,38 @@ async def test_turn_timer_lets_the_bot_move_then_the_seat_goes_away(
     await manager.stop()
 
 
+async def test_back_takes_the_seat_back_from_the_bot_on_the_same_connection(
+    store: Any, clock: ManualClock, tmp_path: Path
+) -> None:
+    manager = manager_for(store, clock, tmp_path)
+    await manager.start()
+    room, _, token = await manager.create_solo("Ann", {"turn_seconds": 30, "target": 500})
+    conn = Conn()
+    await hello(room, conn, token)
+    game = room.game
+    assert game is not None
+    for _ in range(2):  # two timeouts in a row: away
+        await settle(lambda: shown_to_act(conn) == 0 and room.turns.waiting)
+        clock.advance(31)
+        await settle(lambda: conn.last_state()["room"]["seats"][0]["timed_out"])
+    await settle(lambda: conn.last_state()["room"]["seats"][0]["away"])
+    await act(room, conn, type="back", id="b1")
+    assert not room.seats[0].away and not room.seats[0].timed_out
+    await settle(lambda: not conn.last_state()["room"]["seats"][0]["away"])
+    # The next turn of the seat waits for its owner again, with the turn timer.
+    await settle(lambda: shown_to_act(conn) == 0 and room.turns.waiting)
+    plan = room.turns.plan
+    assert plan is not None and plan.seat == 0 and plan.deadline is not None
+    assert conn.closed is None  # the same connection: no reconnect was needed
+    # Sent when present, `back` changes nothing and is not refused.
+    seq = room.seq
+    await act(room, conn, type="back", id="b2")
+    assert room.seq == seq and not any(
+        m.get("ref") == "b2" and m["type"] == "error" for m in conn.messages
+    )
+    await manager.stop()
+
+
 async def test_game_clock_ends_the_game(store: Any, clock: ManualClock, tmp_path: Path) -> None:
     manager = manager_for(store, clock, tmp_path)
     await manager.start()

@@ -73,3 +73,14 @@ export function banner(link) {
     h("span", {}, text, link.state === "down" && link.retryAt ? h("span", { "data-deadline": String(link.retryAt), "data-kind": "retry", class: "retry-in" }) : null),
     h("button", { type: "button", class: "btn small", "data-action": "reconnect" }, "Reconnect now"));
 }
+
+// Your seat is played by the bot (away: gone, or your time ran out twice in a row) until
+// you take it back; nothing else would tell you why your turns pass without you.
+export function awayNotice(state, key = "back") {
+  const { room, view } = state;
+  const me = room.you;
+  if (me === null || view.phase === "over" || !room.seats[me].away) return null;
+  return h("div", { class: "turn-alert away-alert", role: "status" },
+    h("span", {}, "A bot is playing for you: your time ran out, or you were away."),
+    h("button", { type: "button", class: "btn primary small", "data-action": "back", "data-key": key }, "I'm back"));
+}

@@ -82,11 +82,14 @@ export function renderLobby(state, { name }) {
         h("label", { class: "sr-only", for: "invite-link" }, "Invite link"),
         h("input", { id: "invite-link", readonly: true, value: invite, "data-key": "invite-link" }),
         h("button", { type: "button", class: "btn", "data-action": "copy-invite", "data-key": "copy-invite" }, state.copied ? "Copied!" : "Copy invite link")),
-      me === null
+      me === null && room.seats.some((s) => s.kind === "empty")
         ? h("div", { class: "field sit-name" },
           h("label", { for: "sit-name" }, "Your name"),
           h("input", { id: "sit-name", maxlength: 24, value: name, placeholder: "Player", "data-key": "sit-name", autocomplete: "nickname" }),
           h("p", { class: "muted small" }, "Pick an empty seat to join the table."))
+        : null,
+      me === null && !room.seats.some((s) => s.kind === "empty")
+        ? h("p", { class: "turn-alert room-full", role: "status" }, "This room is full: you can watch the game, but every seat is taken.")
         : null,
       teams(room),
       h("ol", { class: "lobby-table", "aria-label": "Seats" },

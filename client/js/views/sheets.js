@@ -3,7 +3,7 @@
 import { h, s } from "../dom.js";
 import { bidText } from "../cards.js";
 import { sideName, who, myClockRuns } from "../state.js";
-import { countdown } from "./common.js";
+import { awayNotice, countdown } from "./common.js";
 import { sideSeats, mySideOf } from "./score.js";
 
 function dialog(labelId, className, ...children) {
@@ -65,6 +65,7 @@ export function handSheet(state) {
   const last = view.phase === "over" && state.sheet.index === view.history.length - 1;
   return dialog("sheet-title", "hand-sheet",
     turnAlert(state),
+    awayNotice(state, "back-sheet"),
     h("h2", { id: "sheet-title" }, `Hand ${entry.hand} result`),
     h("table", { class: "result-table" },
       h("thead", {}, h("tr", {},
@@ -214,7 +215,7 @@ export function gameOver(state) {
   const me = room.you;
   const mySide = me === null ? null : (view.mode === "partnership" ? me % 2 : me);
   const won = mySide !== null && mySide === view.winner;
-  const title = won ? (view.mode === "partnership" ? "Your team wins!" : "You win!") : `${sideName(room, view, view.winner)} ${view.mode === "individual" && room.you === view.winner ? "win" : "wins"}`;
+  const title = won ? (view.mode === "partnership" ? "Your team wins!" : "You win!") : `${sideName(room, view, view.winner)} ${view.mode === "partnership" || room.you === view.winner ? "win" : "wins"}`;
   return dialog("over-title", "game-over",
     h("p", { class: "eyebrow" }, view.time_up ? "Game over · time is up" : "Game over"),
     h("h2", { id: "over-title" }, title),

@@ -3,7 +3,7 @@
 import { h } from "../dom.js";
 import { bidText, cardName, placeOf, SEAT_NAMES } from "../cards.js";
 import { seatName, who, sideName, hintText, contractOf } from "../state.js";
-import { cardButton, cardFace, cardBack, countdown } from "./common.js";
+import { awayNotice, cardButton, cardFace, cardBack, countdown } from "./common.js";
 import { chatPanel } from "./chat.js";
 import { scoreboard, bagWarning } from "./score.js";
 
@@ -137,7 +137,7 @@ function statusLine(state, legal) {
   const me = room.you;
   let text;
   if (view.phase === "over") text = "Game over";
-  else if (me === null) text = `Watching · ${seatName(room, view.to_act)} to ${view.phase === "bidding" ? "bid" : "play"}`;
+  else if (me === null) text = `You are watching · ${seatName(room, view.to_act)} to ${view.phase === "bidding" ? "bid" : "play"}`;
   else if (view.to_act === me && view.phase === "playing") text = "Your turn: play a highlighted card";
   else if (view.to_act === me) text = "Your turn to bid";
   else text = `Waiting for ${seatName(room, view.to_act)}…`;
@@ -217,7 +217,7 @@ function contracts(room, view) {
       const warn = bagWarning(view, side);
       let text;
       const nils = sideSeatsOf(view, side).filter((seat) => view.bids[seat] === "nil" || view.bids[seat] === "blind nil");
-      if (!c.complete) text = "bidding…";
+      if (!c.complete) text = view.phase === "bidding" && sideSeatsOf(view, side).includes(view.to_act) ? "bidding…" : "yet to bid";
       else if (c.bid === 0 && nils.length) text = `${nils.map((seat) => bidText(view.bids[seat])).join(" + ")}, ${nils.every((seat) => view.tricks_won[seat] === 0) ? "alive" : "broken"}`;
       else if (c.bid === 0) text = `no contract · ${c.won} won`;
       else text = `${c.won} of ${c.bid}`;
@@ -248,6 +248,7 @@ export function renderTable(state, { strip = null, held = false } = {}) {
   return h("div", { class: ["table-screen", `mode-${view.mode}`] },
     h("section", { class: "play-area", "aria-label": "Table" },
       strip,
+      awayNotice(state),
       miniScore(room, view),
       contracts(room, view),
       h("div", { class: "felt" },

@@ -423,7 +423,9 @@ def create_app(
     async def home() -> FileResponse | HTMLResponse:
         return index()
 
-    @app.get("/r/{code}", include_in_schema=False, response_model=None)
+    # `path`: a room address with anything after the code (a pasted link inside the
+    # code, say) still gets the page, which explains that no such room exists.
+    @app.get("/r/{code:path}", include_in_schema=False, response_model=None)
     async def room_page(code: str) -> FileResponse | HTMLResponse:
         return index()
 

@@ -106,6 +106,7 @@ MESSAGE_COSTS: dict[str, float] = {
     "set_seat": 3.0,
     "settings": 3.0,
     "play_again": 3.0,
+    "back": 3.0,
     "hint": 5.0,
     "hello": 5.0,
 }

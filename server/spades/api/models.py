@@ -192,6 +192,12 @@ class PlayAgain(_ClientMessage):
     type: Literal["play_again"]
 
 
+class Back(_ClientMessage):
+    """Take your seat back from the bot after being marked away or timed out."""
+
+    type: Literal["back"]
+
+
 class Ping(_ClientMessage):
     type: Literal["ping"]
 
@@ -209,6 +215,7 @@ ClientMessage = Annotated[
     | Hint
     | Chat
     | PlayAgain
+    | Back
     | Ping,
     Field(discriminator="type"),
 ]
@@ -228,6 +235,7 @@ CLIENT_TYPES = frozenset(
         Hint,
         Chat,
         PlayAgain,
+        Back,
         Ping,
     )
 )

@@ -10,7 +10,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from . import seating
+from . import seating, views
 from .broadcast import Connection
 from .clock import epoch_ms
 from .errors import BadRequest, HostOnly, NotSeated, RoomError, WrongStatus
@@ -123,6 +123,18 @@ async def game_action(room: Room, conn: Connection, msg: Message, ref: Any) -> N
     room.changed(conn, ref)
 
 
+async def back(room: Room, conn: Connection, msg: Message, ref: Any) -> None:
+    """The seat's owner takes it back from the bot: no longer away or timed out, so the
+    next turn waits for them again (with the turn timer, if any). When the seat is neither,
+    nothing changes: the asker alone is answered, with its state."""
+    seat = room.seats[seat_of(conn)]
+    if seat.away or seat.timed_out:
+        seat.reset_flags()
+        room.changed(conn, ref)
+    else:
+        room.audience.send_state(conn, room.game_id, views.state_builder(room)(seat.index), ref)
+
+
 async def hint(room: Room, conn: Connection, msg: Message, ref: Any) -> None:
     seat = seat_of(conn)
     if room.game is None or room.status != "playing":
@@ -168,6 +180,7 @@ COMMANDS: dict[str, Command] = {
     "settings": settings,
     "start": start,
     "play_again": play_again,
+    "back": back,
     "look": game_action,
     "bid": game_action,
     "play": game_action,
