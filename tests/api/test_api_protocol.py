@@ -41,6 +41,11 @@ async def test_refused_actions_answer_errors_and_change_nothing(tmp_path: Path) 
             ({"type": "chat", "text": "   "}, "empty_text"),
             ({"type": "play_again"}, "wrong_status"),
             ({"type": "bid", "bid": 3, "extra": 1}, "invalid_message"),
+            # Wrong JSON types are refused, never converted into a move.
+            ({"type": "bid", "bid": True}, "invalid_message"),
+            ({"type": "bid", "bid": "5"}, "invalid_message"),
+            ({"type": "bid", "bid": 5.0}, "invalid_message"),
+            ({"type": "set_seat", "seat": "1", "to": "bot"}, "invalid_message"),
             ("not json at all", "bad_json"),
             ([1, 2, 3], "invalid_message"),
         ]

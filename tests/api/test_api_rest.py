@@ -50,6 +50,9 @@ async def test_rest_routes_and_errors(tmp_path: Path) -> None:
         assert (
             await server.post(f"/api/rooms/{code}/join", {"name": "a", "seat": 9})
         ).status_code == 422
+        for wrong in ({"name": "a", "seat": "1"}, {"name": "a", "spectator": "no"}):
+            # A value of the wrong JSON type is refused, not converted.
+            assert (await server.post(f"/api/rooms/{code}/join", wrong)).status_code == 422
         taken = await server.post(f"/api/rooms/{code}/join", {"name": "a", "seat": 0})
         assert taken.status_code == 409
         for name in ("B", "C", "D"):

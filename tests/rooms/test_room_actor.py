@@ -487,3 +487,28 @@ async def test_a_timed_turn_after_another_keeps_the_one_timer_until_it_is_due(
     assert to_act is not None
     await settle(lambda: room.seq > seq and room.seats[to_act].timed_out)
     await manager.stop()
+
+
+async def test_a_player_cannot_be_replaced_during_a_game(
+    store: Any, clock: ManualClock, tmp_path: Path
+) -> None:
+    manager = manager_for(store, clock, tmp_path)
+    await manager.start()
+    room, _, token = await manager.create("Ann", {"target": 200})
+    host = Conn()
+    await hello(room, host, token)
+    seat, friend_token = await room.call(room.join, "Bo", 2, False)
+    friend = Conn()
+    await hello(room, friend, friend_token)
+    await act(room, host, type="start", id="go")
+    assert room.status == "playing"
+    await act(room, host, type="set_seat", seat=seat, to="bot", id="kick")
+    await act(room, host, type="set_seat", seat=seat, to="empty", id="free")
+    codes = [(e["code"], e["ref"]) for e in host.errors()]
+    assert ("game_in_progress", "kick") in codes and ("game_in_progress", "free") in codes
+    assert room.seats[seat].kind == "human" and room.seats[seat].name == "Bo"
+    assert friend.closed is None
+    again = Conn()
+    await hello(room, again, friend_token)  # the token still holds the seat
+    assert again.seat == seat
+    await manager.stop()

@@ -20,7 +20,9 @@ MessageId = (
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # strict: a value of the wrong JSON type is refused, not converted ("bid": true or
+    # "5" is not a bid of 1 or 5; "seat": "2" is not seat 2), as the JSON Schema says.
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class RoomSettingsIn(RootModel[dict[str, Any]]):

@@ -48,9 +48,9 @@ async def check_host(room: Room, conn: Connection) -> None:
         raise HostOnly("only the host may do that")
 
 
-def not_playing(room: Room) -> None:
+def not_playing(room: Room, why: str = "not while a game is being played") -> None:
     if room.game_in_progress():
-        raise WrongStatus("not while a game is being played", code="game_in_progress")
+        raise WrongStatus(why, code="game_in_progress")
 
 
 async def sit(room: Room, conn: Connection, msg: Message, ref: Any) -> None:
@@ -81,6 +81,13 @@ async def set_seat(room: Room, conn: Connection, msg: Message, ref: Any) -> None
         await seating.vacate(room, seat)
     else:
         if room.seats[seat].kind == "human":
+            # A player's seat is theirs until the game ends: while they are gone the bot
+            # plays it for them (away), and they can come back to it. Otherwise whoever
+            # became host (the host gone past the grace period) could throw out the others.
+            not_playing(
+                room,
+                "a player cannot be replaced during a game; the bot plays for them while away",
+            )
             await seating.vacate(room, seat)
         await seating.make_bot(room, seat)
     room.changed(conn, ref)
