@@ -93,7 +93,9 @@ class ServerProcess:
             SPADES_BOT_DELAY="0",
             SPADES_ROOMS_PER_MINUTE="1000000",
             SPADES_JOINS_PER_MINUTE="1000000",
+            SPADES_LOOKUPS_PER_MINUTE="1000000",
             SPADES_SOCKETS_PER_ADDRESS="0",  # every simulated player comes from 127.0.0.1
+            SPADES_HTTP_CONNECTIONS_PER_ADDRESS="0",
             SPADES_MESSAGES_PER_SECOND="1000",
             SPADES_MESSAGE_BURST="1000",
             SPADES_ABANDON_AFTER="100000",

@@ -99,6 +99,9 @@ class Settings(BaseSettings):
     message_burst: int = Field(30, ge=1)
     rooms_per_minute: int = Field(10, ge=1, description="room creations per client address")
     joins_per_minute: int = Field(30, ge=1, description="join attempts per client address")
+    lookups_per_minute: int = Field(
+        120, ge=1, description="rooms looked up by code (GET /api/rooms/CODE) per client address"
+    )
     chat_length: int = Field(300, ge=1)
     name_length: int = Field(24, ge=1)
     send_queue: int = Field(256, ge=8, description="queued messages before a slow client is cut")
@@ -106,6 +109,18 @@ class Settings(BaseSettings):
         32, ge=0, description="WebSockets one client address may hold open at once; 0 = no cap"
     )
     max_body_bytes: int = Field(16_384, ge=1024, description="largest REST request body")
+    request_head_seconds: float = Field(
+        10.0,
+        ge=0,
+        description="seconds a connection has to send a whole request head (line and "
+        "headers) before it is closed; 0 = no limit",
+    )
+    http_connections_per_address: int = Field(
+        128,
+        ge=0,
+        description="connections one client address may hold open before they become "
+        "WebSockets (trusted proxies exempt); 0 = no cap",
+    )
 
     # security (docs/operations.md, "Security")
     forwarded_allow_ips: str = Field(

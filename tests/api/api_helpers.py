@@ -34,6 +34,7 @@ def make_settings(tmp_path: Path, **overrides: Any) -> Settings:
         "bot_workers": "thread",
         "rooms_per_minute": 1000,
         "joins_per_minute": 1000,
+        "lookups_per_minute": 10_000,
         "messages_per_second": 1000.0,
         "message_burst": 1000,
     }

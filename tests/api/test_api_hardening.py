@@ -208,6 +208,19 @@ async def test_refused_bodies_count_and_limits_run_before_parsing(tmp_path: Path
         assert (await server.post("/api/rooms/ZZZZZZ/join", {"name": "x"})).status_code == 429
 
 
+async def test_room_lookups_by_code_are_limited_per_address(tmp_path: Path) -> None:
+    """A private room's code is its only key: codes cannot be tried at speed."""
+    async with running_server(tmp_path, lookups_per_minute=5) as server:
+        code = (await server.create())["code"]
+        assert (await server.get(f"/api/rooms/{code}")).status_code == 200
+        assert (await server.get(f"/api/rooms/{code}/history")).status_code == 200
+        for guess in ("AAAAAA", "BBBBBB", "CCCCCC"):
+            assert (await server.get(f"/api/rooms/{guess}")).status_code == 404
+        limited = await server.get(f"/api/rooms/{code}")
+        assert limited.status_code == 429 and "detail" in limited.json()
+        assert (await server.get("/api/rooms")).status_code == 200  # the public list is not
+
+
 async def test_rest_bodies_are_size_limited_before_parsing(tmp_path: Path) -> None:
     async with running_server(tmp_path, max_body_bytes=2048) as server:
         big = {"name": "x", "junk": "y" * 4000}
@@ -245,6 +258,48 @@ async def test_sockets_held_per_address_are_capped(tmp_path: Path) -> None:
         third = await server.client(code, None)  # a slot is free again
         await third.close()
         await second.close()
+
+
+async def _closed_by_server(reader: asyncio.StreamReader, within: float) -> bool:
+    try:
+        return await asyncio.wait_for(reader.read(1024), within) == b""
+    except (TimeoutError, ConnectionError):
+        return False
+
+
+async def test_slow_request_heads_are_closed_and_capped_per_address(tmp_path: Path) -> None:
+    """Slowloris: connections that never finish a request head are closed after
+    SPADES_REQUEST_HEAD_SECONDS, and one address may hold only so many before they are
+    WebSockets; everyone else is served all the while."""
+    async with running_server(
+        tmp_path, request_head_seconds=1.0, http_connections_per_address=3
+    ) as server:
+        port = int(server.url.rsplit(":", 1)[1])
+        slow = []
+        for _ in range(3):
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")  # and never the end
+            await writer.drain()
+            slow.append((reader, writer))
+        # A fourth from the same address is closed at once.
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        assert await _closed_by_server(reader, 5)
+        writer.close()
+        # The slow ones are closed when their time is up, still without an answer.
+        for reader, writer in slow:
+            writer.write(b"X-Dribble: 1\r\n")
+            assert await _closed_by_server(reader, 5)
+            writer.close()
+        # Then the address is served again, and a kept-alive connection's next request
+        # gets the same time for its head.
+        async with httpx.AsyncClient(base_url=server.url) as http:
+            assert (await http.get("/healthz")).status_code == 200
+            assert (await http.get("/healthz")).status_code == 200
+        # WebSockets are not held to the HTTP cap once upgraded.
+        code = (await server.create())["code"]
+        clients = [await server.client(code, None) for _ in range(4)]
+        for client in clients:
+            await client.close()
 
 
 # --- invite links, forwarded headers ------------------------------------------------------

@@ -45,6 +45,10 @@ async def test_rest_routes_and_errors(tmp_path: Path) -> None:
         assert (await server.post("/api/rooms", {"name": "\x00\x01"})).status_code == 422
 
         assert (await server.get("/api/rooms/ZZZZZZ")).status_code == 404
+        long_code = "Q" * 5000
+        missing = await server.get(f"/api/rooms/{long_code}")
+        assert missing.status_code == 404 and long_code not in missing.text  # not quoted back
+        assert (await server.get("/api/rooms/..%2F..%2Fetc")).status_code == 404
         assert (await server.post("/api/rooms/ZZZZZZ/join", {"name": "a"})).status_code == 404
         assert (await server.post(f"/api/rooms/{code}/join", {"name": ""})).status_code == 422
         assert (

@@ -145,6 +145,7 @@ class Cluster:
             "SPADES_BOT_WORKERS": "thread",
             "SPADES_ROOMS_PER_MINUTE": "10000",
             "SPADES_JOINS_PER_MINUTE": "10000",
+            "SPADES_LOOKUPS_PER_MINUTE": "10000",
             "SPADES_GC_FREEZE_EVERY": "0",
             **(env or {}),
         }

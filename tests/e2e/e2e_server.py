@@ -62,7 +62,9 @@ def run_server(
         "SPADES_BOT_WORKERS": "thread",
         "SPADES_ROOMS_PER_MINUTE": "10000",
         "SPADES_JOINS_PER_MINUTE": "10000",
+        "SPADES_LOOKUPS_PER_MINUTE": "10000",
         "SPADES_SOCKETS_PER_ADDRESS": "0",  # every page of every test is 127.0.0.1
+        "SPADES_HTTP_CONNECTIONS_PER_ADDRESS": "0",
         "SPADES_MESSAGES_PER_SECOND": "1000",
         "SPADES_MESSAGE_BURST": "1000",
         "SPADES_CLIENT_DIR": str(REPO / "client"),

@@ -55,10 +55,13 @@ COMMON_HEADERS = (
 )
 
 _JOIN = re.compile(r"^/api/rooms/[^/]+/join$")
+_LOOKUP = re.compile(r"^/api/rooms/[^/]+(/history)?$")
 
 
 def limited_action(method: str, path: str) -> Action | None:
     """The per-address limit a REST call counts against, if any."""
+    if method == "GET" and _LOOKUP.match(path):
+        return "lookup"  # a room by its code: the code is the only key to a private room
     if method != "POST":
         return None
     if path in ("/api/rooms", "/api/solo"):
@@ -72,6 +75,7 @@ REFUSALS: dict[Action, str] = {
     "create": "too many rooms created from your address; wait a minute",
     "join": "too many join attempts from your address; wait a minute",
     "connect": "too many connections; wait a minute",
+    "lookup": "too many rooms looked up from your address; wait a minute",
 }
 
 

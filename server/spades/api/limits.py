@@ -15,7 +15,7 @@ from typing import Literal, Protocol
 from spades.config import Settings
 
 # What a client may do per address, per minute.
-Action = Literal["create", "join", "connect"]
+Action = Literal["create", "join", "connect", "lookup"]
 
 
 class AddressLimiter:
@@ -64,6 +64,7 @@ class LocalLimiter:
             "create": AddressLimiter(settings.rooms_per_minute, now),
             "join": AddressLimiter(settings.joins_per_minute, now),
             "connect": AddressLimiter(settings.joins_per_minute, now),
+            "lookup": AddressLimiter(settings.lookups_per_minute, now),
         }
         self.sockets_per_address = settings.sockets_per_address
         self._held: dict[str, int] = {}

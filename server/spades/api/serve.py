@@ -16,6 +16,7 @@ import uvicorn
 from spades.config import Settings, get_settings
 from spades.logs import setup_logging
 
+from .httpprotocol import http_protocol
 from .wsprotocol import GameSocketProtocol
 
 
@@ -52,6 +53,9 @@ def uvicorn_config(app: Any, settings: Settings, **options: Any) -> uvicorn.Conf
     """The uvicorn settings of `spades serve` (the tests' in-process servers use them too)."""
     return uvicorn.Config(
         app,
+        # Request heads must come whole in time, and one address may hold only so many
+        # connections before they are WebSockets (httpprotocol.py: slow-client attacks).
+        http=http_protocol(settings),
         ws=GameSocketProtocol,  # direct frame writes on the hot path (wsprotocol.py)
         ws_max_size=ws_max_size(settings),
         # State messages are small and frequent: compressing each one cost more CPU than

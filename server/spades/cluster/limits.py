@@ -31,7 +31,7 @@ from redis.exceptions import RedisError
 
 log = logging.getLogger(__name__)
 
-Action = Literal["create", "join", "connect"]
+Action = Literal["create", "join", "connect", "lookup"]
 Clock = Callable[[], float]  # seconds (epoch), for tests; None: the Redis server's clock
 
 WINDOW_SECONDS = 60.0
@@ -258,6 +258,7 @@ class RedisLimiter:
         joins_per_minute: int,
         connects_per_minute: int,
         sockets_per_address: int = 0,
+        lookups_per_minute: int = 120,
         prefix: str = DEFAULT_PREFIX,
         clock: Clock | None = None,
         fail_open: bool = True,
@@ -271,6 +272,7 @@ class RedisLimiter:
             "create": window("create", rooms_per_minute),
             "join": window("join", joins_per_minute),
             "connect": window("connect", connects_per_minute),
+            "lookup": window("lookup", lookups_per_minute),
         }
         self.sockets = RedisSocketCounter(
             redis, sockets_per_address, prefix=prefix, clock=clock, fail_open=fail_open

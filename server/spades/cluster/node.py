@@ -53,6 +53,7 @@ def redis_limiter(settings: Settings) -> RedisLimiter:
         joins_per_minute=settings.joins_per_minute,
         connects_per_minute=settings.joins_per_minute,
         sockets_per_address=settings.sockets_per_address,
+        lookups_per_minute=settings.lookups_per_minute,
         prefix=f"{settings.redis_prefix}limits:",
     )
 

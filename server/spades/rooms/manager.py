@@ -38,6 +38,14 @@ def normalize_code(code: str) -> str:
     return code.strip().upper()
 
 
+MAX_CODE_LENGTH = 16  # join codes are CODE_LENGTH letters and digits; leave room for more
+
+
+def plausible_code(code: str) -> bool:
+    """Whether `code` (normalized) could be a room's join code at all."""
+    return 0 < len(code) <= MAX_CODE_LENGTH and code.isascii() and code.isalnum()
+
+
 class RoomManager:
     """Owns every live `Room` of this process. Rooms reach each other only through here."""
 
@@ -319,6 +327,10 @@ class RoomManager:
     async def get(self, code: str) -> Room:
         """A live room by join code; a finished room not in memory is loaded from the store."""
         code = normalize_code(code)
+        if not plausible_code(code):
+            # Not looked up at all (no store query, no lease claimed in a cluster), and not
+            # quoted back: it may be anything a client sent.
+            raise RoomNotFound("no room with that code")
         room = self.rooms.get(code)
         if room is not None and not room.closed:
             return room

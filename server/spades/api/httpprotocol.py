@@ -1,0 +1,140 @@
+"""uvicorn's HTTP protocol with two limits against clients that hold connections open
+without finishing a request (slowloris), which would otherwise use up the process's file
+descriptors: every later client, /healthz included, would then be refused.
+
+- A request's head (request line and headers) must arrive within `head_seconds` of the
+  connection opening, or of the first byte of the next request on a kept-alive connection.
+  A connection that sends nothing, or dribbles a header every few seconds, is closed then.
+  (uvicorn's keep-alive timeout covers only the quiet time after a response.)
+- One client address may hold at most `per_address` connections in the HTTP phase at once
+  (from accept until the upgrade to a WebSocket, or the close); a further one is closed at
+  once. WebSockets have their own cap (`SPADES_SOCKETS_PER_ADDRESS`, api/ws.py). Addresses
+  of trusted proxies (`SPADES_FORWARDED_ALLOW_IPS`) are not capped: every client behind the
+  proxy shares its address, and the proxy keeps its own timeouts (deploy/haproxy.cfg).
+
+`http_protocol(settings)` makes the class `spades serve` gives uvicorn (its `http` setting).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import logging
+from collections import Counter
+from typing import Any, ClassVar
+
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from spades.config import Settings
+
+log = logging.getLogger(__name__)
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def trusted_networks(spec: str) -> tuple[list[Network], bool]:
+    """The proxies of `SPADES_FORWARDED_ALLOW_IPS` as networks, and whether `*` (any)."""
+    networks: list[Network] = []
+    anyone = False
+    for part in (p.strip() for p in spec.split(",")):
+        if not part:
+            continue
+        if part == "*":
+            anyone = True
+            continue
+        try:
+            networks.append(ipaddress.ip_network(part, strict=False))
+        except ValueError:
+            log.warning("SPADES_FORWARDED_ALLOW_IPS: %r is not an address or network", part)
+    return networks, anyone
+
+
+class GuardedHttpProtocol(HttpToolsProtocol):
+    """See the module's docstring. The limits are class attributes (`http_protocol`)."""
+
+    head_seconds: ClassVar[float] = 10.0
+    per_address: ClassVar[int] = 0  # 0: no cap
+    trusted: ClassVar[tuple[list[Network], bool]] = ([], False)
+    open_per_address: ClassVar[Counter[str]] = Counter()  # HTTP-phase connections per address
+
+    _head_timer: asyncio.TimerHandle | None = None
+    _counted: str | None = None  # the address this connection is counted under
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        address = self.client[0] if self.client else None
+        if address is not None and self.per_address and not self._is_trusted(address):
+            if self.open_per_address[address] >= self.per_address:
+                log.debug("%s: too many HTTP connections from one address; closed", address)
+                transport.close()
+                return
+            self.open_per_address[address] += 1
+            self._counted = address
+        self._arm_head_timer()
+
+    def _is_trusted(self, address: str) -> bool:
+        networks, anyone = self.trusted
+        if anyone:
+            return True
+        if not networks:
+            return False
+        try:
+            ip = ipaddress.ip_address(address)
+        except ValueError:
+            return False
+        return any(ip in network for network in networks)
+
+    def _release(self) -> None:
+        address, self._counted = self._counted, None
+        if address is not None:
+            left = self.open_per_address[address] - 1
+            if left > 0:
+                self.open_per_address[address] = left
+            else:
+                del self.open_per_address[address]
+
+    def _arm_head_timer(self) -> None:
+        if self._head_timer is None and self.head_seconds > 0:
+            self._head_timer = self.loop.call_later(self.head_seconds, self._head_too_slow)
+
+    def _cancel_head_timer(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+
+    def _head_too_slow(self) -> None:
+        self._head_timer = None
+        # Still no whole request head: nothing is being answered on this connection.
+        if not self.transport.is_closing():
+            log.debug("%s: request head not complete in time; closed", self.client)
+            self.transport.close()
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._arm_head_timer()  # the next request of a kept-alive connection
+
+    def on_headers_complete(self) -> None:
+        self._cancel_head_timer()
+        super().on_headers_complete()
+
+    def handle_websocket_upgrade(self) -> None:
+        # From here on the socket is a WebSocket, which api/ws.py counts and limits.
+        self._cancel_head_timer()
+        self._release()
+        super().handle_websocket_upgrade()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._cancel_head_timer()
+        self._release()
+        super().connection_lost(exc)
+
+
+def http_protocol(settings: Settings) -> type[GuardedHttpProtocol]:
+    """A protocol class with `settings`' limits and a count of its own."""
+    attrs: dict[str, Any] = {
+        "head_seconds": float(settings.request_head_seconds),
+        "per_address": settings.http_connections_per_address,
+        "trusted": trusted_networks(settings.forwarded_allow_ips),
+        "open_per_address": Counter(),
+    }
+    return type("SpadesHttpProtocol", (GuardedHttpProtocol,), attrs)
