@@ -20,7 +20,7 @@ from .observer import NO_OBSERVER, Observer
 from .ownership import CLOSE_RECONNECT, FencedStore, LocalOwnership, OwnedElsewhere, Ownership
 from .room import Room
 from .seats import Seat
-from .settings import RoomSettings, clean_text
+from .settings import RoomSettings, clean_name
 from .tokens import hash_token, new_token
 
 log = logging.getLogger(__name__)
@@ -235,7 +235,7 @@ class RoomManager:
         parsed = RoomSettings.parse(settings)
         if solo:
             parsed = parsed.model_copy(update={"public": False})
-        name = clean_text(host_name, self.config.name_length, "name")
+        name = clean_name(host_name, self.config.name_length)
         token = new_token()
         host = Seat(0, "human", name, None, hash_token(token))
         host.disconnected_at = self.clock.now()

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from .errors import BadRequest, RoomFull
 from .seats import Seat, first_human
-from .settings import clean_text
+from .settings import clean_name
 from .tokens import hash_token, new_token
 
 if TYPE_CHECKING:
@@ -20,7 +20,7 @@ async def join(
     """`POST /join` and `sit`: take a free seat (or the named one). Returns seat and token."""
     if spectator:
         return None, None
-    name = clean_text(name, room.config.name_length, "name")
+    name = clean_name(name, room.config.name_length)
     if room.status not in ("open", "finished") or room.game_in_progress():
         raise RoomFull("the game has started; you can watch", code="game_in_progress")
     if seat is None:

@@ -8,6 +8,8 @@ form), and where every limit is checked. Rule options default to the engine's `R
 from __future__ import annotations
 
 import logging
+import re
+import unicodedata
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -165,11 +167,45 @@ def settings_schema() -> dict[str, Any]:
     return RoomSettings.model_json_schema()
 
 
+# The joiners that shape emoji sequences and many scripts (Persian, the Indic ones) stay;
+# other invisible format characters (bidi overrides, soft hyphens, ...) and controls go.
+_KEEP_FORMAT = frozenset("\u200c\u200d")
+# Letters and symbols that render as nothing: a name of them alone would look empty.
+_BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+MAX_MARKS = 4  # combining marks on one character (more only pile up over other lines)
+# Names that would pass for the table's own: a bot's, or the chat's name for spectators.
+_RESERVED_NAME = re.compile(r"^((south|west|north|east) )?bot$|^spectator$", re.IGNORECASE)
+
+
 def clean_text(text: str, limit: int, what: str) -> str:
-    """Plain text: control characters dropped, whitespace trimmed, length checked."""
-    cleaned = "".join(ch for ch in text if ch.isprintable()).strip()
-    if not cleaned:
+    """Plain text: control and invisible format characters dropped, blank-looking letters
+    read as spaces, combining marks at most MAX_MARKS per character, whitespace trimmed;
+    refused when nothing visible is left, or when too long."""
+    kept: list[str] = []
+    marks = 0
+    for ch in text:
+        if ch in _BLANK:
+            ch = " "
+        elif not ch.isprintable() and ch not in _KEEP_FORMAT:
+            continue
+        if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me"):
+            marks += 1
+            if marks > MAX_MARKS:
+                continue
+        else:
+            marks = 0
+        kept.append(ch)
+    cleaned = "".join(kept).strip()
+    if not any(unicodedata.category(ch)[0] in "LNPS" for ch in cleaned):
         raise BadRequest(f"{what} is empty", code="empty_text")
     if len(cleaned) > limit:
         raise BadRequest(f"{what} is longer than {limit} characters", code="too_long")
     return cleaned
+
+
+def clean_name(text: str, limit: int) -> str:
+    """A display name: `clean_text`, and not one the table uses for others."""
+    name = clean_text(text, limit, "name")
+    if _RESERVED_NAME.match(" ".join(name.split())):
+        raise BadRequest("that name is the table's own; pick another", code="reserved_name")
+    return name
