@@ -512,3 +512,25 @@ async def test_a_player_cannot_be_replaced_during_a_game(
     await hello(room, again, friend_token)  # the token still holds the seat
     assert again.seat == seat
     await manager.stop()
+
+
+async def test_a_rooms_chat_is_capped_across_its_connections(
+    store: Any, clock: ManualClock, tmp_path: Path
+) -> None:
+    manager = manager_for(store, clock, tmp_path)
+    await manager.start()
+    room, _, token = await manager.create("Ann", {})
+    host = Conn()
+    await hello(room, host, token)
+    watchers = [Conn() for _ in range(5)]
+    for watcher in watchers:
+        await hello(room, watcher, None)
+    for i in range(20):
+        await act(room, watchers[i % 5], type="chat", text=f"spam {i}", id=i)
+    await act(room, host, type="chat", text="one too many", id="late")
+    assert [(e["code"], e["ref"]) for e in host.errors()] == [("chat_busy", "late")]
+    clock.advance(10)
+    await act(room, host, type="chat", text="now it fits", id="later")
+    said = [m["text"] for m in host.messages if m["type"] == "chat"]
+    assert said[-1] == "now it fits" and "one too many" not in said
+    await manager.stop()

@@ -170,8 +170,21 @@ async def _hint(room: Room, conn: Connection, view: Message, ref: Any) -> None:
         room.audience.send(conn, {"type": "hint", "action": action, "ref": ref})
 
 
+# A room's chat, all its connections together: at most this many messages in this many
+# seconds. Each socket's own rate limit still lets many sockets fill a room's log (and
+# everyone's screen) at speed; a conversation at a card table never comes near this.
+CHAT_PER_WINDOW = 20
+CHAT_WINDOW = 10.0
+
+
 async def chat(room: Room, conn: Connection, msg: Message, ref: Any) -> None:
     text = clean_text(str(msg.get("text") or ""), room.config.chat_length, "chat message")
+    now, times = room.clock.now(), room.chat_times
+    while times and now - times[0] >= CHAT_WINDOW:
+        times.popleft()
+    if len(times) >= CHAT_PER_WINDOW:
+        raise RoomError("the room's chat is busy; wait a few seconds", code="chat_busy")
+    times.append(now)
     seat = conn.seat
     name = (room.seats[seat].name if seat is not None else None) or "Spectator"
     await room.write(room.store.add_chat(room.room_id, seat, name, text))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -90,6 +91,7 @@ class Room:
         self.elapsed_at_load = 0.0  # game clock used before a restart
         self.hands_at_load: list[int] = []  # hand rows stored for the game when it was loaded
         self.hinting: set[int] = set()  # connections waiting for a hint
+        self.chat_times: deque[float] = deque()  # when the room's recent chat was accepted
         self._unsent = False  # an action was stored and not yet shown
         self._deadline: float | None = _UNKNOWN  # the turn deadline, while `changed` runs
         self.actor = Actor(f"room-{code}", after_each=self._after_command)
