@@ -34,6 +34,7 @@ the endpoint then sends everything the ordinary way.
 
 from __future__ import annotations
 
+import logging
 import struct
 from collections.abc import Callable
 from typing import Any
@@ -45,6 +46,8 @@ try:  # websockets' own C unmasking, as its parser uses
     from websockets.speedups import apply_mask
 except ImportError:  # pragma: no cover - a build of websockets without its C extension
     from websockets.utils import apply_mask
+
+log = logging.getLogger(__name__)
 
 DIRECT = "spades.direct"
 READ_BACKLOG = 16  # messages waiting for the app before the socket stops being read
@@ -231,6 +234,18 @@ class GameSocketProtocol(WebSocketsSansIOProtocol):
         super().send_keepalive_ping()
 
     def send_receive_event_to_app(self) -> None:
+        if self.curr_msg_data_type == "text" and not self.close_sent:
+            # Text that is not UTF-8 closes the socket (1007), as uvicorn does, but with
+            # one line in the log instead of an ERROR and two tracebacks per frame: any
+            # client can send it, so it is not the server's error.
+            try:
+                b"".join(self.frames).decode()
+            except UnicodeDecodeError:
+                self.frames = []
+                log.info("%s: text that is not UTF-8; closing (1007)", self.client)
+                self.conn.send_close(1007)
+                self.handle_parser_exception()
+                return
         # As uvicorn's, but the socket is paused only once READ_BACKLOG messages wait.
         read_paused = self.read_paused
         self.read_paused = True  # keeps the parent from pausing at the first message
