@@ -215,7 +215,19 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
     play: (data) => send({ type: "play", card: data.card }),
     bid: (data) => {
       const bid = /^\d+$/.test(data.bid) ? Number(data.bid) : data.bid;
+      if (bid === "blind nil" && data.confirmed !== "1") {
+        state = { ...state, confirmBlind: state.view ? state.view.hand_number : null };
+        render();
+        focusSelector("[data-key='bid-blind-yes']");
+        return;
+      }
+      state = { ...state, confirmBlind: null };
       send({ type: "bid", bid });
+    },
+    "cancel-blind": () => {
+      state = { ...state, confirmBlind: null };
+      render();
+      focusSelector("[data-key='bid-blind']");
     },
     look: () => send({ type: "look" }),
     back: () => send({ type: "back" }),
@@ -223,6 +235,8 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
     "toggle-last": () => {
       state = { ...state, showLastTrick: !state.showLastTrick };
       render();
+      const panel = state.showLastTrick && main.querySelector(".last-trick");
+      if (panel) panel.scrollIntoView({ block: "nearest" });
     },
     "open-score-sheet": () => {
       state = { ...state, scoreSheet: true };

@@ -22,6 +22,7 @@ export function initialState(code) {
     showLastTrick: false,
     toast: null,
     notice: null,
+    confirmBlind: null, // the hand number whose blind nil awaits "Yes, bid blind nil"
     closed: null,
   };
 }

@@ -141,6 +141,10 @@ def test_blind_nil_only_when_allowed_and_before_cards(new_page: Any, screenshots
     assert page.locator(".bid-panel button.bid:not([data-bid='blind nil'])").count() == 0
     shoot(page, screenshots, "table-blind-nil")
     page.get_by_role("button", name="Blind nil").click()
+    # Worth ±200 and final: it asks once more, and Cancel goes back.
+    page.get_by_role("button", name="Cancel").click()
+    page.get_by_role("button", name="Blind nil", exact=True).click()
+    page.get_by_role("button", name="Yes, bid blind nil").click()
     page.locator(".seat-plate.mine", has_text="Blind nil").wait_for()
     page.locator(".hand .card.in-hand").first.wait_for()
     assert len(hand_cards(page)) == 13  # shown once the bid is made

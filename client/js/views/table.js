@@ -92,6 +92,16 @@ function biddingPanel(state, legal) {
   const hinted = state.hint && state.hint.type === "bid" ? state.hint.bid : undefined;
   if (view.blind_nil_open) {
     const blind = legal.bids.includes("blind nil");
+    if (blind && myTurn && state.confirmBlind === view.hand_number) {
+      // Worth as much as it costs, and there is no way back: one more click to be sure.
+      const value = view.rules.blind_nil_value;
+      return h("section", { class: "bid-panel blind", "aria-labelledby": "bid-title" },
+        h("h2", { id: "bid-title" }, "Bid blind nil?"),
+        h("p", {}, `You win ${value} points if you take no trick this hand, and lose ${value} if you take any.`),
+        h("div", { class: "bid-buttons", "data-group": "bids" },
+          h("button", { type: "button", class: "btn bid danger", "data-action": "bid", "data-bid": "blind nil", "data-confirmed": "1", "data-key": "bid-blind-yes" }, "Yes, bid blind nil"),
+          h("button", { type: "button", class: "btn ghost", "data-action": "cancel-blind", "data-key": "bid-blind-no" }, "Cancel")));
+    }
     return h("section", { class: "bid-panel blind", "aria-labelledby": "bid-title" },
       h("h2", { id: "bid-title" }, myTurn ? "Blind nil?" : "Your cards are face down"),
       h("p", {}, myTurn
@@ -103,9 +113,15 @@ function biddingPanel(state, legal) {
         myTurn ? h("button", { type: "button", class: "btn ghost hint-bid", "data-action": "hint", "data-key": "hint", "aria-label": "Hint" }, "Hint") : null));
   }
   if (!myTurn) return null;
+  // Blind nil is in the rules but not open now: say when it is, rather than leave it out.
+  const rules = view.rules || {};
+  const whyNoBlind = rules.blind_nil && !legal.bids.includes("blind nil")
+    ? `Blind nil is open before you look at your cards, to a ${view.mode === "partnership" ? "team" : "player"} behind by ${rules.blind_nil_deficit} points or more.`
+    : null;
   return h("section", { class: "bid-panel", "aria-labelledby": "bid-title" },
     h("h2", { id: "bid-title" }, "Your bid"),
     h("p", { class: "muted small" }, "How many tricks will you win?"),
+    whyNoBlind ? h("p", { class: "muted small blind-note" }, whyNoBlind) : null,
     h("div", { class: "bid-buttons", "data-group": "bids" },
       legal.bids.map((bid) => {
         const nil = bid === "nil";
@@ -217,7 +233,8 @@ function contracts(room, view) {
       const warn = bagWarning(view, side);
       let text;
       const nils = sideSeatsOf(view, side).filter((seat) => view.bids[seat] === "nil" || view.bids[seat] === "blind nil");
-      if (!c.complete) text = view.phase === "bidding" && sideSeatsOf(view, side).includes(view.to_act) ? "bidding…" : "yet to bid";
+      const seats = sideSeatsOf(view, side);
+      if (!c.complete) text = seats.includes(view.to_act) || seats.some((seat) => view.bids[seat] !== null) ? "bidding…" : "yet to bid";
       else if (c.bid === 0 && nils.length) text = `${nils.map((seat) => bidText(view.bids[seat])).join(" + ")}, ${nils.every((seat) => view.tricks_won[seat] === 0) ? "alive" : "broken"}`;
       else if (c.bid === 0) text = `no contract · ${c.won} won`;
       else text = `${c.won} of ${c.bid}`;
