@@ -19,6 +19,7 @@ export function startHome(main) {
     roomsLoading: true,
     busy: false,
     error: null,
+    joinError: null,
   };
 
   const render = () => mount(main, renderHome(model));
@@ -80,9 +81,21 @@ export function startHome(main) {
       rememberForm();
       enter(api.createRoom, { name: currentName(), ...model.settings });
     },
-    "submit:join": (form) => {
+    "submit:join": async (form) => {
       const code = joinCode(form.elements.namedItem("join-code").value);
-      if (code) location.assign(`/r/${encodeURIComponent(code)}`);
+      if (!code) return;
+      // A mistyped code is said here, next to what was typed, not on a page of its own.
+      try {
+        await api.getRoom(code);
+      } catch (err) {
+        if (err.status === 404) {
+          model.joinError = `There is no room with the code ${code}. Check it with whoever sent it.`;
+          render();
+          return;
+        }
+        // Anything else (busy, offline): the room page explains it and retries.
+      }
+      location.assign(`/r/${encodeURIComponent(code)}`);
     },
   });
   trackDirty(main);

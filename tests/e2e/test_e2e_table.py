@@ -164,6 +164,12 @@ def test_join_by_code_of_a_missing_room(new_page: Any) -> None:
     page.goto("/")
     page.get_by_label("Room code").fill("zzzz99")
     page.get_by_role("button", name="Join", exact=True).click()
+    # Said next to the form, what was typed still there to correct.
+    page.get_by_text("There is no room with the code ZZZZ99").wait_for()
+    assert page.get_by_label("Room code").input_value() == "zzzz99"
+    assert page.url.rstrip("/").endswith(page.url.split("/")[2])  # still the home page
+    # A room address typed by hand gets the room page's own answer.
+    page.goto("/r/zzzz99")
     page.wait_for_url("**/r/ZZZZ99")
     page.get_by_text("There is no room with the code ZZZZ99").wait_for()
     assert page.get_by_role("link", name="Back to home").count() >= 1
