@@ -75,7 +75,7 @@ function trickArea(state, me) {
       shown.cards.map(({ seat, card }) => {
         const key = `${hand}-${card}`;
         const fresh = !state.seenTrickCards || !state.seenTrickCards.has(key);
-        return h("li", { class: ["played", `from-${placeOf(seat, me)}`, fresh ? "enter" : null, done && seat === shown.winner ? "winner" : null], "data-seen": key },
+        return h("li", { class: ["played", `from-${placeOf(seat, me)}`, fresh ? "enter" : null, seat === leader ? "led" : null, done && seat === shown.winner ? "winner" : null], "data-seen": key },
           cardFace(card),
           seat === leader ? h("span", { class: "led-mark" }, "Led") : null,
           done && seat === shown.winner ? h("span", { class: "won-mark" }, "Won") : null,
