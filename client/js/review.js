@@ -32,8 +32,17 @@ function normBid(bid) {
   return bid;
 }
 
+/** Each seat's name: the player's, where the record names the room's seats, else the seat's. */
+export function seatNames(record) {
+  return SEAT_NAMES.map((where, seat) => {
+    const player = record.players && record.players[seat];
+    return player && player.name ? player.name : where;
+  });
+}
+
 /** Every position of the game, in order: each hand's deal, then each bid and card. */
 export function buildSteps(record) {
+  const names = seatNames(record);
   const steps = [];
   const deals = record.dealt || [];
   const actions = (record.actions || []).filter((a) => a.action && (a.action.type === "bid" || a.action.type === "play"));
@@ -42,7 +51,7 @@ export function buildSteps(record) {
     const hands = deal.hands.map((cards) => sortHand(cards));
     let snap = {
       hand: deal.hand, dealer: deal.dealer, hands, bids: [null, null, null, null], trick: [],
-      lastTrick: null, tricksWon: [0, 0, 0, 0], plays: 0, text: `Hand ${deal.hand} dealt; ${SEAT_NAMES[(deal.dealer + 1) % 4]} bids first`, actor: null,
+      lastTrick: null, tricksWon: [0, 0, 0, 0], plays: 0, text: `Hand ${deal.hand} dealt; ${names[(deal.dealer + 1) % 4]} bids first`, actor: null,
     };
     steps.push(snap);
     while (at < actions.length && snap.plays < 52) {
@@ -51,18 +60,18 @@ export function buildSteps(record) {
       const next = { ...snap, bids: [...snap.bids], hands: [...snap.hands], tricksWon: [...snap.tricksWon], trick: [...snap.trick], actor: seat };
       if (action.type === "bid") {
         next.bids[seat] = normBid(action.bid);
-        next.text = `${SEAT_NAMES[seat]} bids ${bidText(next.bids[seat])}`;
+        next.text = `${names[seat]} bids ${bidText(next.bids[seat])}`;
       } else {
         if (next.trick.length === 4) next.trick = [];
         next.hands[seat] = next.hands[seat].filter((c) => c !== action.card);
         next.trick.push({ seat, card: action.card });
         next.plays += 1;
-        next.text = `${SEAT_NAMES[seat]} plays the ${cardName(action.card)}`;
+        next.text = `${names[seat]} plays the ${cardName(action.card)}`;
         if (next.trick.length === 4) {
           const { winner } = trickWinner(next.trick);
           next.tricksWon[winner] += 1;
           next.lastTrick = { cards: next.trick, winner };
-          next.text += `; ${SEAT_NAMES[winner]} wins the trick`;
+          next.text += `; ${names[winner]} wins the trick`;
           if (next.plays === 52) next.text += `. Hand ${deal.hand} is over`;
         }
       }
@@ -73,14 +82,13 @@ export function buildSteps(record) {
   return steps;
 }
 
-const ROOM = { you: null, seats: SEAT_NAMES.map((name) => ({ kind: "human", name })) };
-
-function seatPanel(snap, seat) {
+function seatPanel(snap, seat, names) {
   const place = placeOf(seat, 0);
   const bid = snap.bids[seat];
   const played = snap.trick.find((p) => p.seat === seat);
-  return h("section", { class: ["review-seat", `place-${place}`, snap.actor === seat ? "acted" : null], "aria-label": `${SEAT_NAMES[seat]}'s hand` },
-    h("h2", { class: "review-seat-name" }, SEAT_NAMES[seat],
+  return h("section", { class: ["review-seat", `place-${place}`, snap.actor === seat ? "acted" : null], "aria-label": `${names[seat]}'s hand` },
+    h("h2", { class: "review-seat-name" }, names[seat],
+      names[seat] !== SEAT_NAMES[seat] ? h("span", { class: "muted small" }, SEAT_NAMES[seat]) : null,
       snap.dealer === seat ? h("span", { class: "tag dealer" }, "Dealer") : null),
     h("p", { class: "small" }, `Bid ${bid === null ? "–" : bidText(bid)} · Won ${snap.tricksWon[seat]}`, played ? ` · played ${parseCard(played.card).label}${parseCard(played.card).symbol}` : ""),
     h("ul", { class: "review-cards", "aria-label": `${snap.hands[seat].length} cards` },
@@ -92,7 +100,7 @@ function seatPanel(snap, seat) {
       })));
 }
 
-function trickPanel(snap) {
+function trickPanel(snap, names) {
   const complete = snap.trick.length === 4;
   const winner = complete ? trickWinner(snap.trick).winner : null;
   return h("section", { class: "review-trick", "aria-label": "Trick" },
@@ -101,7 +109,7 @@ function trickPanel(snap) {
         const c = parseCard(card);
         return h("li", { class: seat === winner ? "winner" : null },
           h("span", { class: ["mini-card", c.red ? "red" : null] }, h("span", { "aria-hidden": "true" }, `${c.label}${c.symbol}`), h("span", { class: "sr-only" }, c.name)),
-          ` ${SEAT_NAMES[seat]}`, i === 0 ? " · led" : "", seat === winner ? " · won" : "");
+          ` ${names[seat]}`, i === 0 ? " · led" : "", seat === winner ? " · won" : "");
       }))
       : h("p", { class: "muted small" }, snap.plays === 0 ? "Bidding" : "No card on the table"));
 }
@@ -114,10 +122,12 @@ function reviewView(model) {
   const history = (record.history || []).filter((entry) => entry.hand <= finishedHands);
   const view = { mode: record.rules.mode, rules: record.rules, scores: Array(sides).fill(0) };
   const hands = (record.dealt || []).length;
+  const names = seatNames(record);
+  const room = { you: null, seats: names.map((name) => ({ kind: "human", name })) };
   return h("div", { class: "review" },
     h("section", { class: "card-panel review-main", "aria-labelledby": "review-title" },
       h("div", { class: "panel-head" },
-        h("h1", { id: "review-title" }, `Game ${gameId} review`),
+        h("h1", { id: "review-title" }, "Game review", record.room ? h("span", { class: "muted small" }, ` · room ${record.room}`) : null),
         h("span", { class: "muted small" }, `${record.rules.mode === "partnership" ? "Partners" : "Every player for themself"} · to ${record.rules.target}`)),
       h("div", { class: "review-controls", role: "group", "aria-label": "Step through the game" },
         h("button", { type: "button", class: "btn small", "data-action": "review-hand", "data-dir": "-1", "data-key": "prev-hand", "aria-disabled": snap.hand > 1 || index > 0 ? null : "true" }, "Previous hand"),
@@ -127,13 +137,13 @@ function reviewView(model) {
       h("p", { class: "review-where", "aria-live": "polite" },
         h("strong", {}, `Hand ${snap.hand} of ${hands} · step ${index + 1} of ${steps.length}: `), snap.text),
       h("div", { class: "review-table" },
-        [2, 1, 3, 0].map((seat) => seatPanel(snap, seat)),
-        trickPanel(snap)),
+        [2, 1, 3, 0].map((seat) => seatPanel(snap, seat, names)),
+        trickPanel(snap, names)),
       h("p", { class: "muted small" }, "Keys: ← and → step, Page Up and Page Down jump a hand. ",
         h("a", { href: `/#review/${gameId}/${index}` }, "Link to this step"), " · ", h("a", { href: "/" }, "Home"))),
     h("aside", { class: "card-panel review-side", "aria-labelledby": "review-sheet-title" },
       h("h2", { id: "review-sheet-title" }, "Score sheet"),
-      scoreTable(ROOM, view, history)));
+      scoreTable(room, view, history)));
 }
 
 export function startReview(main, gameId, startStep) {

@@ -83,6 +83,12 @@ async def test_four_humans_play_a_whole_game(tmp_path: Path, mode: str) -> None:
         assert all(f["view"]["scores"] == view["scores"] for f in finals)
         game_id = finals[0]["room"]["game_id"]
         record = (await server.get(f"/api/games/{game_id}/record")).json()
+        # The review's names: the room's seats as they are now (no token, nothing secret).
+        assert record["room"] == code
+        assert [(p["seat"], p["kind"]) for p in record["players"]] == [
+            (i, "human") for i in range(4)
+        ]
+        assert all(p["name"] for p in record["players"]) and "token" not in str(record["players"])
         deals = deals_of(record)
         for client in [*clients, watcher]:
             assert check_hidden(client, deals) > 0

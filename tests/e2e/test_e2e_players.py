@@ -166,6 +166,8 @@ def tour(browser: Any, server: str, screenshots: Path) -> Iterator[Tour]:
             play_to_game_over(page, found, mode)
             page.goto(f"/#review/{found.facts[f'{mode}-game']}")
             page.locator(".review-table").wait_for()
+            # The players' names, not only the seats'.
+            assert page.locator(".review-seat-name", has_text="West Bot").count() == 1
             found.screen(page, f"{mode}-review")
             # A lobby of this mode (before a game starts).
             made = page.request.post("/api/rooms", data={"name": "Lob", "mode": mode}).json()

@@ -396,7 +396,14 @@ def create_app(
             raise HTTPException(409, "the game is still being played") from exc
         except NotFound as exc:
             raise HTTPException(404, f"no game {game_id}") from exc
-        return with_deals(record)
+        record = with_deals(record)
+        try:
+            # Not part of the engine's record: who sits in the game's room today, for the
+            # review page's names (a seat may have changed hands since the game).
+            record.update(await request.app.state.store.game_players(game_id))
+        except Exception:
+            log.warning("game %s: its room's seats could not be read", game_id, exc_info=True)
+        return record
 
     @app.websocket("/ws/{code}")
     async def ws(websocket: WebSocket, code: str) -> None:

@@ -192,6 +192,11 @@ class Store(Protocol):
 
     async def finished_games(self, room_id: str) -> list[FinishedGame]: ...
 
+    async def game_players(self, game_id: int) -> dict[str, Any]:
+        """Who sits in the room of game `game_id` now: `{"room": code, "players": [{"seat",
+        "name", "kind"}] * 4}` (names as the seats hold them today). Raises NotFound."""
+        ...
+
     async def export_game(self, game_id: int, *, in_progress: bool = False) -> dict[str, Any]:
         """The engine's game record (Game.to_record() format). Raises NotFound.
 

@@ -981,6 +981,29 @@ class SqlStore:
                     )
         return list(games.values())
 
+    async def game_players(self, game_id: int) -> dict[str, Any]:
+        async with self._read() as conn:
+            room = (
+                await conn.execute(
+                    select(ROOMS.c.id, ROOMS.c.code)
+                    .join(GAMES, GAMES.c.room_id == ROOMS.c.id)
+                    .where(GAMES.c.id == game_id)
+                )
+            ).one_or_none()
+            if room is None:
+                raise NotFound(f"no game {game_id}")
+            seats = {
+                s.seat: s
+                for s in await conn.execute(select(SEATS).where(SEATS.c.room_id == room.id))
+            }
+        players = []
+        for i in range(4):
+            s = seats.get(i)
+            kind = "empty" if s is None else ("bot" if s.bot_level else "human")
+            name = None if s is None else (s.name or ("Bot" if s.bot_level else None))
+            players.append({"seat": i, "name": name, "kind": kind})
+        return {"room": room.code, "players": players}
+
     async def export_game(self, game_id: int, *, in_progress: bool = False) -> dict[str, Any]:
         """The engine's game record (Game.to_record() format). Raises NotFound.
 
