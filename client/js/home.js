@@ -82,8 +82,14 @@ export function startHome(main) {
       enter(api.createRoom, { name: currentName(), ...model.settings });
     },
     "submit:join": async (form) => {
-      const code = joinCode(form.elements.namedItem("join-code").value);
+      const typed = form.elements.namedItem("join-code").value;
+      const code = joinCode(typed);
       if (!code) return;
+      if (/[/:]/.test(code)) {
+        model.joinError = "That link has no room code in it: it should end in /r/ and the code.";
+        render();
+        return;
+      }
       // A mistyped code is said here, next to what was typed, not on a page of its own.
       try {
         await api.getRoom(code);
@@ -112,6 +118,14 @@ export function startHome(main) {
       if (summary) summary.textContent = settingsSummary({ ...model.solo, rules: {} });
     }
     if (event.target.id === "player-name") currentName();
+  });
+  main.addEventListener("input", (event) => {
+    // The message about the last code tried goes once the code is being changed.
+    if (event.target.id === "join-code" && model.joinError) {
+      model.joinError = null;
+      const shown = main.querySelector(".join-form .form-error");
+      if (shown) shown.remove();
+    }
   });
 
   document.title = "Spades";

@@ -28,6 +28,7 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
   let chatCount = 0;
   let recentTimer = null;
   let toastTimer = null;
+  let shownDialog = null; // the dialog last drawn (class and title): redrawn, it does not fade in again
   let savingSettings = null; // { id, before }: the settings sent, answered by a state or an error
 
   const conn = new Connection({
@@ -123,7 +124,7 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
   }
 
   function turnIsMine(s) {
-    return Boolean(s.view && s.room && s.room.you !== null && s.view.to_act === s.room.you && s.view.phase !== "over");
+    return Boolean(s.view && s.room && s.room.you !== null && s.view.to_act === s.room.you && s.view.phase !== "over" && !s.room.seats[s.room.you].away);
   }
 
   // Your turn came: bring your hand (and the bidding panel above it) into view when the page
@@ -159,7 +160,7 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
 
   function render() {
     const view = state.view;
-    const myTurn = view && state.room && state.room.you !== null && view.to_act === state.room.you && view.phase !== "over";
+    const myTurn = turnIsMine(state);
     document.title = `${myTurn ? "▶ Your turn · " : ""}Spades · Room ${code}`;
     const right = [];
     if (state.clock && state.clock.game_deadline) {
@@ -184,13 +185,19 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
       content = [table];
       if (state.scoreSheet) content.push(scoreSheet(state));
       else if (state.sheet && !folded && !held) content.push(handSheet(state));
-      else if (view.phase === "over" && !state.sheet) content.push(gameOver(state));
+      else if (view.phase === "over" && !state.sheet && state.overClosed !== state.room.game_id) content.push(gameOver(state));
       // Under a dialog the table is inert: Tab stays in the dialog, screen readers too.
       if (content.length > 1) table.inert = true;
     } else {
       content = renderLobby(state, { name: storage.getName() });
     }
     mount(main, content);
+    // mount() draws the dialog anew for each state: only its first drawing fades in.
+    const overlay = main.querySelector(".overlay");
+    const dialog = overlay && overlay.querySelector("[role='dialog']");
+    const dialogKey = dialog ? `${dialog.className}|${dialog.getAttribute("aria-labelledby")}|${(main.querySelector(`#${dialog.getAttribute("aria-labelledby")}`) || {}).textContent}` : null;
+    if (overlay && dialogKey === shownDialog) overlay.classList.add("steady");
+    shownDialog = dialogKey;
 
     for (const el of main.querySelectorAll("[data-seen]")) state.seenTrickCards.add(el.dataset.seen);
     if (state.seenTrickCards.size > 400) state.seenTrickCards = new Set([...state.seenTrickCards].slice(-100));
@@ -253,6 +260,17 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
       render();
       if (state.view && state.view.phase === "over") focusSelector(".sheet [data-action]");
       else focusSelector(".bid-panel button, .hand [data-key]:not([aria-disabled='true']), .hand");
+    },
+    "close-over": () => {
+      // The table and the chat stay usable after the game; "Results" brings this back.
+      state = { ...state, overClosed: state.room ? state.room.game_id : null };
+      render();
+      focusSelector("[data-key='open-over']");
+    },
+    "open-over": () => {
+      state = { ...state, overClosed: null };
+      render();
+      focusSelector(".sheet [data-action]");
     },
     "play-again": () => {
       state = { ...state, playAgainAsked: true };

@@ -22,7 +22,8 @@ export function initialState(code) {
     showLastTrick: false,
     toast: null,
     notice: null,
-    confirmBlind: null, // the hand number whose blind nil awaits "Yes, bid blind nil"
+    confirmBlind: null,
+    overClosed: null, // the game whose game-over screen was closed (the table and chat show) // the hand number whose blind nil awaits "Yes, bid blind nil"
     closed: null,
   };
 }

@@ -12,6 +12,6 @@ export function chatPanel(chat, { canSend }) {
         h("span", {}, m.text)))),
     h("form", { class: "chat-form inline", "data-form": "chat" },
       h("label", { class: "sr-only", for: "chat-input" }, "Message"),
-      h("input", { id: "chat-input", name: "chat-input", maxlength: 200, autocomplete: "off", placeholder: canSend ? "Say something…" : "Connecting…", "data-key": "chat-input" }),
+      h("input", { id: "chat-input", name: "chat-input", maxlength: 300, autocomplete: "off", placeholder: canSend ? "Say something…" : "Connecting…", "data-key": "chat-input" }),
       h("button", { type: "submit", class: "btn small" }, "Send")));
 }

@@ -49,13 +49,14 @@ export function scoreboard(room, view) {
       h("tbody", {}, sides.map((side) => {
         const seats = sideSeats(view, side);
         const won = seats.reduce((n, s) => n + view.tricks_won[s], 0);
-        const leading = leaders.length === 1 && leaders[0] === side && leader > 0;
+        const over = view.phase === "over" && view.winner !== null && view.winner !== undefined;
+        const leading = over ? view.winner === side : leaders.length === 1 && leaders[0] === side && leader > 0;
         const warn = bagWarning(view, side);
         return h("tr", { class: [side === mySide ? "mine" : null, leading ? "leading" : null] },
           h("th", { scope: "row", class: "side-names" },
             seats.map((seat, i) => h("span", {}, who(room, seat), i < seats.length - 1 ? " &" : "")),
             side === mySide && view.mode === "partnership" ? h("span", { class: "tag you-tag" }, "Your team") : null,
-            leading ? h("span", { class: "tag lead-tag" }, "Leading") : null),
+            leading ? h("span", { class: "tag lead-tag" }, over ? "Winner" : "Leading") : null),
           h("td", {}, sideBid(view, seats)),
           h("td", {}, String(won)),
           h("td", { class: "num score" }, String(view.scores[side])),

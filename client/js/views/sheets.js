@@ -233,7 +233,8 @@ export function gameOver(state) {
       room.game_id !== null && room.game_id !== undefined
         ? h("a", { class: "btn", href: `/#review/${room.game_id}`, "data-key": "review-game" }, "Review this game")
         : null,
-      h("a", { class: "btn", href: "/" }, "Home")),
+      h("a", { class: "btn", href: "/" }, "Home"),
+      h("button", { type: "button", class: "btn ghost", "data-action": "close-over", "data-key": "close-over" }, "Close")),
     pastGames(state));
 }
 

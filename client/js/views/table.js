@@ -49,7 +49,7 @@ function seatPlate(state, seat, me) {
       room.you === seat ? null : h("span", { class: "stat cards-left", "aria-label": `${view.hand_sizes[seat]} cards` },
         h("span", { class: "mini-back", "aria-hidden": "true" }), h("b", {}, String(view.hand_sizes[seat])))),
     turn ? h("div", { class: "turn-flag" },
-      h("span", {}, room.you === seat ? "Your turn" : (view.phase === "bidding" ? "Bidding…" : "Thinking…")),
+      h("span", {}, room.you === seat && !info.away ? "Your turn" : (view.phase === "bidding" ? "Bidding…" : "Thinking…")),
       clock && clock.turn_deadline ? countdown(clock.turn_deadline, "Time left for this turn") : null) : null);
 }
 
@@ -88,6 +88,8 @@ function biddingPanel(state, legal) {
   const { room, view } = state;
   const me = room.you;
   if (me === null || view.phase !== "bidding") return null;
+  // While away the bot answers for you: nothing here asks you to.
+  if (room.seats[me].away) return null;
   const myTurn = view.to_act === me;
   const hinted = state.hint && state.hint.type === "bid" ? state.hint.bid : undefined;
   if (view.blind_nil_open) {
@@ -153,13 +155,15 @@ function statusLine(state, legal) {
   const me = room.you;
   let text;
   if (view.phase === "over") text = "Game over";
+  else if (me !== null && room.seats[me].away) text = `The bot is playing for you · ${seatName(room, view.to_act)} to ${view.phase === "bidding" ? "bid" : "play"}`;
   else if (me === null) text = `You are watching · ${seatName(room, view.to_act)} to ${view.phase === "bidding" ? "bid" : "play"}`;
   else if (view.to_act === me && view.phase === "playing") text = "Your turn: play a highlighted card";
   else if (view.to_act === me) text = "Your turn to bid";
   else text = `Waiting for ${seatName(room, view.to_act)}…`;
-  const myTurn = me !== null && view.to_act === me && view.phase !== "over";
+  const myTurn = me !== null && view.to_act === me && view.phase !== "over" && !room.seats[me].away;
   return h("div", { class: ["status-line", myTurn ? "my-turn" : null] },
     h("span", { class: "status-text" }, text),
+    view.phase === "over" && state.overClosed === room.game_id ? h("button", { type: "button", class: "btn small", "data-action": "open-over", "data-key": "open-over" }, "Results") : null,
     myTurn && state.clock && state.clock.turn_deadline ? countdown(state.clock.turn_deadline, "Time left for your turn") : null,
     state.hint ? h("span", { class: "hint-text" }, hintText(state.hint)) : null,
     trickCaption(state),
@@ -173,7 +177,7 @@ function handRow(state, legal) {
     return h("section", { class: "hand hidden-hand", "aria-label": "Your hand (face down)" },
       Array.from({ length: view.hand_sizes[room.you] }, (_, i) => cardBack({ style: `--i:${i}` })));
   }
-  const active = view.phase === "playing" && view.to_act === room.you;
+  const active = view.phase === "playing" && view.to_act === room.you && !room.seats[room.you].away;
   const hinted = state.hint && state.hint.type === "play" ? state.hint.card : null;
   let lastSuit = null;
   return h("section", { class: ["hand", active ? "active" : null], "aria-label": `Your hand, ${view.hand.length} cards`, "data-group": "hand", "data-focus-home": "", tabindex: "-1" },
