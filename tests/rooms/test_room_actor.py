@@ -534,3 +534,38 @@ async def test_a_rooms_chat_is_capped_across_its_connections(
     said = [m["text"] for m in host.messages if m["type"] == "chat"]
     assert said[-1] == "now it fits" and "one too many" not in said
     await manager.stop()
+
+
+async def test_the_game_clock_never_counts_downtime_however_many_restarts(
+    store: Any, clock: ManualClock, tmp_path: Path
+) -> None:
+    manager = manager_for(store, clock, tmp_path)
+    await manager.start()
+    room, _, token = await manager.create_solo("Ann", {"game_minutes": 5, "target": 10_000})
+    conn = Conn()
+    await hello(room, conn, token)
+    clock.advance(40)  # 40 s of play, then a move: 40 s of the clock used
+    await settle(lambda: _shown(conn, -1))
+    await act(room, conn, **first_legal("basic", conn.last_state()["view"]))
+    await settle(lambda: room.seq > 0)
+    code = room.code
+    await manager.stop()
+    used = 40.0
+    for outage in (65.0, 30.0):  # down, back, a move 10 s later, down again, back
+        clock.advance(outage)
+        again = manager_for(store, clock, tmp_path)
+        await again.start()
+        back = await again.get(code)
+        assert back.game_deadline == pytest.approx(clock.now() + 300 - used, abs=1.5)
+        conn = Conn()
+        await hello(back, conn, token)
+        clock.advance(10)
+        used += 10
+        await settle(lambda c=conn: _shown(c, -1))
+        view = conn.last_state()["view"]
+        if view["to_act"] == 0 and view["legal"]:
+            await act(back, conn, **first_legal("basic", view))
+        else:  # a bot's move: let it be stored at this time
+            await settle(lambda b=back: b.seq > 0)
+        await again.stop()
+    await manager.stop()

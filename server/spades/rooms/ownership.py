@@ -86,6 +86,7 @@ FENCED_WRITES = (
     "finish_hand",
     "finish_game",
     "add_chat",
+    "resume_game_clock",
 )
 
 

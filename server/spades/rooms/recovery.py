@@ -76,8 +76,15 @@ async def resume(room: Room) -> None:
             await room.finish_game()
         minutes = room.settings.game_minutes
         if game.phase != "over" and minutes and not game.time_is_up:
-            # The clock ran from the game's start to its last stored action; the rest is left.
-            left = max(0.0, minutes * 60.0 - room.elapsed_at_load)
+            # The clock ran from the game's start to its last stored action; the rest is
+            # left. The store moves the game's start past the outage, so that a later
+            # restart does not count this one's downtime as time played.
+            try:
+                used = await room.store.resume_game_clock(room.game_id)
+            except Exception:
+                log.exception("room %s: the game clock's start could not be moved", room.code)
+                used = room.elapsed_at_load
+            left = max(0.0, minutes * 60.0 - used)
             room.game_clock.set(room.game_id, room.clock.now() + left)
     room.turn_started = room.clock.now()
     room.changed()

@@ -192,6 +192,13 @@ class Store(Protocol):
 
     async def finished_games(self, room_id: str) -> list[FinishedGame]: ...
 
+    async def resume_game_clock(self, game_id: int, *, fence: int | None = None) -> float:
+        """After a restart: the seconds of game clock used (from the game's start to its
+        last stored action), and the game's start moved forward so that this stays true
+        from now on: the time the server was down never counts, however many restarts.
+        Raises NotFound."""
+        ...
+
     async def game_players(self, game_id: int) -> dict[str, Any]:
         """Who sits in the room of game `game_id` now: `{"room": code, "players": [{"seat",
         "name", "kind"}] * 4}` (names as the seats hold them today). Raises NotFound."""

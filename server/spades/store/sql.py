@@ -981,6 +981,30 @@ class SqlStore:
                     )
         return list(games.values())
 
+    async def resume_game_clock(self, game_id: int, *, fence: int | None = None) -> float:
+        async with self._read() as conn:
+            started = (
+                await conn.execute(select(GAMES.c.started_at).where(GAMES.c.id == game_id))
+            ).scalar()
+            if started is None:
+                raise NotFound(f"no game {game_id}")
+            last = (
+                await conn.execute(
+                    select(func.max(ACTIONS.c.at)).where(ACTIONS.c.game_id == game_id)
+                )
+            ).scalar()
+        used = max(0.0, (last - started).total_seconds()) if last is not None else 0.0
+        # From now on, (an action's time - started_at) is the clock used: the outage since
+        # the last action (and any before it, already taken out this way) is left out.
+        moved = self.clock() - timedelta(seconds=used)
+
+        def write(conn: Connection) -> None:
+            _fence_game(conn, game_id, fence)
+            conn.execute(update(GAMES).where(GAMES.c.id == game_id).values(started_at=moved))
+
+        await self._run_write(write)
+        return used
+
     async def game_players(self, game_id: int) -> dict[str, Any]:
         async with self._read() as conn:
             room = (

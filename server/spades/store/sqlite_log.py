@@ -20,9 +20,9 @@ hands (the summary row of each finished hand, in the same transaction) as
 Answer: `("ok", outcomes)` with one `None`, `("seq", message)` or `("notfound", message)`
 per row; `("integrity", message)` (nothing committed: a remembered count was behind the
 log, retry row by row); or `("error", message)` (nothing committed). The child exits when
-its stdin closes, so it never outlives the server, and it ignores SIGINT and SIGTERM: a
-Ctrl-C at the terminal reaches the whole process group while the server may still have
-appends to finish.
+its stdin closes, so it ends with the server (within about 2 s of a `kill -9`), and it
+ignores SIGINT and SIGTERM: a Ctrl-C at the terminal reaches the whole process group while
+the server may still have appends to finish.
 """
 
 from __future__ import annotations
