@@ -141,8 +141,8 @@ function applyStateMessage(prev, message) {
   if (me !== null && me !== undefined && prev.room && prev.room.seats[me] && room.seats[me]) {
     const was = prev.room.seats[me];
     const now = room.seats[me];
-    if (now.timed_out && (!was.timed_out || (!was.away && sameHand && movedFor(pv, nv, me)))) {
-      const move = sameHand ? movedFor(pv, nv, me) : null;
+    const move = now.timed_out && sameHand ? movedFor(pv, nv, me) : null;
+    if (now.timed_out && (!was.timed_out || (!was.away && move))) {
       const text = `Time's up: the bot ${move || "moved"} for you${now.away ? ". It plays your seat until you are back" : ""}.`;
       next.notice = { text, at: Date.now() };
       events.push(text);

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import json
+import os
 import socket
 import threading
 from collections.abc import AsyncIterator, Callable
@@ -16,6 +18,7 @@ import httpx
 import pytest
 import uvicorn
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.frames import Frame, Opcode
 
 from spades.api.app import create_app
 from spades.api.serve import uvicorn_config
@@ -247,3 +250,25 @@ class ThreadServer:
         self.server.should_exit = True
         self.thread.join(30)
         self.sock.close()
+
+
+async def raw_socket(server: Any, code: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A TCP connection that has done the WebSocket handshake by hand (one segment)."""
+    port = int(server.url.rsplit(":", 1)[1])
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    key = base64.b64encode(os.urandom(16)).decode()
+    writer.write(
+        (
+            f"GET /ws/{code} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+            "Sec-WebSocket-Version: 13\r\n\r\n"
+        ).encode()
+    )
+    await reader.readuntil(b"\r\n\r\n")
+    return reader, writer
+
+
+def client_frame(payload: bytes, opcode: int = 1, fin: bool = True) -> bytes:
+    """A client's masked frame (websockets' own serializer)."""
+    frame = Frame(Opcode(opcode), payload, fin=fin)
+    return frame.serialize(mask=True, extensions=[])

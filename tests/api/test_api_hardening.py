@@ -7,7 +7,6 @@ believed only from trusted proxies; security headers; /metrics only for allowed 
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import json
 import logging
@@ -19,7 +18,7 @@ from typing import Any
 
 import httpx
 import pytest
-from api_helpers import ThreadServer, free_socket, running_server
+from api_helpers import ThreadServer, client_frame, free_socket, raw_socket, running_server
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from websockets.asyncio.client import connect
@@ -309,19 +308,9 @@ async def test_text_that_is_not_utf8_closes_with_1007_and_one_log_line(
 ) -> None:
     async with running_server(tmp_path) as server:
         code = (await server.create())["code"]
-        port = int(server.url.rsplit(":", 1)[1])
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        key = base64.b64encode(os.urandom(16)).decode()
-        writer.write(
-            f"GET /ws/{code} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
-            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-            "Sec-WebSocket-Version: 13\r\n\r\n".encode()
-        )
-        assert b" 101 " in await reader.readuntil(b"\r\n\r\n")
-        payload, mask = b"\xff\xfe\xfd", os.urandom(4)
-        masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+        reader, writer = await raw_socket(server, code)
         with caplog.at_level(logging.INFO):
-            writer.write(bytes([0x81, 0x80 | len(payload)]) + mask + masked)
+            writer.write(client_frame(b"\xff\xfe\xfd"))
             closing = await asyncio.wait_for(reader.read(4), 10)
         assert closing[:2] == b"\x88\x02" and int.from_bytes(closing[2:4], "big") == 1007
         writer.close()

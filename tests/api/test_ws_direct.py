@@ -4,14 +4,12 @@ parse fast path for game moves, give exactly what the ordinary paths give."""
 from __future__ import annotations
 
 import asyncio
-import base64
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 import pytest
-from api_helpers import play_until_over, running_server
+from api_helpers import client_frame, play_until_over, raw_socket, running_server
 from websockets.frames import Frame, Opcode
 from websockets.streams import StreamReader
 
@@ -86,28 +84,6 @@ def test_the_move_fast_path_answers_as_the_models(text: str) -> None:
     assert message == expected and list(message) == list(expected)
 
 
-async def _raw_socket(server: Any, code: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    """A TCP connection that has done the WebSocket handshake by hand (one segment)."""
-    port = int(server.url.rsplit(":", 1)[1])
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    key = base64.b64encode(os.urandom(16)).decode()
-    writer.write(
-        (
-            f"GET /ws/{code} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
-            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-            "Sec-WebSocket-Version: 13\r\n\r\n"
-        ).encode()
-    )
-    await reader.readuntil(b"\r\n\r\n")
-    return reader, writer
-
-
-def _client_frame(payload: bytes, opcode: int = 1, fin: bool = True) -> bytes:
-    """A client's masked frame (websockets' own serializer)."""
-    frame = Frame(Opcode(opcode), payload, fin=fin)
-    return frame.serialize(mask=True, extensions=[])
-
-
 async def _messages(reader: asyncio.StreamReader, count: int) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     buffer = StreamReader()
@@ -132,10 +108,10 @@ async def test_frames_read_here_or_by_websockets_mean_the_same(tmp_path: Path, s
     fragmented message: each is read, in order, and answered."""
     async with running_server(tmp_path) as server:
         created = await server.create("/api/rooms", name="Host")
-        reader, writer = await _raw_socket(server, created["code"])
-        hello = _client_frame(json.dumps({"type": "hello", "token": created["token"]}).encode())
+        reader, writer = await raw_socket(server, created["code"])
+        hello = client_frame(json.dumps({"type": "hello", "token": created["token"]}).encode())
         pings = b"".join(
-            _client_frame(json.dumps({"type": "ping", "id": n}).encode()) for n in range(3)
+            client_frame(json.dumps({"type": "ping", "id": n}).encode()) for n in range(3)
         )
         if split == "whole":
             writer.write(hello + pings)
@@ -145,14 +121,14 @@ async def test_frames_read_here_or_by_websockets_mean_the_same(tmp_path: Path, s
             await asyncio.sleep(0.05)
             writer.write(pings[5:])
         elif split == "ping-first":
-            writer.write(_client_frame(b"are you there", opcode=9) + hello + pings)
+            writer.write(client_frame(b"are you there", opcode=9) + hello + pings)
         else:
             text = json.dumps({"type": "ping", "id": 0}).encode()
             writer.write(
                 hello
-                + _client_frame(text[:5], fin=False)
-                + _client_frame(text[5:], opcode=0)
-                + pings[len(_client_frame(json.dumps({"type": "ping", "id": 0}).encode())) :]
+                + client_frame(text[:5], fin=False)
+                + client_frame(text[5:], opcode=0)
+                + pings[len(client_frame(json.dumps({"type": "ping", "id": 0}).encode())) :]
             )
         await writer.drain()
         replies = await _messages(reader, 4)
@@ -193,13 +169,13 @@ async def test_keepalive_pings_only_a_silent_socket_and_closes_it_without_a_pong
     options = {"ws_ping_interval": 0.3, "ws_ping_timeout": 0.3}
     async with running_server(tmp_path, uvicorn_options=options) as server:
         created = await server.create("/api/rooms", name="Host")
-        reader, writer = await _raw_socket(server, created["code"])
+        reader, writer = await raw_socket(server, created["code"])
         writer.write(
-            _client_frame(json.dumps({"type": "hello", "token": created["token"]}).encode())
+            client_frame(json.dumps({"type": "hello", "token": created["token"]}).encode())
         )
         chatty: list[Frame] = []
         for n in range(12):  # 1.2 s, four ping intervals, talking every 0.1 s
-            writer.write(_client_frame(json.dumps({"type": "ping", "id": n}).encode()))
+            writer.write(client_frame(json.dumps({"type": "ping", "id": n}).encode()))
             chatty += await _frames_for(reader, 0.1)
         assert not [f for f in chatty if f.opcode is Opcode.PING]
         assert [json.loads(f.data)["type"] for f in chatty].count("pong") >= 10
