@@ -115,6 +115,12 @@ class Settings(BaseSettings):
         description="seconds a connection has to send a whole request head (line and "
         "headers) before it is closed; 0 = no limit",
     )
+    request_body_seconds: float = Field(
+        10.0,
+        ge=0,
+        description="seconds a request has to send its whole body after its head before "
+        "the connection is closed; 0 = no limit",
+    )
     http_connections_per_address: int = Field(
         128,
         ge=0,

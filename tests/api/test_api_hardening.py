@@ -303,6 +303,47 @@ async def test_slow_request_heads_are_closed_and_capped_per_address(tmp_path: Pa
             await client.close()
 
 
+async def test_slow_request_bodies_are_closed(tmp_path: Path) -> None:
+    """A "slow POST": a whole head that announces a body, then the body a byte at a time.
+    The connection is closed SPADES_REQUEST_BODY_SECONDS after the head, with nothing made;
+    a body that comes in time is served as ever."""
+    async with running_server(
+        tmp_path, request_head_seconds=5.0, request_body_seconds=1.0
+    ) as server:
+        port = int(server.url.rsplit(":", 1)[1])
+        body = b'{"name": "Slow"}'
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        head = (
+            b"POST /api/rooms HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Content-Length: %d\r\n\r\n" % len(body)
+        )
+        writer.write(head + body[:1])
+        await writer.drain()
+        started = asyncio.get_running_loop().time()
+        closed = False
+        for byte in body[1:6]:  # a byte every 0.4 s: past the second before the end
+            await asyncio.sleep(0.4)
+            try:
+                writer.write(bytes([byte]))
+                await writer.drain()
+            except ConnectionError:
+                closed = True
+                break
+        closed = closed or await _closed_by_server(reader, 5)
+        assert closed and asyncio.get_running_loop().time() - started < 5
+        writer.close()
+        assert (await server.http.get("/api/rooms")).json()["rooms"] == []
+        # A body that comes whole (or just slower than a packet, within the time) is served.
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(head + body[:5])
+        await writer.drain()
+        await asyncio.sleep(0.3)
+        writer.write(body[5:])
+        answer = await asyncio.wait_for(reader.read(4096), 5)
+        assert answer.startswith(b"HTTP/1.1 201") or answer.startswith(b"HTTP/1.1 200"), answer
+        writer.close()
+
+
 async def test_text_that_is_not_utf8_closes_with_1007_and_one_log_line(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -6,6 +6,9 @@ descriptors: every later client, /healthz included, would then be refused.
   connection opening, or of the first byte of the next request on a kept-alive connection.
   A connection that sends nothing, or dribbles a header every few seconds, is closed then.
   (uvicorn's keep-alive timeout covers only the quiet time after a response.)
+- Its body, if it has one, must then arrive within `body_seconds` of the head: a client
+  that announces a body and trickles it (a "slow POST") is closed too. The API's bodies
+  are small JSON documents (`SPADES_MAX_BODY_BYTES`), so this takes nothing from anyone.
 - One client address may hold at most `per_address` connections in the HTTP phase at once
   (from accept until the upgrade to a WebSocket, or the close); a further one is closed at
   once. WebSockets have their own cap (`SPADES_SOCKETS_PER_ADDRESS`, api/ws.py). Addresses
@@ -53,11 +56,12 @@ class GuardedHttpProtocol(HttpToolsProtocol):
     """See the module's docstring. The limits are class attributes (`http_protocol`)."""
 
     head_seconds: ClassVar[float] = 10.0
+    body_seconds: ClassVar[float] = 10.0
     per_address: ClassVar[int] = 0  # 0: no cap
     trusted: ClassVar[tuple[list[Network], bool]] = ([], False)
     open_per_address: ClassVar[Counter[str]] = Counter()  # HTTP-phase connections per address
 
-    _head_timer: asyncio.TimerHandle | None = None
+    _timer: asyncio.TimerHandle | None = None  # the head's, then the body's deadline
     _counted: str | None = None  # the address this connection is counted under
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
@@ -94,16 +98,16 @@ class GuardedHttpProtocol(HttpToolsProtocol):
                 del self.open_per_address[address]
 
     def _arm_head_timer(self) -> None:
-        if self._head_timer is None and self.head_seconds > 0:
-            self._head_timer = self.loop.call_later(self.head_seconds, self._head_too_slow)
+        if self._timer is None and self.head_seconds > 0:
+            self._timer = self.loop.call_later(self.head_seconds, self._head_too_slow)
 
-    def _cancel_head_timer(self) -> None:
-        if self._head_timer is not None:
-            self._head_timer.cancel()
-            self._head_timer = None
+    def _cancel_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
     def _head_too_slow(self) -> None:
-        self._head_timer = None
+        self._timer = None
         # Still no whole request head: nothing is being answered on this connection.
         if not self.transport.is_closing():
             log.debug("%s: request head not complete in time; closed", self.client)
@@ -113,18 +117,32 @@ class GuardedHttpProtocol(HttpToolsProtocol):
         super().on_message_begin()
         self._arm_head_timer()  # the next request of a kept-alive connection
 
+    def _body_too_slow(self) -> None:
+        self._timer = None
+        # The head came, the body is still not whole: the app waits for it in vain.
+        if not self.transport.is_closing():
+            log.debug("%s: request body not complete in time; closed", self.client)
+            self.transport.close()
+
     def on_headers_complete(self) -> None:
-        self._cancel_head_timer()
+        self._cancel_timer()
         super().on_headers_complete()
+        # (An upgrade to a WebSocket has no body; handle_websocket_upgrade cancels this.)
+        if self.body_seconds > 0 and not self.transport.is_closing():
+            self._timer = self.loop.call_later(self.body_seconds, self._body_too_slow)
+
+    def on_message_complete(self) -> None:
+        self._cancel_timer()  # the whole request is in
+        super().on_message_complete()
 
     def handle_websocket_upgrade(self) -> None:
         # From here on the socket is a WebSocket, which api/ws.py counts and limits.
-        self._cancel_head_timer()
+        self._cancel_timer()
         self._release()
         super().handle_websocket_upgrade()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._cancel_head_timer()
+        self._cancel_timer()
         self._release()
         super().connection_lost(exc)
 
@@ -133,6 +151,7 @@ def http_protocol(settings: Settings) -> type[GuardedHttpProtocol]:
     """A protocol class with `settings`' limits and a count of its own."""
     attrs: dict[str, Any] = {
         "head_seconds": float(settings.request_head_seconds),
+        "body_seconds": float(settings.request_body_seconds),
         "per_address": settings.http_connections_per_address,
         "trusted": trusted_networks(settings.forwarded_allow_ips),
         "open_per_address": Counter(),
