@@ -79,3 +79,56 @@ async def test_events_give_each_seat_exactly_its_view(
         assert "you" not in event
         assert not {"hand", "legal", "blind_nil_open", "seat"} & set(event["view"])
     await manager.stop()
+
+
+async def test_a_room_part_shown_outside_an_event_is_the_next_events_base(
+    store: Any, clock: ManualClock, tmp_path: Path
+) -> None:
+    """A hello shows the others a changed `room` (a seat back, its flags cleared) in whole
+    states of its own. If the next action sets the room back as it was before that hello
+    (the seat timed out again, as a bot move does), the connections must hear of it: they
+    hold the hello's `room`, not the one before it."""
+    manager = RoomManager(
+        store,
+        RoomConfig.pick(make_settings(tmp_path)),
+        clock=clock,
+        bots=BotRunner(first_legal, workers="thread"),
+    )
+    await manager.start()
+    room, _, token = await manager.create("P0", {"mode": "partnership", "target": 100})
+    tokens = [token]
+    for seat in (1, 2, 3):
+        _, t = await room.call(room.join, f"P{seat}", seat, False)
+        tokens.append(t)
+    seats = [Checking(room, s) for s in range(4)]
+    for conn, t in zip(seats, tokens, strict=True):
+        await room.call(room.attach, conn, t)
+    watcher = Checking(room, None)
+    await room.call(room.attach, watcher, None)
+    await room.call(room.handle, seats[0], {"type": "start"})
+    game = room.game
+    assert game is not None
+    to_act = game.to_act
+    assert to_act is not None
+    flagged = (to_act + 1) % 4
+
+    async def act_and_flag() -> None:  # as turns.bot_move: the move, the flag, one broadcast
+        current = room.game
+        assert current is not None and current.to_act is not None
+        await room.act(current.to_act, first_legal("", current.view(current.to_act)))
+        room.seats[flagged].timed_out = True
+        room.changed()
+
+    await room.call(act_and_flag)
+    assert watcher.last_state()["room"]["seats"][flagged]["timed_out"]
+    # The flagged seat says hello again: its flags are cleared and the others are shown it.
+    again = Checking(room, flagged)
+    await room.call(room.attach, again, tokens[flagged])
+    replaced = seats[flagged]
+    assert replaced.closed is not None
+    assert not watcher.last_state()["room"]["seats"][flagged]["timed_out"]
+    await room.call(act_and_flag)  # flagged once more, with the next action
+    for conn in (watcher, again, *[c for c in seats if c is not replaced]):
+        assert conn.last_state()["room"]["seats"][flagged]["timed_out"], conn.seat
+        assert conn.mismatches == []
+    await manager.stop()

@@ -46,6 +46,14 @@ class Events:
         self.own: dict[int, dict[str, Any]] = {}
         self.public_keys: tuple[str, ...] | None = None
 
+    def room_shown(self, shared: dict[str, Any]) -> None:
+        """Every connection was just shown `shared` as the `room` (in whole states sent
+        outside `broadcast`, as a hello's to the others): the next event's base. Otherwise
+        an action that set the room back as it was before (a seat timed out again) would
+        compare equal with the older room and go out as an event the room change misses."""
+        if self.key is not None:
+            self.room = shared
+
     def broadcast(self, room: Room, origin: Connection | None, ref: Any) -> None:
         """Each connection its event, or its state where an event would not follow."""
         game = room.game

@@ -58,8 +58,10 @@ async def attach(room: Room, conn: Connection, token: str | None, ref: Any = Non
     log.info("room %s: connection %s joined", room.code, conn.conn_id, extra=_ctx(room, seat))
     states = views.state_builder(room)
     room.audience.send_state(conn, room.game_id, states(seat), ref)
-    if room.room_dict(None) != before:
+    now = room.room_dict(None)
+    if now != before:
         room.audience.broadcast(room.game_id, states, skip=conn)
+    room.events.room_shown(now)  # every connection holds this `room` now
     room.reschedule()
     for chat in chats:
         room.audience.send(conn, {"type": "chat", **chat})
