@@ -10,6 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import secrets
+import socket
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -305,3 +310,35 @@ async def test_postgresql_away_mid_game(
     assert await nothing_acknowledged_lost(database_url, tab) >= stopped_at + 12
     for player in tab.players:  # the tables stayed up: no socket was cut or timed out
         assert player.close_codes == [], player.failures
+
+
+def test_a_cluster_server_whose_port_is_taken_exits(database_url: str, tmp_path: Path) -> None:
+    """Stopped right after it started (its port is taken), a cluster server still exits
+    with uvicorn's code 3: its Redis tasks end even when the client swallowed their first
+    cancellation (it did, about twice in three starts, and the process hung for good)."""
+    env = {
+        **os.environ,
+        "SPADES_DATABASE_URL": database_url,
+        "SPADES_REDIS_URL": REDIS_URL,
+        "SPADES_REDIS_PREFIX": f"spades-test-{secrets.token_hex(4)}:",
+        "SPADES_AUTO_UPGRADE": "false",
+    }
+    spades = str(Path(sys.executable).parent / "spades")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        for attempt in range(3):
+            log = tmp_path / f"serve{attempt}.log"
+            with log.open("wb") as out:
+                proc = subprocess.Popen(
+                    [spades, "serve", "--port", str(port)], env=env, stdout=out, stderr=out
+                )
+                try:
+                    code = proc.wait(LIMIT)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+                    raise AssertionError(f"still running:\n{log.read_text()[-3000:]}") from None
+            assert code == 3, log.read_text()[-3000:]
+            assert "address already in use" in log.read_text()

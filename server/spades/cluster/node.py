@@ -12,6 +12,7 @@ import logging
 import os
 import secrets
 import socket
+import time
 from typing import Any
 
 from spades.config import Settings
@@ -25,6 +26,7 @@ log = logging.getLogger(__name__)
 
 REDIS_CONNECTIONS = 64  # per process; pub/sub listeners hold one each
 LIMITER_CONNECTIONS = 32  # per process, for the per-address limits
+STOP_WAIT_SECONDS = 3.0  # how long stopping waits for its own tasks
 
 
 def node_name(configured: str) -> str:
@@ -93,6 +95,7 @@ class ClusterNode:
         self.relay: Relay | None = None
         self.manager: RoomManager | None = None
         self._tasks: list[asyncio.Task[Any]] = []
+        self._stopping = False
         self._claiming = asyncio.Semaphore(8)  # orphan claims at once (store round trips)
 
     @classmethod
@@ -204,7 +207,7 @@ class ClusterNode:
             await self.redis.srem(self.rooms_key, room_id)
 
     async def _orphans_forever(self) -> None:
-        while True:
+        while not self._stopping:
             await asyncio.sleep(self.orphan_every)
             try:
                 await self.claim_orphans()
@@ -216,10 +219,12 @@ class ClusterNode:
     async def _hear_released(self) -> None:
         """A peer handed rooms over (drain): claim them at once instead of on the next sweep.
         Redis gone: subscribe again until it is back (the subscription went with it)."""
-        while True:
+        while not self._stopping:
             pubsub = self.redis.pubsub()
             try:
                 await pubsub.subscribe(self.released_channel)
+                if self._stopping:  # (a cancellation the client swallowed, above)
+                    return
                 async for item in pubsub.listen():
                     if item.get("type") == "message" and item.get("data") != self.node_id.encode():
                         # A small random delay spreads the handed-over rooms among the peers.
@@ -257,11 +262,21 @@ class ClusterNode:
         log.info("drained: %d room(s) handed over", count)
 
     async def stop(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(BaseException):
-                await task
+        # A cancellation that lands inside the Redis client while it connects can be
+        # swallowed there (redis-py 8: the subscription then waits for messages as if
+        # nothing happened; seen when a server stops right after starting, its port
+        # taken), so each task is cancelled again until it ends, and the loops stop at
+        # the flag. The process must exit whatever the client does.
+        self._stopping = True
+        pending = list(self._tasks)
+        deadline = time.monotonic() + STOP_WAIT_SECONDS
+        while pending and time.monotonic() < deadline:
+            for task in pending:
+                task.cancel()
+            await asyncio.wait(pending, timeout=0.2)
+            pending = [task for task in pending if not task.done()]
+        for task in pending:
+            log.warning("cluster task %s did not stop; left behind", task.get_name())
         if self.relay is not None:
             await self.relay.flush()
             await self.relay.stop()
