@@ -377,6 +377,45 @@ async def test_a_present_player_takes_over_from_a_host_gone_past_the_grace_perio
     await manager.stop()
 
 
+async def test_the_host_gone_past_the_grace_period_hands_over_by_itself(
+    store: Any, clock: ManualClock, tmp_path: Path
+) -> None:
+    """The others are shown a new host without asking for anything: the page of a guest
+    offers the Start button only to the host, so waiting for them to ask would leave them
+    stuck. A player who comes later, with the host long gone, becomes host at their hello."""
+    manager = manager_for(store, clock, tmp_path, grace_seconds=30)
+    await manager.start()
+    room, _, host_token = await manager.create("Ann", {"target": 100})
+    _, guest_token = await room.call(room.join, "Bob", None, False)
+    host, guest = Conn(), Conn()
+    await hello(room, host, host_token)
+    await hello(room, guest, guest_token)
+    await room.call(room.detach, host)
+    clock.advance(29)
+    await room.call(room.handle, guest, {"type": "ping"})  # (whatever was due has run)
+    assert room.host_seat == 0 and guest.last_state()["room"]["host_seat"] == 0
+    # The host came back in time: nothing changes when the grace period ends.
+    back = Conn()
+    await hello(room, back, host_token)
+    clock.advance(2)
+    await room.call(room.handle, guest, {"type": "ping"})
+    assert room.host_seat == 0
+    # Gone for good this time.
+    await room.call(room.detach, back)
+    clock.advance(31)
+    await settle(lambda: guest.last_state()["room"]["host_seat"] == 1)
+    assert room.host_seat == 1
+    assert (await store.get_room(room.room_id)).room.host_seat == 1
+    # Everyone leaves; the one who comes back first, past the grace period, is host.
+    _, third_token = await room.call(room.join, "Cy", None, False)
+    await room.call(room.detach, guest)
+    clock.advance(31)
+    third = Conn()
+    await hello(room, third, third_token)
+    assert room.host_seat == 2 and third.last_state()["room"]["host_seat"] == 2
+    await manager.stop()
+
+
 async def test_states_leave_out_only_what_the_connection_already_holds(
     store: Any, clock: ManualClock, tmp_path: Path
 ) -> None:

@@ -13,7 +13,7 @@ from . import views
 from .audience import CLOSE_REPLACED
 from .broadcast import Connection
 from .errors import BadToken
-from .seats import seat_for_token
+from .seats import host_gone, seat_for_token
 
 if TYPE_CHECKING:
     from .room import Room
@@ -65,6 +65,48 @@ async def attach(room: Room, conn: Connection, token: str | None, ref: Any = Non
     room.reschedule()
     for chat in chats:
         room.audience.send(conn, {"type": "chat", **chat})
+    if seat is not None and seat != room.host_seat:
+        await hand_over_host(room)  # a host gone long ago: this player may take over
+
+
+async def hand_over_host(room: Room) -> None:
+    """Inside the actor: when the host is gone past the grace period (or is no person),
+    the first seated player who is here becomes host, so the others can start the game or
+    change it without waiting for someone who left. Nothing when nobody is here."""
+    host = room.host_seat
+    if not host_gone(
+        room.seats,
+        host,
+        connected=host is not None and room.connected(host),
+        now=room.clock.now(),
+        grace=room.config.grace_seconds,
+    ):
+        return
+    for s in room.seats:
+        if s.kind == "human" and s.index != host and room.connected(s.index):
+            await room.set_host(s.index)
+            log.info(
+                "room %s: the host left; seat %s is host now",
+                room.code,
+                s.index,
+                extra=_ctx(room, s.index),
+            )
+            room.changed()
+            return
+
+
+def _host_gone_later(room: Room) -> None:
+    """At the end of the host's grace period (a timer, outside the actor)."""
+    if room.closed:
+        return
+
+    async def check() -> None:
+        try:
+            await hand_over_host(room)
+        except Exception:
+            log.exception("room %s: handing the host over failed", room.code)
+
+    room.submit(check)
 
 
 async def detach(room: Room, conn: Connection) -> None:
@@ -76,4 +118,10 @@ async def detach(room: Room, conn: Connection) -> None:
         room.seats[conn.seat].disconnected_at = now
         if not room.humans_connected():
             room.last_human_at = now
+        elif conn.seat == room.host_seat and not room.connected(conn.seat):
+            # The host left the others: if they are not back within the grace period, a
+            # player who is here takes over (no one would be able to start the game).
+            room.clock.call_at(
+                now + room.config.grace_seconds + 0.001, lambda: _host_gone_later(room)
+            )
     room.changed()
