@@ -575,6 +575,26 @@ async def test_a_rooms_chat_is_capped_across_its_connections(
     await manager.stop()
 
 
+async def test_a_chat_message_sent_again_after_a_hello_is_the_same_message(
+    store: Any, clock: ManualClock, tmp_path: Path
+) -> None:
+    """A client that reconnects is sent the recent chat again: each message exactly as it
+    was sent live (its time included), so the client can tell it already holds it."""
+    manager = manager_for(store, clock, tmp_path)
+    await manager.start()
+    room, _, token = await manager.create("Ann", {})
+    host = Conn()
+    await hello(room, host, token)
+    for i in range(3):
+        clock.advance(0.0123)
+        await act(room, host, type="chat", text=f"hello {i}", id=i)
+    live = [m for m in host.messages if m["type"] == "chat"]
+    again = Conn()
+    await hello(room, again, token)
+    assert [m for m in again.messages if m["type"] == "chat"] == live
+    await manager.stop()
+
+
 async def test_the_game_clock_never_counts_downtime_however_many_restarts(
     store: Any, clock: ManualClock, tmp_path: Path
 ) -> None:

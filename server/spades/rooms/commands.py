@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 from . import seating, views
 from .broadcast import Connection
-from .clock import epoch_ms
 from .errors import BadRequest, HostOnly, NotSeated, RoomError, WrongStatus
 from .seats import host_gone
 from .settings import clean_text
@@ -187,10 +186,9 @@ async def chat(room: Room, conn: Connection, msg: Message, ref: Any) -> None:
     times.append(now)
     seat = conn.seat
     name = (room.seats[seat].name if seat is not None else None) or "Spectator"
-    await room.write(room.store.add_chat(room.room_id, seat, name, text))
-    room.audience.send_all(
-        {"type": "chat", "seat": seat, "name": name, "text": text, "at": epoch_ms(room.clock.now())}
-    )
+    at = await room.write(room.store.add_chat(room.room_id, seat, name, text))
+    # The stored time: a client that reconnects is sent the message again with it.
+    room.audience.send_all({"type": "chat", "seat": seat, "name": name, "text": text, "at": at})
 
 
 COMMANDS: dict[str, Command] = {

@@ -182,7 +182,9 @@ class Store(Protocol):
 
     async def add_chat(
         self, room_id: str, seat: int | None, name: str, text: str, *, fence: int | None = None
-    ) -> None: ...
+    ) -> int:
+        """Store a chat message; its time as `recent_chat` will give it (epoch ms)."""
+        ...
 
     async def recent_chat(self, room_id: str, limit: int = 50) -> list[dict[str, Any]]:
         """The last `limit` messages, oldest first: {"seat", "name", "text", "at" (epoch ms)}."""

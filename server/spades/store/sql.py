@@ -1072,8 +1072,9 @@ class SqlStore:
 
     async def add_chat(
         self, room_id: str, seat: int | None, name: str, text: str, *, fence: int | None = None
-    ) -> None:
-        values = {"room_id": room_id, "seat": seat, "name": name, "text": text, "at": self.clock()}
+    ) -> int:
+        at = self.clock()
+        values = {"room_id": room_id, "seat": seat, "name": name, "text": text, "at": at}
 
         def write(conn: Connection) -> None:
             _fence_room(conn, room_id, fence)
@@ -1083,6 +1084,7 @@ class SqlStore:
             await self._run_write(write)
         except IntegrityError as exc:
             raise NotFound(f"no room {room_id!r}") from exc
+        return _chat_ms(at)
 
     async def recent_chat(self, room_id: str, limit: int = 50) -> list[dict[str, Any]]:
         """The last `limit` messages, oldest first: {seat, name, text, at (epoch ms)}."""
@@ -1096,7 +1098,7 @@ class SqlStore:
                 )
             )
         return [
-            {"seat": r.seat, "name": r.name, "text": r.text, "at": int(r.at.timestamp() * 1000)}
+            {"seat": r.seat, "name": r.name, "text": r.text, "at": _chat_ms(r.at)}
             for r in reversed(rows)
         ]
 
@@ -1612,3 +1614,9 @@ def _seat_kind(seat: SeatRow) -> str:
     if seat.token_hash:
         return "human"
     return "empty"
+
+
+def _chat_ms(at: datetime) -> int:
+    """A chat message's time in epoch ms, the same for the live message and the stored one
+    (clients match the two after a reconnect)."""
+    return round(_utc(at).timestamp() * 1000)
