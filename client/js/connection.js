@@ -5,7 +5,15 @@ import { EventFollower } from "./events.js";
 
 const PING_EVERY_MS = 15000;
 const SILENCE_LIMIT_MS = 40000;
-const MAX_BACKOFF_MS = 15000;
+// Backoff doubles from 0.5 s up to 4 s; with ±25 % jitter no retry waits more than 5 s, so a
+// restarted server is found within a few seconds without every page knocking at once.
+const MAX_BACKOFF_MS = 4000;
+// A "moved" close (below) is answered at once the first time; when they come one after
+// another the retries slow down, and after the first few never come faster than MOVED_FLOOR_MS.
+const MOVED_QUICK = 3;
+const MOVED_FLOOR_MS = 500;
+// This long without a moved close ends a run of them.
+const MOVED_CALM_MS = 30000;
 // 4001: the seat was opened in another tab; 4002: room abandoned; 4004: no such room.
 const FATAL_CLOSE_CODES = new Set([4001, 4002, 4004]);
 // 4012: the room moved to another server process (cluster failover or drain); 1012: the
@@ -46,6 +54,8 @@ export class Connection {
     this.events = new EventFollower();
     this.inflight = null; // {msg, seq}: the last move sent and not yet answered
     this.fresh = false; // the socket is new: its first state decides on `inflight`
+    this.moved = 0; // moved closes (4012, 1012) in a row
+    this.movedAt = 0;
   }
 
   url() {
@@ -119,14 +129,24 @@ export class Connection {
   }
 
   scheduleRetry(reason, moved = false) {
-    // A moved room is ready again at once: no backoff, only a little jitter so a whole
-    // server's players do not reconnect in the same millisecond (but back off if it repeats).
-    const base = moved && this.attempt < 3 ? 100 : Math.min(MAX_BACKOFF_MS, 500 * 2 ** this.attempt);
-    const delay = Math.round(base * (0.75 + Math.random() * 0.5));
+    const delay = moved ? this.movedDelay() : backoff(this.attempt);
     this.attempt += 1;
     const retryAt = Date.now() + delay;
     this.onStatus({ state: "down", retryAt, attempt: this.attempt, reason });
     this.retryTimer = setTimeout(() => this.open(), delay);
+  }
+
+  // A moved room is ready again at once: no backoff the first time, only a little jitter so
+  // a whole server's players do not reconnect in the same millisecond. Repeated moved closes
+  // (even after a state each time) back off: 0.1 s, 0.2 s, 0.4 s, then 0.5 s at least,
+  // doubling up to the cap (MAX_BACKOFF_MS).
+  movedDelay() {
+    const now = Date.now();
+    if (now - this.movedAt > MOVED_CALM_MS) this.moved = 0;
+    this.moved += 1;
+    this.movedAt = now;
+    if (this.moved <= MOVED_QUICK) return jitter(100 * 2 ** (this.moved - 1));
+    return Math.max(MOVED_FLOOR_MS, backoff(this.moved - MOVED_QUICK - 1, MOVED_FLOOR_MS));
   }
 
   /** Skip the wait and try again now (the banner's button). */
@@ -204,6 +224,16 @@ export class Connection {
     if (sent && GAME_ACTIONS.has(msg.type)) this.inflight = { msg: withId, seq: this.events.seq };
     return withId.id;
   }
+}
+
+/** ±25 % around `ms`, so pages that lost the same server do not knock at the same instant. */
+function jitter(ms) {
+  return Math.round(ms * (0.75 + Math.random() * 0.5));
+}
+
+/** The wait before retry number `attempt` (0 first): doubling from `first`, capped, jittered. */
+export function backoff(attempt, first = 500) {
+  return jitter(Math.min(MAX_BACKOFF_MS, first * 2 ** attempt));
 }
 
 /** Whether `move` (a sent message) is the legal option `option` (same fields, id aside). */

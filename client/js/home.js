@@ -135,11 +135,17 @@ export function startHome(main) {
 }
 
 // What a player typed or pasted into "Room code": the code itself, or the invite link
-// (".../r/CODE"), whose code is taken; spaces and a trailing slash are ignored.
+// (".../r/CODE"), whose code is taken. Codes are letters and digits only, so what people put
+// between them when they read one out or copy it ("ZAP F9C", "zap-f9c", "ZAP·F9C") goes:
+// spaces, hyphens and dashes, dots, underscores, middle dots; and a trailing slash.
+const CODE_SEPARATORS = /[\s\-_.\u00b7\u2010-\u2015\u2022\u2212\u30fb]+/g;
+
 export function joinCode(text) {
   const typed = text.trim();
   const linked = typed.match(/\/r\/([^/?#\s]+)/i);
-  return (linked ? safeDecode(linked[1]) : typed).trim().toUpperCase();
+  const code = (linked ? safeDecode(linked[1]) : typed).trim();
+  // Something with "/" or ":" left in it is a link with no code: kept whole, for the message.
+  return (/[/:]/.test(code) ? code : code.replace(CODE_SEPARATORS, "")).toUpperCase();
 }
 
 // decodeURIComponent, but a malformed escape ("%E0") is left as it is instead of throwing.

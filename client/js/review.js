@@ -140,7 +140,9 @@ function reviewView(model) {
         [2, 1, 3, 0].map((seat) => seatPanel(snap, seat, names)),
         trickPanel(snap, names)),
       h("p", { class: "muted small" }, "Keys: ← and → step, Page Up and Page Down jump a hand. ",
-        h("a", { href: `/#review/${gameId}/${index}` }, "Link to this step"), " · ", h("a", { href: "/" }, "Home"))),
+        h("a", { href: `/#review/${gameId}/${index}` }, "Link to this step"), " · ",
+        record.room ? [h("a", { href: `/r/${encodeURIComponent(record.room)}`, "data-key": "back-to-room" }, `Back to room ${record.room}`), " · "] : null,
+        h("a", { href: "/" }, "Home"))),
     h("aside", { class: "card-panel review-side", "aria-labelledby": "review-sheet-title" },
       h("h2", { id: "review-sheet-title" }, "Score sheet"),
       scoreTable(room, view, history)));

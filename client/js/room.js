@@ -7,7 +7,7 @@ import { announce } from "./announce.js";
 import { Connection } from "./connection.js";
 import { h, mount, trackDirty } from "./dom.js";
 import { bindActions } from "./input.js";
-import { initialState, myClockRuns, reduce, remaining } from "./state.js";
+import { initialState, myClockRuns, reduce, remaining, seatName } from "./state.js";
 import * as storage from "./storage.js";
 import { banner, countdown, formatClock, topbar } from "./views/common.js";
 import { renderLobby } from "./views/lobby.js";
@@ -30,14 +30,19 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
   let toastTimer = null;
   let shownDialog = null; // the dialog last drawn (class and title): redrawn, it does not fade in again
   let savingSettings = null; // { id, before }: the settings sent, answered by a state or an error
+  // While the link is down the clocks stand still on screen (the server's may have paused, or
+  // not: its next state says). The local time they stopped at; null while they run.
+  let clocksFrozenAt = Date.now();
 
   const conn = new Connection({
     code,
     token: () => storage.getToken(code),
     onMessage: (msg) => receive(msg),
     onStatus: (link) => {
-      // The server replays recent chat after every hello: start the log afresh.
-      state = link.state === "connecting" ? { ...state, link, chat: [] } : { ...state, link };
+      // The chat log stays while reconnecting: the server's replay of its recent chat after the
+      // hello adds only what is missing (state.js, addChat).
+      if (link.state !== "open" && clocksFrozenAt === null) clocksFrozenAt = Date.now();
+      state = { ...state, link };
       render();
     },
   });
@@ -57,6 +62,8 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
       return;
     }
     const before = state;
+    // A state brings the server's clocks: they run again from its figures.
+    if (msg.type === "state") clocksFrozenAt = null;
     const result = reduce(state, msg);
     state = result.state;
     if (result.events.length) announce(result.events.slice(-3).join(". "));
@@ -64,6 +71,9 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
     // "replaced" comes with a close (4001) that the banner explains.
     if (msg.type === "error" && msg.code !== "replaced") showToast(state.toast.text);
     if (state.notice && state.notice !== before.notice) showToast(state.notice.text);
+    if (state.lastGame && state.lastGame !== before.lastGame && !before.playAgainAsked) {
+      showToast(`${newGameStarter(state)} started a new game`);
+    }
     if (savingSettings && msg.ref === savingSettings.id) {
       const changed = msg.type === "state" ? settingsChanges(savingSettings.before, state.room.settings) : null;
       if (msg.type === "state") showToast(changed ? `Saved: ${changed}` : "Saved: nothing changed");
@@ -115,6 +125,13 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
       },
       () => {},
     );
+  }
+
+  // Who clicked "Play again" is not in the state: the only other person seated, if there is
+  // one, else "Someone".
+  function newGameStarter(s) {
+    const others = [0, 1, 2, 3].filter((seat) => s.room.seats[seat].kind === "human" && seat !== s.room.you);
+    return others.length === 1 ? seatName(s.room, others[0]) : "Someone";
   }
 
   function showToast(text) {
@@ -184,6 +201,7 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
       const table = renderTable(state, { strip: state.sheet && folded ? resultStrip(state) : null, held });
       content = [table];
       if (state.scoreSheet) content.push(scoreSheet(state));
+      else if (state.showLastGame && state.lastGame) content.push(gameOver({ ...state, ...state.lastGame }, { past: true, live: state }));
       else if (state.sheet && !folded && !held) content.push(handSheet(state));
       else if (view.phase === "over" && !state.sheet && state.overClosed !== state.room.game_id) content.push(gameOver(state));
       // Under a dialog the table is inert: Tab stays in the dialog, screen readers too.
@@ -208,13 +226,20 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
   }
 
   function tick() {
+    const frozen = clocksFrozenAt !== null;
     for (const el of document.querySelectorAll("[data-deadline]")) {
-      const left = el.dataset.kind === "retry"
+      const retry = el.dataset.kind === "retry";
+      const left = retry
         ? Math.max(0, Number(el.dataset.deadline) - Date.now())
-        : remaining(state, Number(el.dataset.deadline));
-      const text = el.dataset.kind === "retry" ? ` in ${Math.ceil(left / 1000)} s` : formatClock(left);
+        : remaining(state, Number(el.dataset.deadline), frozen ? clocksFrozenAt : Date.now());
+      const text = retry ? ` in ${Math.ceil(left / 1000)} s` : formatClock(left);
       if (el.textContent !== text) el.textContent = text;
-      el.classList.toggle("low", el.dataset.kind === "turn" && left !== null && left < 5000);
+      el.classList.toggle("low", el.dataset.kind === "turn" && !frozen && left !== null && left < 5000);
+      if (!retry && el.classList.contains("paused") !== frozen) {
+        el.classList.toggle("paused", frozen);
+        if (frozen) el.title = "Paused while reconnecting";
+        else el.removeAttribute("title");
+      }
     }
   }
 
@@ -225,7 +250,8 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
       if (bid === "blind nil" && data.confirmed !== "1") {
         state = { ...state, confirmBlind: state.view ? state.view.hand_number : null };
         render();
-        focusSelector("[data-key='bid-blind-yes']");
+        // Enter must not make a risky bid that cannot be taken back: Cancel has the focus.
+        focusSelector("[data-key='bid-blind-no']");
         return;
       }
       state = { ...state, confirmBlind: null };
@@ -250,8 +276,18 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
       render();
       focusSelector(".score-sheet [data-action='close-score-sheet']");
     },
+    "open-last-game": () => {
+      state = { ...state, showLastGame: true };
+      render();
+      focusSelector(".sheet [data-action='close-last-game']");
+    },
+    "close-last-game": () => {
+      state = { ...state, showLastGame: false };
+      render();
+      focusSelector("[data-key='open-last-game']");
+    },
     "close-score-sheet": () => {
-      state = { ...state, scoreSheet: false };
+      state = { ...state, scoreSheet: false, showLastGame: false };
       render();
       focusSelector(".bid-panel button, .hand [data-key]:not([aria-disabled='true']), [data-key='score-sheet']");
     },
@@ -339,8 +375,8 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
   trackDirty(main);
   wireCustomTarget(main);
   document.addEventListener("keydown", (event) => {
-    if (event.key === "Escape" && state.scoreSheet) {
-      state = { ...state, scoreSheet: false };
+    if (event.key === "Escape" && (state.scoreSheet || state.showLastGame)) {
+      state = { ...state, scoreSheet: false, showLastGame: false };
       render();
     } else if (event.key === "Escape" && state.sheet) {
       state = { ...state, sheet: null };

@@ -22,8 +22,10 @@ export function initialState(code) {
     showLastTrick: false,
     toast: null,
     notice: null,
-    confirmBlind: null,
-    overClosed: null, // the game whose game-over screen was closed (the table and chat show) // the hand number whose blind nil awaits "Yes, bid blind nil"
+    confirmBlind: null, // the hand number whose blind nil awaits "Yes, bid blind nil"
+    lastGame: null, // {room, view}: the game that ended when a new one started (see applyStateMessage)
+    showLastGame: false,
+    overClosed: null, // the game whose game-over screen was closed (the table and chat show)
     closed: null,
   };
 }
@@ -160,6 +162,14 @@ function applyStateMessage(prev, message) {
   if (!sameGame) {
     next.showLastTrick = false;
     next.scoreSheet = false;
+    next.showLastGame = false;
+    // Someone clicked "Play again": a new deal, for everyone at once. The game that just
+    // ended stays at hand ("Last game's results") through the first hand of the new one.
+    next.lastGame = prev.room && pv && pv.phase === "over" ? { room: prev.room, view: pv } : null;
+    if (next.lastGame) events.push("A new game has started");
+  } else if (prev.lastGame && nv.hand_number > 1) {
+    next.lastGame = null;
+    next.showLastGame = false;
   }
   return { state: next, events };
 }
@@ -187,10 +197,8 @@ export function reduce(state, msg) {
         return { state, events: [] };
       }
       return applyStateMessage(state, msg);
-    case "chat": {
-      const chat = [...state.chat, { seat: msg.seat, name: msg.name, text: msg.text, at: msg.at }].slice(-200);
-      return { state: { ...state, chat }, events: [] };
-    }
+    case "chat":
+      return { state: { ...state, chat: addChat(state.chat, msg) }, events: [] };
     case "hint":
       return { state: { ...state, hint: msg.action }, events: [hintText(msg.action)] };
     case "error":
@@ -198,6 +206,25 @@ export function reduce(state, msg) {
     default:
       return { state, events: [] };
   }
+}
+
+/** The chat log with one message more. The log is kept across reconnects, and the server
+ * sends its recent chat again after every hello, each message exactly as it was sent live
+ * (its time included): one already held is not added twice, and one missed while the link
+ * was down goes in its place by time. */
+export function addChat(chat, msg) {
+  const entry = { seat: msg.seat, name: msg.name, text: msg.text, at: msg.at };
+  const same = (m) => m.at === entry.at && m.seat === entry.seat && m.name === entry.name
+    && m.text === entry.text;
+  if (chat.some(same)) return chat;
+  const next = [...chat, entry];
+  let i = next.length - 1;
+  while (i > 0 && typeof entry.at === "number" && next[i - 1].at > entry.at) {
+    next[i] = next[i - 1];
+    i -= 1;
+  }
+  next[i] = entry;
+  return next.slice(-200);
 }
 
 export function hintText(action) {
@@ -232,8 +259,9 @@ export function contractOf(view, side) {
   return { bid, won, complete };
 }
 
-/** Milliseconds left until an epoch-ms deadline on the server's clock, or null. */
-export function remaining(state, deadline) {
+/** Milliseconds left until an epoch-ms deadline on the server's clock, or null; `at` is the
+ * local time to count from (the moment the link went down, while the clocks are frozen). */
+export function remaining(state, deadline, at = Date.now()) {
   if (!deadline) return null;
-  return Math.max(0, deadline - (Date.now() + state.clockOffset));
+  return Math.max(0, deadline - (at + state.clockOffset));
 }

@@ -141,8 +141,12 @@ def test_blind_nil_only_when_allowed_and_before_cards(new_page: Any, screenshots
     assert page.locator(".bid-panel button.bid:not([data-bid='blind nil'])").count() == 0
     shoot(page, screenshots, "table-blind-nil")
     page.get_by_role("button", name="Blind nil").click()
-    # Worth ±200 and final: it asks once more, and Cancel goes back.
-    page.get_by_role("button", name="Cancel").click()
+    # Worth ±200 and final: it asks once more, Cancel has the focus (Enter must not bid
+    # blind nil), and Cancel goes back.
+    cancel = page.get_by_role("button", name="Cancel")
+    expect(cancel).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(cancel).to_have_count(0)
     page.get_by_role("button", name="Blind nil", exact=True).click()
     page.get_by_role("button", name="Yes, bid blind nil").click()
     page.locator(".seat-plate.mine", has_text="Blind nil").wait_for()

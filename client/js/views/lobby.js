@@ -60,7 +60,9 @@ function seatCard(state, room, info, me) {
   const team = info.seat % 2;
   return h("li", { class: ["lobby-seat", `place-${placeOf(info.seat, me)}`, info.kind, mine ? "mine" : null, partnership ? `team-${team}` : null], "aria-label": `${where} seat${partnership ? `, ${TEAM_NAMES[team]}` : ""}` },
     h("div", { class: "seat-where muted small" }, where, partnership ? h("span", { class: `tag team-tag team-${team}` }, TEAM_NAMES[team]) : null),
-    h("div", { class: "seat-name" }, info.kind === "empty" ? h("span", { class: "muted" }, "Empty seat") : seatName(room, info.seat), mine ? h("span", { class: "you" }, " (you)") : null),
+    h("div", { class: "seat-name" },
+      info.kind === "empty" ? h("span", { class: "muted" }, "Empty seat") : h("span", { class: "name", title: seatName(room, info.seat) }, seatName(room, info.seat)),
+      mine ? h("span", { class: "you" }, " (you)") : null),
     h("div", { class: "tags" }, marks(room, info)),
     controls.length ? h("div", { class: "seat-controls" }, controls) : null);
 }

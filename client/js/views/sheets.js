@@ -19,6 +19,19 @@ function turnAlert(state) {
     h("button", { type: "button", class: "btn small primary", "data-action": "close-score-sheet" }, "Back to the table"));
 }
 
+/** A column head that a phone shows abbreviated ("Pts"); the whole word stays its name. */
+function colHead(full, short, className = null) {
+  return h("th", { scope: "col", class: className },
+    h("span", { class: "col-long" }, full),
+    h("span", { class: "col-short", "aria-hidden": "true" }, short));
+}
+
+/** A side's name in a result table: one line per seat ("Ann &" / "Bob"), each wrapping. */
+function sideLabel(room, view, side) {
+  const seats = sideSeats(view, side);
+  return seats.map((seat, i) => h("span", { class: "side-seat" }, who(room, seat), i < seats.length - 1 ? " &" : ""));
+}
+
 function signed(n) {
   return n > 0 ? `+${n}` : String(n);
 }
@@ -72,9 +85,9 @@ export function handSheet(state) {
         h("th", { scope: "col" }, view.mode === "partnership" ? "Team" : "Player"),
         h("th", { scope: "col" }, "Bid"),
         h("th", { scope: "col" }, "Won"),
-        h("th", { scope: "col" }, "Points"),
-        h("th", { scope: "col" }, "Bags"),
-        h("th", { scope: "col" }, "Score"))),
+        colHead("Points", "Pts", "num"),
+        h("th", { scope: "col", class: "num" }, "Bags"),
+        h("th", { scope: "col", class: "num" }, "Score"))),
       h("tbody", {}, sides.map((side) => {
         const seats = sideSeats(view, side);
         const penalty = entry.bag_penalty[side];
@@ -82,13 +95,15 @@ export function handSheet(state) {
         seats.forEach((seat) => {
           const bid = entry.bids[seat];
           if (bid === "nil" || bid === "blind nil") {
-            notes.push(`${who(room, seat)}: ${bidText(bid)} ${entry.tricks[seat] === 0 ? "made" : "failed"}`);
+            // In partnership the note says whose nil; a player's own row needs no name.
+            const what = `${bidText(bid)} ${entry.tricks[seat] === 0 ? "made" : "failed"}`;
+            notes.push(seats.length > 1 ? `${who(room, seat)}: ${what}` : what);
           }
         });
         if (penalty) notes.push(`bag penalty ${penalty}`);
         const points = entry.points[side];
         return h("tr", {},
-          h("th", { scope: "row" }, sideName(room, view, side), notes.length ? h("div", { class: "small muted" }, notes.join(" · ")) : null),
+          h("th", { scope: "row", class: "side-cell" }, sideLabel(room, view, side), notes.length ? h("div", { class: "small muted" }, notes.join(" · ")) : null),
           h("td", {}, seats.map((seat) => bidText(entry.bids[seat])).join(" + ")),
           h("td", {}, String(seats.reduce((n, seat) => n + entry.tricks[seat], 0))),
           h("td", { class: ["num", points < 0 ? "neg" : "pos"] }, points > 0 ? `+${points}` : String(points)),
@@ -110,11 +125,11 @@ export function scoreTable(room, view, history) {
     h("table", { class: "result-table score-sheet-table" },
       h("caption", { class: "sr-only" }, "Score by hand"),
       h("thead", {}, h("tr", {},
-        h("th", { scope: "col" }, "Hand"),
+        colHead("Hand", "#"),
         h("th", { scope: "col" }, view.mode === "partnership" ? "Team" : "Player"),
         h("th", { scope: "col" }, "Bid"),
         h("th", { scope: "col" }, "Won"),
-        h("th", { scope: "col", class: "num" }, "Points"),
+        colHead("Points", "Pts", "num"),
         h("th", { scope: "col", class: "num" }, "Bags"),
         h("th", { scope: "col", class: "num" }, "Score"))),
       history.map((entry) => h("tbody", { class: "hand-group" }, sides.map((side, i) => {
@@ -122,10 +137,10 @@ export function scoreTable(room, view, history) {
         const penalty = entry.bag_penalty[side];
         return h("tr", { class: side === mySide ? "mine" : null },
           i === 0 ? h("th", { scope: "rowgroup", rowspan: String(sides.length) }, String(entry.hand)) : null,
-          h("th", { scope: "row" }, sideName(room, view, side)),
+          h("th", { scope: "row", class: "side-cell" }, sideLabel(room, view, side)),
           h("td", {}, seats.map((seat) => bidText(entry.bids[seat])).join(" + ")),
           h("td", {}, seats.map((seat) => String(entry.tricks[seat])).join(" + ")),
-          h("td", { class: ["num", entry.points[side] < 0 ? "neg" : "pos"] }, signed(entry.points[side]), penalty ? h("span", { class: "small" }, ` (bag penalty ${penalty})`) : null),
+          h("td", { class: ["num", entry.points[side] < 0 ? "neg" : "pos"] }, signed(entry.points[side]), penalty ? h("span", { class: "small penalty" }, ` (bag penalty ${penalty})`) : null),
           h("td", { class: "num" }, `+${entry.bags_added[side]} (${entry.bags[side]})`),
           h("td", { class: "num strong" }, String(entry.scores[side])));
       })))));
@@ -209,7 +224,9 @@ function niceTicks(lo, hi, count) {
   return out;
 }
 
-export function gameOver(state) {
+/** The game-over screen. `past`: the game before the one now played ("Last game's results"),
+ * drawn over the table of `live`, the page's own state (whose turn clock may run). */
+export function gameOver(state, { past = false, live = null } = {}) {
   const { room, view } = state;
   const sides = view.scores.map((_, i) => i).sort((a, b) => view.scores[b] - view.scores[a]);
   const me = room.you;
@@ -217,7 +234,8 @@ export function gameOver(state) {
   const won = mySide !== null && mySide === view.winner;
   const title = won ? (view.mode === "partnership" ? "Your team wins!" : "You win!") : `${sideName(room, view, view.winner)} ${view.mode === "partnership" || room.you === view.winner ? "win" : "wins"}`;
   return dialog("over-title", "game-over",
-    h("p", { class: "eyebrow" }, view.time_up ? "Game over · time is up" : "Game over"),
+    live ? turnAlert(live) : null,
+    h("p", { class: "eyebrow" }, past ? "Last game's results" : (view.time_up ? "Game over · time is up" : "Game over")),
     h("h2", { id: "over-title" }, title),
     h("ol", { class: "final-scores" }, sides.map((side) => h("li", { class: side === view.winner ? "winner" : null },
       h("span", {}, sideName(room, view, side),
@@ -228,17 +246,20 @@ export function gameOver(state) {
     h("details", { class: "by-hand", "data-key": "by-hand", "data-keep-open": "" },
       h("summary", {}, "Score sheet by hand"),
       scoreTable(room, view, view.history)),
+    past ? h("p", { class: "muted small" }, "A new game has started since; this is how the last one ended.") : null,
     h("div", { class: "sheet-actions" },
-      me !== null ? h("button", { type: "button", class: "btn primary big", "data-action": "play-again", "data-key": "play-again" }, state.playAgainAsked ? "Waiting for the others…" : "Play again") : null,
+      me !== null && !past ? h("button", { type: "button", class: "btn primary big", "data-action": "play-again", "data-key": "play-again" }, state.playAgainAsked ? "Waiting for the others…" : "Play again") : null,
       room.game_id !== null && room.game_id !== undefined
         ? h("a", { class: "btn", href: `/#review/${room.game_id}`, "data-key": "review-game" }, "Review this game")
         : null,
-      h("a", { class: "btn", href: "/" }, "Home"),
-      h("button", { type: "button", class: "btn ghost", "data-action": "close-over", "data-key": "close-over" }, "Close")),
-    pastGames(state));
+      past ? null : h("a", { class: "btn", href: "/" }, "Home"),
+      past
+        ? h("button", { type: "button", class: "btn primary", "data-action": "close-last-game", "data-key": "close-last-game" }, "Back to the new game")
+        : h("button", { type: "button", class: "btn ghost", "data-action": "close-over", "data-key": "close-over" }, "Close")),
+    past ? null : pastGames(state));
 }
 
-/** Links to the review of each finished game of this room. */
+/** Links to the review of each finished game of this room, with each side's final score. */
 export function pastGames(state) {
   const games = state.pastGames;
   if (!games || !games.length) return null;
@@ -246,5 +267,16 @@ export function pastGames(state) {
     h("h3", { id: "past-title", class: "small" }, "Past games in this room"),
     h("ul", {}, games.map((game, i) => h("li", {},
       h("a", { href: `/#review/${game.game_id}` }, `Review game ${i + 1}`),
-      game.scores ? h("span", { class: "muted small" }, ` · ${game.scores.join(" – ")}`) : null))));
+      game.scores ? h("span", { class: "muted small" }, " · ", pastScores(state.room, game)) : null))));
+}
+
+// "You & Bob 118 · Ann & Cat 146 (won)": the scores of a past game by side. The summary has
+// no names: they are the seats' names now (a game of two scores was played in partners).
+function pastScores(room, game) {
+  const teams = game.scores.length === 2;
+  return game.scores.map((score, side) => {
+    const name = teams ? `${who(room, side)} & ${who(room, side + 2)}` : who(room, side);
+    const won = game.winner === side;
+    return h("span", { class: ["past-side", won ? "strong" : null] }, `${name} ${score}${won ? " (won)" : ""}`, side < game.scores.length - 1 ? " · " : "");
+  });
 }

@@ -40,7 +40,7 @@ function seatPlate(state, seat, me) {
   const label = `${seatName(room, seat)}, ${SEAT_NAMES[seat]}${room.you === seat ? " (you)" : ""}`;
   return h("div", { class: ["seat-plate", `place-${place}`, turn ? "turn" : null, room.you === seat ? "mine" : null], "aria-label": label, role: "group" },
     h("div", { class: "plate-name" },
-      h("span", { class: "name" }, seatName(room, seat)),
+      h("span", { class: "name", title: seatName(room, seat) }, seatName(room, seat)),
       room.you === seat ? h("span", { class: "you" }, " (you)") : null),
     h("div", { class: "tags" }, tags),
     h("div", { class: "plate-stats" },
@@ -49,8 +49,18 @@ function seatPlate(state, seat, me) {
       room.you === seat ? null : h("span", { class: "stat cards-left", "aria-label": `${view.hand_sizes[seat]} cards` },
         h("span", { class: "mini-back", "aria-hidden": "true" }), h("b", {}, String(view.hand_sizes[seat])))),
     turn ? h("div", { class: "turn-flag" },
-      h("span", {}, room.you === seat && !info.away ? "Your turn" : (view.phase === "bidding" ? "Bidding…" : "Thinking…")),
+      h("span", {}, turnWord(room, view, seat)),
       clock && clock.turn_deadline ? countdown(clock.turn_deadline, "Time left for this turn") : null) : null);
+}
+
+// Whose turn a plate's flag says: yours, a person's ("To bid", "To play"), or a bot's at work
+// (also the bot playing an away seat).
+function turnWord(room, view, seat) {
+  const info = room.seats[seat];
+  const bidding = view.phase === "bidding";
+  if (room.you === seat && !info.away) return "Your turn";
+  if (info.kind === "bot" || info.away) return bidding ? "Bidding…" : "Thinking…";
+  return bidding ? "To bid" : "To play";
 }
 
 function trickArea(state, me) {
@@ -164,6 +174,7 @@ function statusLine(state, legal) {
   return h("div", { class: ["status-line", myTurn ? "my-turn" : null] },
     h("span", { class: "status-text" }, text),
     view.phase === "over" && state.overClosed === room.game_id ? h("button", { type: "button", class: "btn small", "data-action": "open-over", "data-key": "open-over" }, "Results") : null,
+    state.lastGame ? h("button", { type: "button", class: "btn small", "data-action": "open-last-game", "data-key": "open-last-game", "aria-haspopup": "dialog" }, "Last game's results") : null,
     myTurn && state.clock && state.clock.turn_deadline ? countdown(state.clock.turn_deadline, "Time left for your turn") : null,
     state.hint ? h("span", { class: "hint-text" }, hintText(state.hint)) : null,
     trickCaption(state),
