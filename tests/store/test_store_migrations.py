@@ -96,3 +96,8 @@ def test_spades_db_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert spades_main(["db", "--url", empty_db_url, "downgrade", "base"]) == 0
     assert "at base" in capsys.readouterr().out
     assert tables(empty_db_url) == set()
+    # `--url` after the action works as well (the README writes it so).
+    assert spades_main(["db", "upgrade", "--url", empty_db_url]) == 0
+    assert f"at {head_revision()}" in capsys.readouterr().out
+    assert spades_main(["db", "current", "--url", empty_db_url]) == 0
+    assert "up to date" in capsys.readouterr().out

@@ -21,18 +21,26 @@ def _settings_url() -> str:
     return str(url) if url else default_url()
 
 
+URL_HELP = "database URL (default: SPADES_DATABASE_URL, else sqlite+aiosqlite:///./spades.db)"
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--url",
-        help="database URL (default: SPADES_DATABASE_URL, else sqlite+aiosqlite:///./spades.db)",
-    )
+    parser.add_argument("--url", help=URL_HELP)
+    # `--url` also after the action (`spades db upgrade --url ...`), as people write it;
+    # not given there, it leaves the one before the action alone.
+    url_after = argparse.ArgumentParser(add_help=False)
+    url_after.add_argument("--url", default=argparse.SUPPRESS, help=URL_HELP)
     sub = parser.add_subparsers(dest="db_command", metavar="ACTION", required=True)
-    up = sub.add_parser("upgrade", help="migrate to a newer revision (default: head)")
+    up = sub.add_parser(
+        "upgrade", parents=[url_after], help="migrate to a newer revision (default: head)"
+    )
     up.add_argument("revision", nargs="?", default="head")
-    down = sub.add_parser("downgrade", help="migrate back (default: one revision)")
+    down = sub.add_parser(
+        "downgrade", parents=[url_after], help="migrate back (default: one revision)"
+    )
     down.add_argument("revision", nargs="?", default="-1")
-    sub.add_parser("current", help="print the revision the database is at")
-    sub.add_parser("heads", help="print the newest revision of the migrations")
+    sub.add_parser("current", parents=[url_after], help="print the revision the database is at")
+    sub.add_parser("heads", parents=[url_after], help="print the newest revision of the migrations")
 
 
 def run(args: argparse.Namespace) -> int:
