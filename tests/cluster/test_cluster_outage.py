@@ -270,6 +270,9 @@ async def redis_away(cluster: Cluster, redis_relay: RelayThread, tab: Table, how
         assert made.status_code == 503, made.text
         state = await http.get(f"/api/rooms/{tab.code}")
         assert state.status_code == 503, state.text
+        # A room's past games come from the database alone.
+        history = await http.get(f"/api/rooms/{tab.code}/history")
+        assert history.status_code == 200 and history.json() == {"games": []}, history.text
     stopped_at = tab.seq
     if how == "cut":
         redis_relay.restore()

@@ -37,6 +37,7 @@ from spades.rooms import (
     RoomNotFound,
     settings_schema,
 )
+from spades.rooms.manager import normalize_code, plausible_code
 from spades.rooms.ownership import OwnedElsewhere
 from spades.store.protocol import GameInProgress, NotFound, StorageUnavailable, Store
 
@@ -370,8 +371,17 @@ def create_app(
         responses=refusals(404),
     )
     async def room_history(code: str, request: Request) -> RoomHistory:
-        room = await get_room(request, code)
-        finished = await request.app.state.store.finished_games(room.room_id)
+        # Straight from the database: finished games need no live room, so no owner (in a
+        # cluster, no lease and no Redis) and nothing loaded into memory.
+        key = normalize_code(code)
+        if not plausible_code(key):
+            raise HTTPException(404, "no room with that code")
+        store = request.app.state.store
+        try:
+            room_id = await store.room_id_for_code(key)
+        except NotFound as exc:
+            raise HTTPException(404, "no room with that code") from exc
+        finished = await store.finished_games(room_id)
         return RoomHistory(
             games=[
                 GameSummary(
