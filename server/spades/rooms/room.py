@@ -46,7 +46,7 @@ from .recovery import replay, resume, room_from_stored
 from .seats import Seat
 from .settings import RoomSettings
 from .turns import TurnScheduler
-from .writes import STORE_RETRY_SECONDS, Bookkeeping
+from .writes import STORE_RETRY_SECONDS, Bookkeeping, store_failures
 
 log = logging.getLogger(__name__)
 
@@ -228,7 +228,9 @@ class Room:
         except Exception as exc:
             if isinstance(exc, FencedOut):
                 raise RoomMoved("the room moved to another process: reconnect") from exc
-            log.exception("room %s: a write failed", self.code, extra=self._ctx(None))
+            store_failures.log(
+                log, self.code, "room %s: a write failed", self.code, extra=self._ctx(None)
+            )
             raise RoomError("that could not be saved; try again", code="storage_error") from exc
 
     # --- connections -------------------------------------------------------------------
@@ -352,7 +354,9 @@ class Room:
                 and await self._catch_up_with_log(game_id, hands_before)
             ):
                 return await self.act(seat, action, caught_up=True)
-            log.exception(
+            store_failures.log(
+                log,
+                self.code,
                 "room %s: storing action %s of game %s failed",
                 self.code,
                 seq,

@@ -5,6 +5,8 @@ logged and retried, in order, until it goes through."""
 from __future__ import annotations
 
 import logging
+import sys
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -13,6 +15,53 @@ from .clock import Clock
 log = logging.getLogger(__name__)
 
 STORE_RETRY_SECONDS = 1.0
+# While the database is away every room fails (and retries) once a second: the first
+# failure is logged whole, with its traceback; those that follow within this many seconds
+# are counted, and said in one line each time this much has passed.
+FAILURE_DETAIL_EVERY = 30.0
+
+
+class StoreFailures:
+    """Logs store failures without flooding the log during an outage (a process-wide
+    budget): one failure in full each FAILURE_DETAIL_EVERY seconds, and before it a count
+    of those left out since, with the last of them in a few words."""
+
+    def __init__(self, every: float = FAILURE_DETAIL_EVERY) -> None:
+        self.every = every
+        self._last_full = -float("inf")
+        self._left_out = 0
+        self._rooms: set[str] = set()
+        self._last_words = ""
+
+    def log(self, logger: logging.Logger, code: str, fmt: str, *args: Any, **kw: Any) -> None:
+        """As `logger.exception(fmt, *args, **kw)` for room `code`, within the budget."""
+        now = time.monotonic()
+        if now - self._last_full < self.every:
+            self._left_out += 1
+            self._rooms.add(code)
+            exc = kw.get("exc_info")
+            self._last_words = (fmt % args) + f" ({_short(exc)})"
+            return
+        if self._left_out:
+            logger.error(
+                "%d more store failure(s) in %d room(s) since the last one logged in full "
+                "(the last: %s)",
+                self._left_out,
+                len(self._rooms),
+                self._last_words,
+            )
+        self._last_full, self._left_out, self._rooms = now, 0, set()
+        kw.setdefault("exc_info", True)
+        logger.error(fmt, *args, **kw)
+
+
+def _short(exc: Any) -> str:
+    if exc is None or exc is True:
+        exc = sys.exc_info()[1]
+    return repr(exc)[:200] if exc is not None else "no exception"
+
+
+store_failures = StoreFailures()
 
 Write = Callable[[], Awaitable[Any]]
 
@@ -41,7 +90,9 @@ class Bookkeeping:
                 await write()
                 return
             except Exception:
-                log.exception("room %s: %s failed; will retry", self.code, what)
+                store_failures.log(
+                    log, self.code, "room %s: %s failed; will retry", self.code, what
+                )
         self.pending.append((what, write))
         if not self._retrying:
             self._retrying = True
@@ -64,7 +115,9 @@ class Bookkeeping:
             try:
                 await write()
             except Exception:
-                log.exception("room %s: %s failed again; will retry", self.code, what)
+                store_failures.log(
+                    log, self.code, "room %s: %s failed again; will retry", self.code, what
+                )
                 return
             self.pending.pop(0)
             log.info("room %s: %s stored on retry", self.code, what)
