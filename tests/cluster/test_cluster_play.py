@@ -94,6 +94,11 @@ async def test_a_room_goes_to_where_its_sockets_land(cluster: Cluster) -> None:
         assert state["view"]["seat"] == 2
         assert cluster.owner_of(code) is nodes[1]  # relayed: the room did not move
         assert not other.close_codes and not held.close_codes
+        # /metrics tells an operator each process's share.
+        owner = await cluster_metrics(nodes[1].url)
+        assert owner["spades_cluster_leases"] >= 1 and owner["spades_cluster_draining"] == 0
+        assert owner["spades_cluster_leases_lost_total"] == 0
+        assert "spades_cluster_orphans_claimed_total" in owner
     finally:
         holding.cancel()
 
@@ -125,3 +130,14 @@ async def test_per_address_limits_count_across_processes(cluster: Cluster) -> No
         async with httpx.AsyncClient(base_url=nodes[i % 3].url, timeout=30) as http:
             statuses.append((await http.post("/api/rooms", json={"name": "h"})).status_code)
     assert statuses == [200] * 4 + [429] * 2
+
+
+async def cluster_metrics(base: str) -> dict[str, float]:
+    """The `spades_cluster_*` samples of one process's /metrics."""
+    text = (await get(base, "/metrics")).text
+    samples = {}
+    for line in text.splitlines():
+        if line.startswith("spades_cluster_"):
+            name, _, value = line.rpartition(" ")
+            samples[name] = float(value)
+    return samples

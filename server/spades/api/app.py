@@ -162,6 +162,7 @@ def create_app(
         log.info("%d unfinished room(s) reloaded", reloaded)
         if cluster is not None:
             await cluster.start(manager)
+            metrics.watch_cluster(cluster)
         if cluster_limiter is not None:
             cluster_limiter.start()
         app.state.cluster = cluster
@@ -186,6 +187,7 @@ def create_app(
             lag_probe.cancel()
             metrics.watch_gc(False)
             metrics.watch(None)
+            metrics.watch_cluster(None)
             if cluster is not None:
                 await cluster.drain()
             await manager.stop()

@@ -72,6 +72,52 @@ class _RoomsByStatus(Collector):
         yield family
 
 
+class _Cluster(Collector):
+    """In a cluster, this process's share, read at scrape time: the leases it holds, the
+    sockets it relays to other owners and those it serves for them, whether it drains,
+    and how many rooms it claimed from nobody (a failover) or lost (lease lapsed or taken)."""
+
+    def __init__(self) -> None:
+        self.cluster: Any = None
+
+    def collect(self) -> Iterator[Metric]:
+        cluster = self.cluster
+        if cluster is None:
+            return
+        ownership, relay = cluster.ownership, cluster.relay
+        manager = cluster.manager
+        gauges = (
+            ("spades_cluster_leases", "Room leases this process holds", len(ownership.held)),
+            (
+                "spades_cluster_relayed_sockets",
+                "Sockets on this process relayed to the room's owner elsewhere",
+                0 if relay is None else len(relay.links),
+            ),
+            (
+                "spades_cluster_remote_sockets",
+                "Sockets of other processes this process serves as the room's owner",
+                0 if relay is None else len(relay.remotes),
+            ),
+            (
+                "spades_cluster_draining",
+                "1 while this process hands its rooms over (SIGTERM)",
+                int(manager is not None and manager.draining),
+            ),
+        )
+        for name, doc, value in gauges:
+            yield GaugeMetricFamily(name, doc, value=value)
+        yield CounterMetricFamily(
+            "spades_cluster_orphans_claimed",
+            "Rooms nobody held that this process claimed (failovers, drains of others)",
+            value=cluster.orphans_claimed,
+        )
+        yield CounterMetricFamily(
+            "spades_cluster_leases_lost",
+            "Leases this process lost: lapsed (Redis away) or taken by another process",
+            value=ownership.lost,
+        )
+
+
 _Child = TypeVar("_Child")
 
 
@@ -190,6 +236,8 @@ class Metrics(Observer):
         r = self.registry
         self._rooms = _RoomsByStatus()
         r.register(self._rooms)
+        self._cluster = _Cluster()
+        r.register(self._cluster)
         ProcessCollector(registry=r)  # process_resident_memory_bytes, cpu seconds, open fds
         self.connections = Gauge("spades_connections", "Open WebSocket connections", registry=r)
         self.actions = LoopCounter(
@@ -297,6 +345,10 @@ class Metrics(Observer):
 
     def watch(self, manager: RoomManager | None) -> None:
         self._rooms.manager = manager
+
+    def watch_cluster(self, cluster: Any) -> None:
+        """The process's `ClusterNode` (None: not a cluster, or stopped)."""
+        self._cluster.cluster = cluster
 
     async def probe_loop(self) -> None:
         """Run forever: observe the event loop's lag (cancel the task to stop)."""

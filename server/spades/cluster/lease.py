@@ -95,6 +95,7 @@ class RedisOwnership:
         self._release = redis.register_script(RELEASE)
         self._hand_over = redis.register_script(HAND_OVER)
         self._last_renewed = time.monotonic()
+        self.lost = 0  # leases this process lost (lapsed or taken), for /metrics
 
     def lease_key(self, room_id: str) -> str:
         return f"{self.prefix}lease:{room_id}"
@@ -159,7 +160,8 @@ class RedisOwnership:
         await self.redis.set(self.draining_key(self.node_id), "1", px=60_000)
 
     def _lose(self, room_id: str) -> None:
-        self.held.pop(room_id, None)
+        if self.held.pop(room_id, None) is not None:
+            self.lost += 1
         for callback in self._callbacks:
             callback(room_id)
 

@@ -96,6 +96,7 @@ class ClusterNode:
         self.manager: RoomManager | None = None
         self._tasks: list[asyncio.Task[Any]] = []
         self._stopping = False
+        self.orphans_claimed = 0  # rooms nobody held, claimed here (failovers), for /metrics
         self._claiming = asyncio.Semaphore(8)  # orphan claims at once (store round trips)
 
     @classmethod
@@ -191,6 +192,7 @@ class ClusterNode:
             except Exception:
                 log.exception("room %s: claim failed", room_id, extra={"room": room_id})
                 return 0
+            self.orphans_claimed += 1
             if room.status in ("finished", "abandoned"):
                 await self.redis.srem(self.rooms_key, room_id)
             return 1
