@@ -592,6 +592,14 @@ async def test_a_chat_message_sent_again_after_a_hello_is_the_same_message(
     again = Conn()
     await hello(room, again, token)
     assert [m for m in again.messages if m["type"] == "chat"] == live
+    # Spectators are told apart in the chat: numbered in the order they first speak.
+    watchers = [Conn(), Conn()]
+    for watcher in watchers:
+        await hello(room, watcher, None)
+    for i, watcher in enumerate([*watchers, watchers[0]]):
+        await act(room, watcher, type="chat", text=f"from the rail {i}", id=f"w{i}")
+    said = [(m["seat"], m["name"]) for m in again.messages if m["type"] == "chat"][3:]
+    assert said == [(None, "Spectator 1"), (None, "Spectator 2"), (None, "Spectator 1")]
     await manager.stop()
 
 

@@ -44,6 +44,7 @@ def test_names_keep_what_shows_and_drop_what_hides(given_text: str, kept: str) -
         ("east   BOT", "reserved_name"),
         ("Bot", "reserved_name"),
         ("Spectator", "reserved_name"),
+        ("spectator  12", "reserved_name"),
         ("x" * 25, "too_long"),
     ],
 )

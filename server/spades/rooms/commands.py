@@ -185,7 +185,15 @@ async def chat(room: Room, conn: Connection, msg: Message, ref: Any) -> None:
         raise RoomError("the room's chat is busy; wait a few seconds", code="chat_busy")
     times.append(now)
     seat = conn.seat
-    name = (room.seats[seat].name if seat is not None else None) or "Spectator"
+    if seat is not None:
+        name = room.seats[seat].name or "Spectator"
+    else:  # spectators apart: numbered in the order they first speak (per connection)
+        numbers = room.spectator_numbers
+        if conn.conn_id not in numbers:
+            if len(numbers) >= 1000:
+                numbers.clear()
+            numbers[conn.conn_id] = len(numbers) + 1
+        name = f"Spectator {numbers[conn.conn_id]}"
     at = await room.write(room.store.add_chat(room.room_id, seat, name, text))
     # The stored time: a client that reconnects is sent the message again with it.
     room.audience.send_all({"type": "chat", "seat": seat, "name": name, "text": text, "at": at})

@@ -100,6 +100,7 @@ class Room:
         self.post: Callable[[Any, tuple[Any, ...], Answer, Any], None] = self.actor.post
         self.audience = Audience(hub)
         self.events = Events()  # after an action, events instead of whole states
+        self.spectator_numbers: dict[int, int] = {}  # connection id -> "Spectator N" in chat
         self.room_view_memo: tuple[tuple[Any, ...], dict[str, Any]] | None = None  # views.py
         self.turns = TurnScheduler(self)
         self.game_clock = GameClock(code, clock, self._call_time_up, self._clock_running)

@@ -174,7 +174,7 @@ _KEEP_FORMAT = frozenset("\u200c\u200d")
 _BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 MAX_MARKS = 4  # combining marks on one character (more only pile up over other lines)
 # Names that would pass for the table's own: a bot's, or the chat's name for spectators.
-_RESERVED_NAME = re.compile(r"^((south|west|north|east) )?bot$|^spectator$", re.IGNORECASE)
+_RESERVED_NAME = re.compile(r"^((south|west|north|east) )?bot$|^spectator( \d+)?$", re.IGNORECASE)
 
 
 def clean_text(text: str, limit: int, what: str) -> str:
