@@ -115,6 +115,9 @@ class Settings(BaseSettings):
         description="seconds a connection has to send a whole request head (line and "
         "headers) before it is closed; 0 = no limit",
     )
+    max_head_bytes: int = Field(
+        65_536, ge=4096, description="largest HTTP request head (line and headers), in bytes"
+    )
     request_body_seconds: float = Field(
         10.0,
         ge=0,

@@ -12,6 +12,7 @@ import json
 import logging
 import os
 import shutil
+import socket
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -341,6 +342,56 @@ async def test_slow_request_bodies_are_closed(tmp_path: Path) -> None:
         writer.write(body[5:])
         answer = await asyncio.wait_for(reader.read(4096), 5)
         assert answer.startswith(b"HTTP/1.1 201") or answer.startswith(b"HTTP/1.1 200"), answer
+        writer.close()
+
+
+async def test_a_request_head_too_large_is_closed(tmp_path: Path) -> None:
+    """The HTTP parser has no size limit of its own: a head of 128 MB held the event loop
+    for seconds. Past SPADES_MAX_HEAD_BYTES the connection is closed, unanswered."""
+    async with running_server(tmp_path) as server:
+        port = int(server.url.rsplit(":", 1)[1])
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ")
+        with contextlib.suppress(ConnectionError):
+            for _ in range(64):  # 4 MB, 64 KB at a time
+                writer.write(b"a" * 65_536)
+                await writer.drain()
+        try:  # closed (or reset, as the rest was still coming), never answered
+            answer = await asyncio.wait_for(reader.read(1024), 5)
+        except ConnectionError:
+            answer = b""
+        assert answer == b""
+        writer.close()
+        # An ordinary head of a few kilobytes is served.
+        big_but_fine = {"x-fine": "b" * 8_000}
+        assert (await server.http.get("/healthz", headers=big_but_fine)).status_code == 200
+
+
+async def test_a_peer_that_does_not_read_is_not_read_either(tmp_path: Path) -> None:
+    """A ping flood from a socket that never reads: each ping (a control frame, outside
+    the message rate limit) queued a pong, and the server's memory grew without bound.
+    Once the socket's send buffer is full the server stops reading it, so the flooder's
+    own writes stall; everyone else is served all the while."""
+    async with running_server(tmp_path) as server:
+        code = (await server.create())["code"]
+        _reader, writer = await raw_socket(server, code)
+        sock = writer.get_extra_info("socket")
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        ping = client_frame(b"p" * 125, opcode=0x9)
+        burst = ping * 1000  # 131 KB
+        sent = 0
+
+        async def flood() -> None:
+            nonlocal sent
+            for _ in range(400):  # 52 MB, if the server read it all
+                writer.write(burst)
+                await writer.drain()
+                sent += len(burst)
+
+        with contextlib.suppress(TimeoutError, ConnectionError):
+            await asyncio.wait_for(flood(), 10)
+        assert sent < 400 * len(burst), "the server read every ping of a peer that never reads"
+        assert (await server.get("/healthz")).status_code == 200
         writer.close()
 
 

@@ -6,6 +6,8 @@ descriptors: every later client, /healthz included, would then be refused.
   connection opening, or of the first byte of the next request on a kept-alive connection.
   A connection that sends nothing, or dribbles a header every few seconds, is closed then.
   (uvicorn's keep-alive timeout covers only the quiet time after a response.)
+- A request's head may be at most `head_bytes` long: the HTTP parser has no limit of its
+  own, and one head of a hundred megabytes held the event loop for seconds.
 - Its body, if it has one, must then arrive within `body_seconds` of the head: a client
   that announces a body and trickles it (a "slow POST") is closed too. The API's bodies
   are small JSON documents (`SPADES_MAX_BODY_BYTES`), so this takes nothing from anyone.
@@ -57,12 +59,14 @@ class GuardedHttpProtocol(HttpToolsProtocol):
 
     head_seconds: ClassVar[float] = 10.0
     body_seconds: ClassVar[float] = 10.0
+    head_bytes: ClassVar[int] = 65_536
     per_address: ClassVar[int] = 0  # 0: no cap
     trusted: ClassVar[tuple[list[Network], bool]] = ([], False)
     open_per_address: ClassVar[Counter[str]] = Counter()  # HTTP-phase connections per address
 
     _timer: asyncio.TimerHandle | None = None  # the head's, then the body's deadline
     _counted: str | None = None  # the address this connection is counted under
+    _head_read: int | None = 0  # bytes of the request head so far (None: its body is next)
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -75,6 +79,16 @@ class GuardedHttpProtocol(HttpToolsProtocol):
             self.open_per_address[address] += 1
             self._counted = address
         self._arm_head_timer()
+
+    def data_received(self, data: bytes) -> None:
+        if self._head_read is not None:
+            self._head_read += len(data)
+            if self._head_read > self.head_bytes:
+                log.debug("%s: request head too large; closed", self.client)
+                self._head_read = None
+                self.transport.close()
+                return
+        super().data_received(data)
 
     def _is_trusted(self, address: str) -> bool:
         networks, anyone = self.trusted
@@ -126,6 +140,7 @@ class GuardedHttpProtocol(HttpToolsProtocol):
 
     def on_headers_complete(self) -> None:
         self._cancel_timer()
+        self._head_read = None
         super().on_headers_complete()
         # (An upgrade to a WebSocket has no body; handle_websocket_upgrade cancels this.)
         if self.body_seconds > 0 and not self.transport.is_closing():
@@ -133,6 +148,7 @@ class GuardedHttpProtocol(HttpToolsProtocol):
 
     def on_message_complete(self) -> None:
         self._cancel_timer()  # the whole request is in
+        self._head_read = 0  # (a kept-alive connection's next request)
         super().on_message_complete()
 
     def handle_websocket_upgrade(self) -> None:
@@ -152,6 +168,7 @@ def http_protocol(settings: Settings) -> type[GuardedHttpProtocol]:
     attrs: dict[str, Any] = {
         "head_seconds": float(settings.request_head_seconds),
         "body_seconds": float(settings.request_body_seconds),
+        "head_bytes": settings.max_head_bytes,
         "per_address": settings.http_connections_per_address,
         "trusted": trusted_networks(settings.forwarded_allow_ips),
         "open_per_address": Counter(),

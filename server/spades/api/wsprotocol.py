@@ -215,10 +215,17 @@ class GameSocketProtocol(WebSocketsSansIOProtocol):
     def pause_writing(self) -> None:
         self.write_paused = True
         super().pause_writing()
+        # A peer that does not read stops being read too: otherwise each of its pings
+        # (control frames, outside the message rate limit) queues a pong in the send buffer,
+        # which grew without bound (a ping flood took a server to a gigabyte in 19 s).
+        if not self.transport.is_closing():
+            self.transport.pause_reading()
 
     def resume_writing(self) -> None:
         self.write_paused = False
         super().resume_writing()
+        if not self.read_paused and not self.transport.is_closing():
+            self.transport.resume_reading()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.write_paused = False  # as uvicorn sets `writable`: nothing will drain now
