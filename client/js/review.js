@@ -124,10 +124,11 @@ function reviewView(model) {
   const hands = (record.dealt || []).length;
   const names = seatNames(record);
   const room = { you: null, seats: names.map((name) => ({ kind: "human", name })) };
+  const code = record.room || new URLSearchParams(location.search).get("room");
   return h("div", { class: "review" },
     h("section", { class: "card-panel review-main", "aria-labelledby": "review-title" },
       h("div", { class: "panel-head" },
-        h("h1", { id: "review-title" }, "Game review", record.room ? h("span", { class: "muted small" }, ` · room ${record.room}`) : null),
+        h("h1", { id: "review-title" }, "Game review", code ? h("span", { class: "muted small" }, ` · room ${code}`) : null),
         h("span", { class: "muted small" }, `${record.rules.mode === "partnership" ? "Partners" : "Every player for themself"} · to ${record.rules.target}`)),
       h("div", { class: "review-controls", role: "group", "aria-label": "Step through the game" },
         h("button", { type: "button", class: "btn small", "data-action": "review-hand", "data-dir": "-1", "data-key": "prev-hand", "aria-disabled": snap.hand > 1 || index > 0 ? null : "true" }, "Previous hand"),
@@ -140,8 +141,8 @@ function reviewView(model) {
         [2, 1, 3, 0].map((seat) => seatPanel(snap, seat, names)),
         trickPanel(snap, names)),
       h("p", { class: "muted small" }, "Keys: ← and → step, Page Up and Page Down jump a hand. ",
-        h("a", { href: `/#review/${gameId}/${index}` }, "Link to this step"), " · ",
-        record.room ? [h("a", { href: `/r/${encodeURIComponent(record.room)}`, "data-key": "back-to-room" }, `Back to room ${record.room}`), " · "] : null,
+        h("a", { href: `/${location.search}#review/${gameId}/${index}` }, "Link to this step"), " · ",
+        code ? [h("a", { href: `/r/${encodeURIComponent(code)}`, "data-key": "back-to-room" }, `Back to room ${code}`), " · "] : null,
         h("a", { href: "/" }, "Home"))),
     h("aside", { class: "card-panel review-side", "aria-labelledby": "review-sheet-title" },
       h("h2", { id: "review-sheet-title" }, "Score sheet"),
@@ -156,7 +157,7 @@ export function startReview(main, gameId, startStep) {
 
   const go = (index) => {
     model.index = Math.max(0, Math.min(model.steps.length - 1, index));
-    history.replaceState(null, "", `/#review/${gameId}/${model.index}`);
+    history.replaceState(null, "", `/${location.search}#review/${gameId}/${model.index}`);
     render();
     announce(model.steps[model.index].text);
   };

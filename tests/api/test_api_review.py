@@ -18,6 +18,9 @@ async def test_finished_game_record_lists_every_deal(tmp_path: Path) -> None:
         assert (await server.get(f"/api/games/{game_id}/record")).status_code == 409
         final = await play_until_over(client)
         record = (await server.get(f"/api/games/{game_id}/record")).json()
+        # A solo room is not listed: its code is its only key, and the record, which anyone
+        # may read by the game's number, does not give it away.
+        assert record["room"] is None and len(record["players"]) == 4
         history = final["view"]["history"]
         assert record["history"] == history
         assert [d["hand"] for d in record["dealt"]] == [e["hand"] for e in history]

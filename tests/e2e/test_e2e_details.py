@@ -242,8 +242,9 @@ def test_a_spectator_sees_long_names_fit_and_the_last_game_stays_at_hand(
     watcher.get_by_role("button", name="Back to the new game").click()
     expect(last).to_have_count(0)
 
-    # The review links back to its room.
+    # The review links back to its room (the record names only a listed room; the room's
+    # page gives the code to its review links).
     games = player.request.get(f"/api/rooms/{made['code']}/history").json()["games"]
-    player.goto(f"/#review/{games[0]['game_id']}")
+    player.goto(f"/?room={made['code']}#review/{games[0]['game_id']}")
     back = player.get_by_role("link", name=f"Back to room {made['code']}")
     assert back.get_attribute("href") == f"/r/{made['code']}"

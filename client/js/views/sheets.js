@@ -250,13 +250,19 @@ export function gameOver(state, { past = false, live = null } = {}) {
     h("div", { class: "sheet-actions" },
       me !== null && !past ? h("button", { type: "button", class: "btn primary big", "data-action": "play-again", "data-key": "play-again" }, state.playAgainAsked ? "Waiting for the others…" : "Play again") : null,
       room.game_id !== null && room.game_id !== undefined
-        ? h("a", { class: "btn", href: `/#review/${room.game_id}`, "data-key": "review-game" }, "Review this game")
+        ? h("a", { class: "btn", href: reviewHref(room.game_id, room.code), "data-key": "review-game" }, "Review this game")
         : null,
       past ? null : h("a", { class: "btn", href: "/" }, "Home"),
       past
         ? h("button", { type: "button", class: "btn primary", "data-action": "close-last-game", "data-key": "close-last-game" }, "Back to the new game")
         : h("button", { type: "button", class: "btn ghost", "data-action": "close-over", "data-key": "close-over" }, "Close")),
     past ? null : pastGames(state));
+}
+
+/** A game's review page; `?room=` lets it link back to a room the record does not name (a
+ * private room's record leaves its code out: the code is that room's only key). */
+function reviewHref(gameId, code) {
+  return code ? `/?room=${encodeURIComponent(code)}#review/${gameId}` : `/#review/${gameId}`;
 }
 
 /** Links to the review of each finished game of this room, with each side's final score. */
@@ -266,7 +272,7 @@ export function pastGames(state) {
   return h("section", { class: "past-games", "aria-labelledby": "past-title" },
     h("h3", { id: "past-title", class: "small" }, "Past games in this room"),
     h("ul", {}, games.map((game, i) => h("li", {},
-      h("a", { href: `/#review/${game.game_id}` }, `Review game ${i + 1}`),
+      h("a", { href: reviewHref(game.game_id, state.room && state.room.code) }, `Review game ${i + 1}`),
       game.scores ? h("span", { class: "muted small" }, " · ", pastScores(state.room, game)) : null))));
 }
 

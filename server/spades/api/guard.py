@@ -55,7 +55,7 @@ COMMON_HEADERS = (
 )
 
 _JOIN = re.compile(r"^/api/rooms/[^/]+/join$")
-_LOOKUP = re.compile(r"^/api/rooms/[^/]+(/history)?$")
+_LOOKUP = re.compile(r"^/api/rooms/[^/]+(/history)?$|^/api/games/[^/]+/record$")
 
 
 def limited_action(method: str, path: str) -> Action | None:

@@ -203,7 +203,8 @@ class Store(Protocol):
 
     async def game_players(self, game_id: int) -> dict[str, Any]:
         """Who sits in the room of game `game_id` now: `{"room": code, "players": [{"seat",
-        "name", "kind"}] * 4}` (names as the seats hold them today). Raises NotFound."""
+        "name", "kind"}] * 4}` (names as the seats hold them today; `room` is None for a room
+        not listed in the lobby: its code is its only key). Raises NotFound."""
         ...
 
     async def export_game(self, game_id: int, *, in_progress: bool = False) -> dict[str, Any]:

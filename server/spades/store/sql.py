@@ -1009,7 +1009,7 @@ class SqlStore:
         async with self._read() as conn:
             room = (
                 await conn.execute(
-                    select(ROOMS.c.id, ROOMS.c.code)
+                    select(ROOMS.c.id, ROOMS.c.code, ROOMS.c.settings)
                     .join(GAMES, GAMES.c.room_id == ROOMS.c.id)
                     .where(GAMES.c.id == game_id)
                 )
@@ -1026,7 +1026,10 @@ class SqlStore:
             kind = "empty" if s is None else ("bot" if s.bot_level else "human")
             name = None if s is None else (s.name or ("Bot" if s.bot_level else None))
             players.append({"seat": i, "name": name, "kind": kind})
-        return {"room": room.code, "players": players}
+        # A private room's code is its only key: a record (anyone may read it by the
+        # game's number) names only a room the lobby lists anyway.
+        public = bool((room.settings or {}).get("public", True))
+        return {"room": room.code if public else None, "players": players}
 
     async def export_game(self, game_id: int, *, in_progress: bool = False) -> dict[str, Any]:
         """The engine's game record (Game.to_record() format). Raises NotFound.
