@@ -45,6 +45,11 @@ def test_names_keep_what_shows_and_drop_what_hides(given_text: str, kept: str) -
         ("Bot", "reserved_name"),
         ("Spectator", "reserved_name"),
         ("spectator  12", "reserved_name"),
+        ("Spec\u200dtator 1", "reserved_name"),  # a joiner, invisible
+        ("South\u200d Bot", "reserved_name"),
+        ("\u0405pectator 1", "reserved_name"),  # a Cyrillic S
+        ("Spectator\u00a01", "reserved_name"),
+        ("\u0392ot", "reserved_name"),  # a Greek B
         ("x" * 25, "too_long"),
     ],
 )

@@ -174,7 +174,18 @@ _KEEP_FORMAT = frozenset("\u200c\u200d")
 _BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 MAX_MARKS = 4  # combining marks on one character (more only pile up over other lines)
 # Names that would pass for the table's own: a bot's, or the chat's name for spectators.
-_RESERVED_NAME = re.compile(r"^((south|west|north|east) )?bot$|^spectator( \d+)?$", re.IGNORECASE)
+_RESERVED_NAME = re.compile(r"^((south|west|north|east) ?)?bot$|^spectator ?\d*$")
+# Letters of other scripts that look like Latin ones of the table's own names (Cyrillic and
+# Greek), read as those by the reserved-name check only (after case folding).
+_LOOK_ALIKE = str.maketrans(
+    {
+        "\u0430": "a", "\u0441": "c", "\u0435": "e", "\u043e": "o", "\u0440": "p",
+        "\u0445": "x", "\u0443": "y", "\u0455": "s", "\u0456": "i", "\u0442": "t",
+        "\u043d": "h", "\u0432": "b", "\u043a": "k", "\u043c": "m",
+        "\u03bf": "o", "\u03b1": "a", "\u03b2": "b", "\u03b5": "e", "\u03b7": "h",
+        "\u03bd": "v", "\u03c1": "p", "\u03c4": "t", "\u03ba": "k", "\u03b9": "i",
+    }
+)  # fmt: skip
 
 
 def clean_text(text: str, limit: int, what: str) -> str:
@@ -206,6 +217,21 @@ def clean_text(text: str, limit: int, what: str) -> str:
 def clean_name(text: str, limit: int) -> str:
     """A display name: `clean_text`, and not one the table uses for others."""
     name = clean_text(text, limit, "name")
-    if _RESERVED_NAME.match(" ".join(name.split())):
+    if _RESERVED_NAME.match(_skeleton(name)):
         raise BadRequest("that name is the table's own; pick another", code="reserved_name")
     return name
+
+
+def _skeleton(name: str) -> str:
+    """What a name looks like, for the reserved-name check: compatibility forms folded
+    (NFKC), invisible characters (joiners and other format characters) and combining marks
+    dropped, case folded, look-alike letters of other scripts read as Latin, spaces of any
+    kind as one. "Spec\u200dtator 1", "\u0405pectator 1" and "South\u00a0Bot" all read as
+    the table's own names."""
+    folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", name)).casefold()
+    kept = "".join(
+        " " if ch.isspace() else ch
+        for ch in folded
+        if unicodedata.category(ch) not in ("Cf", "Mn", "Me", "Mc")
+    )
+    return " ".join(kept.translate(_LOOK_ALIKE).split())
