@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 import pytest
-from e2e_helpers import SHEET_BUTTON, act, wait_turn
+from e2e_helpers import SHEET_BUTTON, act, open_with_token, wait_turn
 from e2e_server import DESKTOP, PHONE
 from playwright.sync_api import expect
 
@@ -19,16 +19,6 @@ ONE_LINE = (
     "return r.getBoundingClientRect().height < 1.6 * parseFloat(getComputedStyle(e).fontSize); }"
 )
 LONG = "Wolfeschlegelsteinhausen"  # 24 characters, the longest name a seat takes
-
-
-def open_with_token(page: Any, made: dict[str, Any]) -> None:
-    page.goto("/")
-    page.evaluate(
-        "([code, token]) => localStorage.setItem(`spades.token.${code}`, token)",
-        [made["code"], made["token"]],
-    )
-    page.goto(f"/r/{made['code']}")
-    page.locator(".table-screen").wait_for()
 
 
 def test_codes_with_separators_and_the_retry_delays(new_page: Any) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_helpers import SHEET_BUTTON, act, fill_solo_choices, shoot, wait_turn
+from e2e_helpers import SHEET_BUTTON, act, fill_solo_choices, open_with_token, shoot, wait_turn
 from e2e_server import DESKTOP, PHONE
 
 pytestmark = pytest.mark.e2e
@@ -29,13 +29,7 @@ WIDTHS = (1280, 1024, 768, 390)
 def api_solo(page: Any, **body: Any) -> str:
     """A solo room made through the API (exact rules), opened in the page. Returns the code."""
     made = page.request.post("/api/solo", data={"name": "Tess", **body}).json()
-    page.goto("/")
-    page.evaluate(
-        "([code, token]) => localStorage.setItem(`spades.token.${code}`, token)",
-        [made["code"], made["token"]],
-    )
-    page.goto(f"/r/{made['code']}")
-    page.locator(".table-screen").wait_for()
+    open_with_token(page, made)
     return str(made["code"])
 
 

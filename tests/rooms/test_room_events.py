@@ -32,9 +32,10 @@ class Checking(Conn):
             self.mismatches.append((states[-1]["seq"], wrong))
 
 
-async def test_events_give_each_seat_exactly_its_view(
+async def started_table(
     store: Any, clock: ManualClock, tmp_path: Path
-) -> None:
+) -> tuple[RoomManager, Room, list[str], list[Checking], Checking]:
+    """A partnership game of four connected players and a spectator, just started."""
     manager = RoomManager(
         store,
         RoomConfig.pick(make_settings(tmp_path)),
@@ -53,6 +54,13 @@ async def test_events_give_each_seat_exactly_its_view(
     watcher = Checking(room, None)
     await room.call(room.attach, watcher, None)
     await room.call(room.handle, seats[0], {"type": "start"})
+    return manager, room, tokens, seats, watcher
+
+
+async def test_events_give_each_seat_exactly_its_view(
+    store: Any, clock: ManualClock, tmp_path: Path
+) -> None:
+    manager, room, _tokens, seats, watcher = await started_table(store, clock, tmp_path)
     late: Checking | None = None
     actions = 0
     game = room.game
@@ -88,24 +96,7 @@ async def test_a_room_part_shown_outside_an_event_is_the_next_events_base(
     states of its own. If the next action sets the room back as it was before that hello
     (the seat timed out again, as a bot move does), the connections must hear of it: they
     hold the hello's `room`, not the one before it."""
-    manager = RoomManager(
-        store,
-        RoomConfig.pick(make_settings(tmp_path)),
-        clock=clock,
-        bots=BotRunner(first_legal, workers="thread"),
-    )
-    await manager.start()
-    room, _, token = await manager.create("P0", {"mode": "partnership", "target": 100})
-    tokens = [token]
-    for seat in (1, 2, 3):
-        _, t = await room.call(room.join, f"P{seat}", seat, False)
-        tokens.append(t)
-    seats = [Checking(room, s) for s in range(4)]
-    for conn, t in zip(seats, tokens, strict=True):
-        await room.call(room.attach, conn, t)
-    watcher = Checking(room, None)
-    await room.call(room.attach, watcher, None)
-    await room.call(room.handle, seats[0], {"type": "start"})
+    manager, room, tokens, seats, watcher = await started_table(store, clock, tmp_path)
     game = room.game
     assert game is not None
     to_act = game.to_act
