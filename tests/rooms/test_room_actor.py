@@ -150,6 +150,29 @@ async def test_back_takes_the_seat_back_from_the_bot_on_the_same_connection(
     await manager.stop()
 
 
+async def test_a_resync_hello_on_the_same_connection_does_not_take_the_seat_back(
+    store: Any, clock: ManualClock, tmp_path: Path
+) -> None:
+    """A client that resyncs (its socket saw a gap) says hello again on the same socket:
+    that is a catch-up, not the player coming back, so a timed-out seat stays marked; a
+    new socket's hello (a reconnect) does take the seat back."""
+    manager = manager_for(store, clock, tmp_path)
+    await manager.start()
+    room, _, token = await manager.create_solo("Ann", {"turn_seconds": 30, "target": 500})
+    conn = Conn()
+    await hello(room, conn, token)
+    await settle(lambda: shown_to_act(conn) == 0 and room.turns.waiting)
+    clock.advance(31)
+    await settle(lambda: conn.last_state()["room"]["seats"][0]["timed_out"])
+    await hello(room, conn, token)  # the resync
+    assert room.seats[0].timed_out
+    assert conn.last_state()["room"]["seats"][0]["timed_out"]
+    again = Conn()
+    await hello(room, again, token)  # a new socket: the player is back
+    assert not room.seats[0].timed_out and not room.seats[0].away
+    await manager.stop()
+
+
 async def test_game_clock_ends_the_game(store: Any, clock: ManualClock, tmp_path: Path) -> None:
     manager = manager_for(store, clock, tmp_path)
     await manager.start()

@@ -31,6 +31,7 @@ async def attach(room: Room, conn: Connection, token: str | None, ref: Any = Non
     Only the sender is answered; the others hear of it only when the room they see
     changed (a seat came back)."""
     before = room.room_dict(None)
+    resync_of = conn.seat if conn in room.audience else None
     seat = None
     if token is not None:
         seat = seat_for_token(room.seats, token)
@@ -47,7 +48,8 @@ async def attach(room: Room, conn: Connection, token: str | None, ref: Any = Non
                 room.audience.error(other, "replaced", "this seat was opened in another tab", None)
                 room.audience.close(other, CLOSE_REPLACED, "seat taken over by a newer connection")
         s = room.seats[seat]
-        s.reset_flags()
+        if seat != resync_of:  # a new socket is the player back; a resync is only a catch-up
+            s.reset_flags()
         s.disconnected_at = None
     try:
         chats = await room.store.recent_chat(room.room_id)
