@@ -33,6 +33,27 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(out, default=str)
 
 
+# What uvicorn says at WARNING about a client's malformed request: the server is fine and
+# answered 400, so it is no operator's concern (scanners and broken clients would fill the
+# log with warnings). Such lines go out at INFO instead, and only when INFO is on.
+CLIENT_FAULTS = frozenset({"Invalid HTTP request received.", "Unsupported upgrade request."})
+
+
+class ClientFaultsAtInfo(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno == logging.WARNING and record.msg in CLIENT_FAULTS:
+            record.levelno, record.levelname = logging.INFO, "INFO"
+            return logging.getLogger(record.name).isEnabledFor(logging.INFO)
+        return True
+
+
+def client_faults_at_info(logger_name: str = "uvicorn.error") -> None:
+    """Install the filter once on uvicorn's logger (after uvicorn configured its logging)."""
+    logger = logging.getLogger(logger_name)
+    if not any(isinstance(f, ClientFaultsAtInfo) for f in logger.filters):
+        logger.addFilter(ClientFaultsAtInfo())
+
+
 def setup_logging(level: str = "info", fmt: str = "text") -> None:
     handler = logging.StreamHandler()
     if fmt == "json":

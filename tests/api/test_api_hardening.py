@@ -579,3 +579,24 @@ async def test_behind_haproxy_a_client_cannot_choose_its_address(tmp_path: Path)
         finally:
             proc.terminate()
             proc.wait(10)
+
+
+async def test_a_malformed_request_is_logged_at_info_not_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A scanner's garbage is answered 400 and is no operator's concern: uvicorn's warning
+    about it goes out at INFO (and not at all when the log level is warning)."""
+    uvicorn_log = logging.getLogger("uvicorn.error")  # uvicorn's loggers do not reach root
+    async with running_server(tmp_path) as server:
+        port = int(server.url.rsplit(":", 1)[1])
+        uvicorn_log.addHandler(caplog.handler)
+        with caplog.at_level(logging.INFO, logger="uvicorn.error"):
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(b"\x16\x03\x01 not http at all\r\n\r\n")
+            answer = await asyncio.wait_for(reader.read(1024), 5)
+            writer.close()
+        uvicorn_log.removeHandler(caplog.handler)
+        assert answer.startswith(b"HTTP/1.1 400")
+        lines = [r for r in caplog.records if r.getMessage() == "Invalid HTTP request received."]
+        assert lines and all(r.levelno == logging.INFO for r in lines)
+        assert not [r for r in caplog.records if r.levelno >= logging.WARNING]

@@ -14,7 +14,7 @@ from typing import Any
 import uvicorn
 
 from spades.config import Settings, get_settings
-from spades.logs import setup_logging
+from spades.logs import client_faults_at_info, setup_logging
 
 from .httpprotocol import http_protocol
 from .wsprotocol import GameSocketProtocol
@@ -51,7 +51,7 @@ def ws_max_size(settings: Settings) -> int:
 
 def uvicorn_config(app: Any, settings: Settings, **options: Any) -> uvicorn.Config:
     """The uvicorn settings of `spades serve` (the tests' in-process servers use them too)."""
-    return uvicorn.Config(
+    config = uvicorn.Config(
         app,
         # Request heads must come whole in time, and one address may hold only so many
         # connections before they are WebSockets (httpprotocol.py: slow-client attacks).
@@ -66,6 +66,8 @@ def uvicorn_config(app: Any, settings: Settings, **options: Any) -> uvicorn.Conf
         proxy_headers=False,
         **options,
     )
+    client_faults_at_info()  # after the Config set uvicorn's loggers up
+    return config
 
 
 def run(args: argparse.Namespace) -> int:
