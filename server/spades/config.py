@@ -77,6 +77,12 @@ class Settings(BaseSettings):
         7.0, ge=0, description="delete abandoned rooms after this many days (0 = keep them)"
     )
     timeouts_before_away: int = Field(2, ge=1)
+    max_rooms: int = Field(
+        10_000,
+        ge=0,
+        description="rooms one process holds at once; creating another then answers 503 "
+        "(Retry-After) until some end; 0 = no cap",
+    )
 
     # garbage collector (server/spades/api/gc_policy.py); gc_freeze_every 0 = CPython's default
     gc_freeze_every: float = Field(

@@ -26,6 +26,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from spades.api.limits import FRAME_COST, MESSAGE_COSTS, TokenBucket, frame_cost
+from spades.rooms import ManualClock
 
 JSON = {"content-type": "application/json"}
 
@@ -600,3 +601,23 @@ async def test_a_malformed_request_is_logged_at_info_not_warning(
         lines = [r for r in caplog.records if r.getMessage() == "Invalid HTTP request received."]
         assert lines and all(r.levelno == logging.INFO for r in lines)
         assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+async def test_a_process_holds_at_most_max_rooms(tmp_path: Path) -> None:
+    """Many addresses, each within its per-minute allowance, must not fill the process's
+    memory with rooms: past SPADES_MAX_ROOMS a new room is refused with 503 and Retry-After,
+    while the rooms already there go on (joined, played) as before."""
+    clock = ManualClock(1_000_000.0)
+    async with running_server(tmp_path, clock=clock, max_rooms=2) as server:
+        kept = (await server.create())["code"]
+        solo = await server.post("/api/solo", {"name": "Sol"})
+        assert solo.status_code == 200
+        for path in ("/api/rooms", "/api/solo"):
+            refused = await server.post(path, {"name": "Late"})
+            assert refused.status_code == 503, refused.text
+            assert refused.headers["retry-after"] == "60" and "full" in refused.json()["detail"]
+        assert set(server.manager.rooms) == {kept, solo.json()["code"]}
+        assert (await server.post(f"/api/rooms/{kept}/join", {"name": "Bo"})).status_code == 200
+        clock.advance(server.settings.abandon_after + 1)  # nobody came: both are abandoned
+        assert set(await server.manager.sweep()) == {kept, solo.json()["code"]}
+        assert (await server.post("/api/rooms", {"name": "Next"})).status_code == 200

@@ -35,6 +35,7 @@ from spades.rooms import (
     RoomManager,
     RoomMoved,
     RoomNotFound,
+    ServerFull,
     settings_schema,
 )
 from spades.rooms.manager import normalize_code, plausible_code
@@ -95,6 +96,8 @@ def _http_error(exc: RoomError) -> HTTPException:
         return HTTPException(404, exc.message)
     if isinstance(exc, RoomFull):
         return HTTPException(409, exc.message)
+    if isinstance(exc, ServerFull):
+        return HTTPException(503, exc.message, headers={"Retry-After": "60"})
     if isinstance(exc, BadRequest):
         # The only free text of a REST body is the display name.
         return _invalid(exc.message, *(("name",) if exc.code in ("too_long", "empty_text") else ()))

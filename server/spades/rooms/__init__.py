@@ -17,6 +17,7 @@ from .errors import (
     RoomFull,
     RoomMoved,
     RoomNotFound,
+    ServerFull,
     WrongStatus,
 )
 from .manager import RoomManager
@@ -56,6 +57,7 @@ __all__ = [
     "RoomSettings",
     "RuleOptions",
     "Seat",
+    "ServerFull",
     "SystemClock",
     "WrongStatus",
     "settings_schema",

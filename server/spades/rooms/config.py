@@ -25,6 +25,7 @@ class RoomConfig:
     name_length: int
     bot_processes: int = 0  # processes for searching bots; 0 = the machine's cores
     strong_iterations: int = 0  # rollouts per strong decision; 0 = the bot's default
+    max_rooms: int = 0  # rooms this process holds at once before refusing new ones; 0 = no cap
 
     @classmethod
     def pick(cls, source: Any) -> RoomConfig:

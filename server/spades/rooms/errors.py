@@ -21,6 +21,12 @@ class RoomFull(RoomError):
     code = "room_full"
 
 
+class ServerFull(RoomError):
+    """This process holds as many rooms as it may: a new one is refused (try later)."""
+
+    code = "server_full"
+
+
 class BadToken(RoomError):
     code = "bad_token"
 

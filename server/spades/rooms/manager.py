@@ -15,7 +15,7 @@ from .bots import BotRunner
 from .broadcast import Hub, LocalHub
 from .clock import Clock, SystemClock
 from .config import RoomConfig
-from .errors import RoomError, RoomNotFound
+from .errors import RoomError, RoomNotFound, ServerFull
 from .observer import NO_OBSERVER, Observer
 from .ownership import CLOSE_RECONNECT, FencedStore, LocalOwnership, OwnedElsewhere, Ownership
 from .room import Room
@@ -232,6 +232,11 @@ class RoomManager:
 
         Solo: the other three seats get bots and the game starts at once.
         """
+        cap = self.config.max_rooms
+        if cap and len(self.rooms) + len(self._reserved) >= cap:
+            # Rooms already here (and orphans a cluster process claims) are never refused:
+            # only new ones, so a flood of creations cannot exhaust the process's memory.
+            raise ServerFull("this server is full; try again in a minute")
         parsed = RoomSettings.parse(settings)
         if solo:
             parsed = parsed.model_copy(update={"public": False})
