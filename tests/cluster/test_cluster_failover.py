@@ -92,6 +92,19 @@ async def test_owner_paused_past_its_lease_is_fenced_out(cluster: Cluster) -> No
     assert "lease lost" in text or "fenced out" in text
 
 
+async def test_a_dead_processs_rooms_are_shared_among_the_survivors(cluster: Cluster) -> None:
+    """Rooms nobody is connected to go on through the orphan sweep after a kill -9, and
+    they are spread over the surviving processes, not all taken by the first to sweep."""
+    dead = cluster.nodes[0]
+    codes = [(await solo(dead.url, turn_seconds=1))[0] for _ in range(12)]
+    assert all(cluster.owner_of(code) is dead for code in codes)
+    dead.signal(signal.SIGKILL)
+    dead.wait_exit()
+    await wait_for(lambda: all(cluster.owner_of(c) not in (None, dead) for c in codes))
+    shares = sorted(sum(cluster.owner_of(c) is n for c in codes) for n in cluster.nodes[1:])
+    assert shares[0] >= 4, shares  # 6 and 6 when the sweeps do not overlap
+
+
 async def test_sigterm_hands_rooms_over_at_once(cluster: Cluster) -> None:
     node = cluster.nodes[1]
     code, token = await solo(node.url)

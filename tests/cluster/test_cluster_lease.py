@@ -10,6 +10,7 @@ from cluster_support import REDIS_URL, redis_unreachable
 
 from ci_env import skip_or_fail
 from spades.cluster.lease import RedisOwnership
+from spades.cluster.node import fair_share
 
 
 @pytest.fixture
@@ -63,3 +64,30 @@ async def test_a_hand_over_of_a_lease_no_longer_held_changes_nothing(redis: obje
     await a.hand_over("ROOM02", c.node_id)
     assert await b.owner_of("ROOM02") == "a-1"
     assert await c.claim("ROOM02") is None
+
+
+def test_fair_share_evens_out_the_processes() -> None:
+    # Two equal survivors split a dead process's rooms; the emptier one takes more.
+    assert fair_share(12, 0, [0, 0]) == 6
+    assert fair_share(6, 6, [6, 0]) == 2  # the floor: half an even split of the orphans
+    assert fair_share(6, 0, [6, 0]) == 6
+    assert fair_share(100, 50, [50, 150]) == 100
+    # A process already above its share still takes a little, so no room waits long on a
+    # peer that is slow to sweep; never more than there are orphans.
+    assert fair_share(10, 300, [300, 0, 0]) == 2
+    assert fair_share(3, 0, [0]) == 3
+    assert fair_share(0, 0, [0, 0]) == 0
+
+
+async def test_loads_count_the_live_processes_and_forget_the_dead(redis: object) -> None:
+    prefix = f"{PREFIX}loads:"
+    a, b, c = (_node(redis, prefix, name) for name in ("a-1", "b-1", "c-1"))
+    for node, rooms in ((a, 2), (b, 3), (c, 0)):
+        for i in range(rooms):
+            assert await node.claim(f"{node.node_id}-{i}") == 1
+        await node.renew_once()
+    assert await a.loads() == {"a-1": 2, "b-1": 3, "c-1": 0}
+    await c.release_all()  # a stop; a kill -9 is the same one ttl later
+    await b.redis.delete(b.alive_key("b-1"))  # as when b's key lapsed
+    assert await a.loads() == {"a-1": 2}
+    assert await redis.smembers(a.nodes_key) == {b"a-1"}  # type: ignore[attr-defined]

@@ -109,7 +109,33 @@ class RedisOwnership:
         return f"{self.prefix}rooms"
 
     def alive_key(self, node: str) -> str:
+        """Set on every renewal, for one ttl: the process is alive; its value is how many
+        rooms it holds (the orphan sweep shares failed-over rooms by it)."""
         return f"{self.prefix}node:{node}"
+
+    @property
+    def nodes_key(self) -> str:
+        """A set of the processes that ever renewed; the dead are removed by `loads`."""
+        return f"{self.prefix}nodes"
+
+    async def loads(self) -> dict[str, int]:
+        """Rooms held by each live process (this one included, as it is now)."""
+        members = [
+            m.decode() if isinstance(m, bytes) else m
+            for m in await self.redis.smembers(self.nodes_key)
+        ]
+        loads = {self.node_id: len(self.held)}
+        if not members:
+            return loads
+        values = await self.redis.mget([self.alive_key(m) for m in members])
+        dead = [m for m, v in zip(members, values, strict=True) if v is None]
+        if dead:
+            await self.redis.srem(self.nodes_key, *dead)
+        for member, value in zip(members, values, strict=True):
+            if value is not None and member != self.node_id:
+                with contextlib.suppress(ValueError):
+                    loads[member] = int(value)
+        return loads
 
     @property
     def ttl_ms(self) -> int:
@@ -168,7 +194,10 @@ class RedisOwnership:
     async def renew_once(self) -> None:
         """Renew every held lease; drop the ones another process took or that lapsed."""
         started = time.monotonic()
-        await self.redis.set(self.alive_key(self.node_id), "1", px=self.ttl_ms)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.set(self.alive_key(self.node_id), str(len(self.held)), px=self.ttl_ms)
+            pipe.sadd(self.nodes_key, self.node_id)
+            await pipe.execute()
         rooms = list(self.held.items())
         for i in range(0, len(rooms), RENEW_CHUNK):
             chunk = rooms[i : i + RENEW_CHUNK]
@@ -211,3 +240,4 @@ class RedisOwnership:
                 await self.release(room_id)
         with contextlib.suppress(Exception):
             await self.redis.delete(self.alive_key(self.node_id))
+            await self.redis.srem(self.nodes_key, self.node_id)

@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import random
 import secrets
 import socket
 import time
@@ -58,6 +59,17 @@ def redis_limiter(settings: Settings) -> RedisLimiter:
         lookups_per_minute=settings.lookups_per_minute,
         prefix=f"{settings.redis_prefix}limits:",
     )
+
+
+def fair_share(orphans: int, mine: int, loads: list[int]) -> int:
+    """How many of `orphans` rooms this process (holding `mine`) should claim in one sweep,
+    among live processes holding `loads` (its own included): enough to bring it up to an
+    even share of all the rooms, and never less than half an even split of the orphans,
+    so the rooms still go on promptly if a peer that should take them is slow."""
+    live = max(1, len(loads))
+    target = -(-(sum(loads) + orphans) // live)  # ceil
+    floor = -(-orphans // (2 * live))
+    return max(0, min(orphans, max(target - mine, floor)))
 
 
 class ClusterNode:
@@ -176,9 +188,14 @@ class ClusterNode:
                 pipe.exists(self.ownership.lease_key(room_id))
             held = await pipe.execute()
         orphans = [room_id for room_id, h in zip(ids, held, strict=True) if not h]
-        results = await asyncio.gather(
-            *(self._claim_orphan(manager, room_id) for room_id in orphans[: self.orphan_batch])
-        )
+        if not orphans:
+            return 0
+        loads = await self.ownership.loads()
+        share = fair_share(len(orphans), loads[self.node_id], list(loads.values()))
+        # In a random order, so processes sweeping at the same moment seldom race for the
+        # same rooms (a lost race costs a lease attempt and nothing else).
+        picked = random.sample(orphans, min(share, self.orphan_batch, len(orphans)))
+        results = await asyncio.gather(*(self._claim_orphan(manager, r) for r in picked))
         return sum(results)
 
     async def _claim_orphan(self, manager: RoomManager, room_id: str) -> int:
