@@ -127,9 +127,11 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
     );
   }
 
-  // Who clicked "Play again" is not in the state: the only other person seated, if there is
-  // one, else "Someone".
+  // Who clicked "Play again": the room says (`started_by`), except after a server restart;
+  // then the only other person seated, if there is one, else "Someone".
   function newGameStarter(s) {
+    const by = s.room.started_by;
+    if (Number.isInteger(by) && by !== s.room.you && s.room.seats[by]) return seatName(s.room, by);
     const others = [0, 1, 2, 3].filter((seat) => s.room.seats[seat].kind === "human" && seat !== s.room.you);
     return others.length === 1 ? seatName(s.room, others[0]) : "Someone";
   }

@@ -78,6 +78,7 @@ async def test_four_humans_play_a_whole_game(tmp_path: Path, mode: str) -> None:
             watcher.until(lambda m: m["type"] == "state" and m["view"]["phase"] == "over"),
         )
         view = finals[0]["view"]
+        assert all(f["room"]["started_by"] == 0 for f in finals)  # the host's `start`
         assert view["winner"] is not None
         assert max(view["scores"]) >= 100
         assert all(f["view"]["scores"] == view["scores"] for f in finals)
@@ -105,6 +106,7 @@ async def test_four_humans_play_a_whole_game(tmp_path: Path, mode: str) -> None:
             lambda m: m["type"] == "state" and m["room"]["game_id"] not in (None, game_id)
         )
         assert again["room"]["status"] == "playing"
+        assert again["room"]["started_by"] == 2  # who clicked "Play again", for the others
         assert [s["name"] for s in again["room"]["seats"]] == ["Host", "West", "North", "East"]
         for client in [*clients, watcher]:
             await client.close()

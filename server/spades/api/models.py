@@ -90,6 +90,11 @@ class RoomOut(BaseModel):
     seats: list[SeatOut]
     game_id: int | None
     invite_url: str
+    started_by: int | None = Field(
+        None,
+        description="the seat that started the game being played (start or play_again); "
+        "null before the first game, for a solo room's game, or after a server restart",
+    )
 
 
 class SeatSummary(BaseModel):

@@ -107,14 +107,16 @@ async def start(room: Room, conn: Connection, msg: Message, ref: Any) -> None:
     if room.status != "open":
         raise WrongStatus("the game has already started; use play_again after it ends")
     await room.start_game()
+    room.started_by = conn.seat
     room.changed(conn, ref)
 
 
 async def play_again(room: Room, conn: Connection, msg: Message, ref: Any) -> None:
-    seat_of(conn)
+    seat = seat_of(conn)
     if room.status != "finished":
         raise WrongStatus("play again is for a finished game")
     await room.start_game()
+    room.started_by = seat
     room.changed(conn, ref)
 
 

@@ -86,6 +86,9 @@ class Room:
         self.invite_url = f"{self.base_url}/r/{code}"  # read on every broadcast
         self.game: Game | None = None
         self.game_id: int | None = None
+        # The seat that started the game being played (`start` or `play_again`): the others'
+        # clients can say who. Not stored: after a restart it is not known (None).
+        self.started_by: int | None = None
         self.turn_started = clock.now()
         self.last_human_at = clock.now()
         self.elapsed_at_load = 0.0  # game clock used before a restart

@@ -43,6 +43,7 @@ def room_dict(room: Room, you: int | None = None) -> dict[str, Any]:
         seats,
         room.game_id,
         room.invite_url,
+        room.started_by,
     )
     if you is not None:
         return _room_dict(key, you)
@@ -58,7 +59,7 @@ def room_dict(room: Room, you: int | None = None) -> dict[str, Any]:
 
 
 def _room_dict(key: tuple[Any, ...], you: int | None) -> dict[str, Any]:
-    room_id, code, status, host_seat, settings, seats, game_id, invite_url = key
+    room_id, code, status, host_seat, settings, seats, game_id, invite_url, started_by = key
     return {
         "id": room_id,
         "code": code,
@@ -69,6 +70,7 @@ def _room_dict(key: tuple[Any, ...], you: int | None) -> dict[str, Any]:
         "seats": [dict(zip(_SEAT_KEYS, seat, strict=True)) for seat in seats],
         "game_id": game_id,
         "invite_url": invite_url,
+        "started_by": started_by,
     }
 
 
