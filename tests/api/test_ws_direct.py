@@ -185,3 +185,37 @@ async def test_keepalive_pings_only_a_silent_socket_and_closes_it_without_a_pong
         assert Opcode.PING in opcodes
         assert opcodes[-1] is Opcode.CLOSE  # the keepalive timed out: closed (1011)
         writer.close()
+
+
+class _Transport:
+    """Only what the reading flags touch (the rest of the protocol is not involved)."""
+
+    def __init__(self) -> None:
+        self.reading = False
+
+    def is_closing(self) -> bool:
+        return False
+
+    def resume_reading(self) -> None:
+        self.reading = True
+
+
+async def test_draining_the_queue_does_not_read_a_peer_that_does_not_read() -> None:
+    """A socket paused for a backlog of messages and, at the same time, for a peer that
+    does not read its answers: the app taking the last queued message must not resume
+    reading it (its pings would pile pongs up); the peer reading again does."""
+    from spades.api.wsprotocol import GameSocketProtocol
+
+    proto = GameSocketProtocol.__new__(GameSocketProtocol)
+    proto.queue = asyncio.Queue()
+    proto.queue.put_nowait({"type": "websocket.receive", "text": "{}"})
+    proto.transport = _Transport()  # type: ignore[assignment]
+    proto.read_paused = True
+    proto.write_paused = True
+    assert (await proto.receive())["text"] == "{}"
+    assert not proto.transport.reading  # type: ignore[attr-defined]
+    proto.write_paused = False  # as resume_writing finds it: the backlog is gone
+    proto.queue.put_nowait({"type": "websocket.receive", "text": "[]"})
+    proto.read_paused = True
+    await proto.receive()
+    assert proto.transport.reading  # type: ignore[attr-defined]

@@ -227,6 +227,17 @@ class GameSocketProtocol(WebSocketsSansIOProtocol):
         if not self.read_paused and not self.transport.is_closing():
             self.transport.resume_reading()
 
+    async def receive(self) -> Any:
+        # As uvicorn's, but the app draining its queue resumes reading only while writes
+        # flow: a peer that does not read stays unread (see pause_writing), and
+        # resume_writing resumes reading once the queue has drained.
+        message = await self.queue.get()
+        if self.read_paused and self.queue.empty():
+            self.read_paused = False
+            if not self.write_paused and not self.transport.is_closing():
+                self.transport.resume_reading()
+        return message
+
     def connection_lost(self, exc: Exception | None) -> None:
         self.write_paused = False  # as uvicorn sets `writable`: nothing will drain now
         super().connection_lost(exc)
