@@ -11,7 +11,7 @@ import orjson
 import pytest
 
 from spades.config import Settings
-from spades.rooms import ManualClock, Room
+from spades.rooms import BotRunner, ManualClock, Room, RoomConfig, RoomManager
 from spades.store import open_store, upgrade
 from wire import receive
 
@@ -85,6 +85,26 @@ def make_settings(tmp_path: Path, **overrides: Any) -> Settings:
     }
     base.update(overrides)
     return Settings(**base)
+
+
+def manager_for(
+    store: Any,
+    clock: ManualClock,
+    tmp_path: Path,
+    *,
+    settings: dict[str, Any] | None = None,
+    **manager_args: Any,
+) -> RoomManager:
+    """A manager on `store` with the test settings (and `settings` over them), the manual
+    clock and first-legal bots on threads; `manager_args` (observer, ownership, ...) go to
+    the manager itself."""
+    return RoomManager(
+        store,
+        RoomConfig.pick(make_settings(tmp_path, **(settings or {}))),
+        clock=clock,
+        bots=BotRunner(first_legal, workers="thread"),
+        **manager_args,
+    )
 
 
 async def settle(until: Callable[[], bool], rounds: int = 5_000) -> None:

@@ -7,20 +7,11 @@ from typing import Any
 
 import orjson
 import pytest
-from room_helpers import Conn, first_legal, make_settings, seat_four, settle
+from room_helpers import Conn, first_legal, manager_for, seat_four, settle
 
 from spades.engine import Game
-from spades.rooms import BotRunner, ManualClock, Room, RoomConfig, RoomManager, RoomNotFound
+from spades.rooms import ManualClock, Room, RoomNotFound
 from spades.rooms.audience import SENT_ON_CHANGE
-
-
-def manager_for(store: Any, clock: ManualClock, tmp_path: Path, **overrides: Any) -> RoomManager:
-    return RoomManager(
-        store,
-        RoomConfig.pick(make_settings(tmp_path, **overrides)),
-        clock=clock,
-        bots=BotRunner(first_legal, workers="thread"),
-    )
 
 
 async def hello(room: Room, conn: Conn, token: str | None) -> None:
@@ -286,7 +277,9 @@ async def test_rooms_without_humans_are_abandoned(
     store: Any, clock: ManualClock, tmp_path: Path
 ) -> None:
     # The test sweeps by hand; the background sweeper never wakes.
-    manager = manager_for(store, clock, tmp_path, abandon_after=100, sweep_seconds=1e9)
+    manager = manager_for(
+        store, clock, tmp_path, settings={"abandon_after": 100, "sweep_seconds": 1e9}
+    )
     await manager.start()
     room, _, token = await manager.create("Ann", {})
     conn = Conn()
@@ -313,7 +306,7 @@ async def test_rooms_without_humans_are_abandoned(
 async def test_a_disconnected_players_turn_goes_to_the_bot_after_the_grace_period(
     store: Any, clock: ManualClock, tmp_path: Path
 ) -> None:
-    manager = manager_for(store, clock, tmp_path, grace_seconds=45)
+    manager = manager_for(store, clock, tmp_path, settings={"grace_seconds": 45})
     await manager.start()
     room, _, token = await manager.create_solo("Ann", {"target": 100})
     conn, watcher = Conn(), Conn()
@@ -380,7 +373,7 @@ async def test_an_action_that_cannot_be_stored_never_happened(
 async def test_a_present_player_takes_over_from_a_host_gone_past_the_grace_period(
     store: Any, clock: ManualClock, tmp_path: Path
 ) -> None:
-    manager = manager_for(store, clock, tmp_path, grace_seconds=30)
+    manager = manager_for(store, clock, tmp_path, settings={"grace_seconds": 30})
     await manager.start()
     room, _, host_token = await manager.create("Ann", {"target": 100})
     _, guest_token = await room.call(room.join, "Bob", None, False)
@@ -406,7 +399,7 @@ async def test_the_host_gone_past_the_grace_period_hands_over_by_itself(
     """The others are shown a new host without asking for anything: the page of a guest
     offers the Start button only to the host, so waiting for them to ask would leave them
     stuck. A player who comes later, with the host long gone, becomes host at their hello."""
-    manager = manager_for(store, clock, tmp_path, grace_seconds=30)
+    manager = manager_for(store, clock, tmp_path, settings={"grace_seconds": 30})
     await manager.start()
     room, _, host_token = await manager.create("Ann", {"target": 100})
     _, guest_token = await room.call(room.join, "Bob", None, False)

@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from room_helpers import Conn, first_legal, make_settings
+from room_helpers import Conn, first_legal, manager_for
 
-from spades.rooms import BotRunner, ManualClock, Room, RoomConfig, RoomManager
+from spades.rooms import ManualClock, Room, RoomManager
 
 
 class Checking(Conn):
@@ -36,12 +36,7 @@ async def started_table(
     store: Any, clock: ManualClock, tmp_path: Path
 ) -> tuple[RoomManager, Room, list[str], list[Checking], Checking]:
     """A partnership game of four connected players and a spectator, just started."""
-    manager = RoomManager(
-        store,
-        RoomConfig.pick(make_settings(tmp_path)),
-        clock=clock,
-        bots=BotRunner(first_legal, workers="thread"),
-    )
+    manager = manager_for(store, clock, tmp_path)
     await manager.start()
     room, _, token = await manager.create("P0", {"mode": "partnership", "target": 100})
     tokens = [token]

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from room_helpers import Conn, first_legal, make_settings, settle
+from room_helpers import Conn, first_legal, manager_for, settle
 
-from spades.rooms import BotRunner, ManualClock, Room, RoomConfig, RoomManager
+from spades.rooms import ManualClock, Room
 from spades.rooms.writes import STORE_RETRY_SECONDS
 
 WRITES = ("append_action", "finish_hand", "finish_game", "set_seat", "add_chat")
@@ -40,15 +40,6 @@ class FailOnce:
             raise OSError(f"injected failure of {name}")
 
         return failing
-
-
-def manager_for(store: Any, clock: ManualClock, tmp_path: Path) -> RoomManager:
-    return RoomManager(
-        store,
-        RoomConfig.pick(make_settings(tmp_path)),
-        clock=clock,
-        bots=BotRunner(first_legal, workers="thread"),
-    )
 
 
 async def act(room: Room, conn: Conn, **message: Any) -> None:

@@ -6,20 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from room_helpers import Conn, first_legal, make_settings
+from room_helpers import Conn, manager_for
 
-from spades.rooms import BotRunner, ManualClock, RoomConfig, RoomManager
+from spades.rooms import ManualClock
 
 
 async def test_a_hello_answers_the_sender_only(
     store: Any, clock: ManualClock, tmp_path: Path
 ) -> None:
-    manager = RoomManager(
-        store,
-        RoomConfig.pick(make_settings(tmp_path)),
-        clock=clock,
-        bots=BotRunner(first_legal, workers="thread"),
-    )
+    manager = manager_for(store, clock, tmp_path)
     await manager.start()
     room, _, token = await manager.create("Ann", {"target": 100})
     player, watchers = Conn(), [Conn() for _ in range(5)]

@@ -7,10 +7,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from room_helpers import Conn, first_legal, make_settings, seat_four, settle
+from room_helpers import Conn, first_legal, manager_for, seat_four, settle
 
 from hidden_cards import card_strings, current_hand_only, deals_of, event_leaks, played
-from spades.rooms import BotRunner, ManualClock, Room, RoomConfig, RoomManager
+from spades.rooms import ManualClock, Room
 from spades.store import open_store
 
 
@@ -49,12 +49,7 @@ async def test_no_seat_ever_sees_another_seats_cards(tmp_path: Path, game_number
     store = await open_store(
         "sqlite+aiosqlite:///:memory:", clock=lambda: datetime.fromtimestamp(clock.now(), UTC)
     )
-    manager = RoomManager(
-        store,
-        RoomConfig.pick(make_settings(tmp_path)),
-        clock=clock,
-        bots=BotRunner(first_legal, workers="thread"),
-    )
+    manager = manager_for(store, clock, tmp_path)
     await manager.start()
     rng = random.Random(game_number)
     mode = ("individual", "partnership")[game_number % 2]

@@ -9,28 +9,23 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from room_helpers import first_legal, make_settings
+from room_helpers import manager_for
 
-from spades.rooms import BotRunner, ManualClock, RoomConfig, RoomManager
+from spades.rooms import ManualClock
 from spades.rooms import manager as manager_module
 from spades.store import open_store
 
-
-def manager_for(store: Any, clock: ManualClock, tmp_path: Path, **kwargs: Any) -> RoomManager:
-    return RoomManager(
-        store,
-        RoomConfig.pick(make_settings(tmp_path, public_url="http://spades.test")),
-        clock=clock,
-        bots=BotRunner(first_legal, workers="thread"),
-        **kwargs,
-    )
+SHARED = {"public_url": "http://spades.test"}
 
 
 async def test_codes_never_collide_across_processes(
     store: Any, db_url: str, clock: ManualClock, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     other = await open_store(db_url, clock=lambda: datetime.fromtimestamp(clock.now(), UTC))
-    first, second = manager_for(store, clock, tmp_path), manager_for(other, clock, tmp_path)
+    first, second = (
+        manager_for(store, clock, tmp_path, settings=SHARED),
+        manager_for(other, clock, tmp_path, settings=SHARED),
+    )
     # Randomness injected: both processes draw the same code first.
     codes = iter(["SAME22", "SAME22", "NEXT33", "LAST44"])
     monkeypatch.setattr(manager_module, "new_code", lambda: next(codes))
@@ -51,8 +46,8 @@ async def test_shared_lobby_lists_every_processs_rooms(
     store: Any, db_url: str, clock: ManualClock, tmp_path: Path
 ) -> None:
     other = await open_store(db_url, clock=lambda: datetime.fromtimestamp(clock.now(), UTC))
-    here = manager_for(store, clock, tmp_path, shared_lobby=True)
-    there = manager_for(other, clock, tmp_path)
+    here = manager_for(store, clock, tmp_path, settings=SHARED, shared_lobby=True)
+    there = manager_for(other, clock, tmp_path, settings=SHARED)
     try:
         mine, _, _ = await here.create("Ann", {})
         clock.advance(1)

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from room_helpers import Conn, first_legal, make_settings, settle
+from room_helpers import Conn, first_legal, manager_for, settle
 
-from spades.rooms import BotRunner, ManualClock, Observer, RoomConfig, RoomManager
+from spades.rooms import BotRunner, ManualClock, Observer
 from spades.rooms.observer import ActionSource
 
 
@@ -37,16 +37,6 @@ class Recorder(Observer):
         self.appends.append(seconds)
 
 
-def manager_for(store: Any, clock: ManualClock, tmp_path: Path, observer: Observer) -> RoomManager:
-    return RoomManager(
-        store,
-        RoomConfig.pick(make_settings(tmp_path)),
-        clock=clock,
-        bots=BotRunner(first_legal, workers="thread"),
-        observer=observer,
-    )
-
-
 def my_turn(conn: Conn, acted: int) -> bool:
     states = conn.states()
     if not states or states[-1]["view"] is None:
@@ -59,7 +49,7 @@ async def test_every_stored_action_is_observed_once(
     store: Any, clock: ManualClock, tmp_path: Path
 ) -> None:
     recorder = Recorder()
-    manager = manager_for(store, clock, tmp_path, recorder)
+    manager = manager_for(store, clock, tmp_path, observer=recorder)
     await manager.start()
     room, _, token = await manager.create_solo("Ann", {"mode": "individual", "target": 50})
     conn = Conn()
@@ -95,7 +85,7 @@ async def test_a_failed_write_is_timed_but_not_counted(
     store: Any, clock: ManualClock, tmp_path: Path
 ) -> None:
     recorder = Recorder()
-    manager = manager_for(store, clock, tmp_path, recorder)
+    manager = manager_for(store, clock, tmp_path, observer=recorder)
     await manager.start()
     room, _, token = await manager.create_solo("Ann", {"target": 100})
     conn = Conn()

@@ -12,15 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from room_helpers import Conn, first_legal, make_settings, settle
+from room_helpers import Conn, manager_for, settle
 
 from spades.rooms import (
     CLOSE_RECONNECT,
-    BotRunner,
     ManualClock,
     OwnedElsewhere,
-    RoomConfig,
-    RoomManager,
 )
 from spades.store import open_store
 
@@ -72,16 +69,6 @@ class MemoryOwnership:
         self.leases.holder.pop(room_id, None)
 
 
-def manager_for(store: Any, clock: ManualClock, tmp_path: Path, own: Any) -> RoomManager:
-    return RoomManager(
-        store,
-        RoomConfig.pick(make_settings(tmp_path)),
-        clock=clock,
-        bots=BotRunner(first_legal, workers="thread"),
-        ownership=own,
-    )
-
-
 @pytest.fixture
 async def other_store(db_url: str, clock: ManualClock) -> Any:
     s = await open_store(db_url, clock=lambda: datetime.fromtimestamp(clock.now(), UTC))
@@ -94,8 +81,8 @@ async def test_claim_on_demand_and_a_fenced_owner_drops_its_room(
 ) -> None:
     leases = Leases()
     a_own, b_own = MemoryOwnership(leases, "a"), MemoryOwnership(leases, "b")
-    a = manager_for(store, clock, tmp_path, a_own)
-    b = manager_for(other_store, clock, tmp_path, b_own)
+    a = manager_for(store, clock, tmp_path, ownership=a_own)
+    b = manager_for(other_store, clock, tmp_path, ownership=b_own)
     try:
         assert await a.start() == 0 and await b.start() == 0  # nothing reloaded at start
         room, _, token = await a.create("Ann", {})
@@ -135,8 +122,8 @@ async def test_a_room_handed_over_is_claimed_once_however_many_ask_at_once(
     and while it is handed over: one actor, one Room, the handed fence. (The claim lock of a
     room was dropped when released, so a woken waiter and a newcomer claimed at once.)"""
     leases = Leases()
-    a = manager_for(store, clock, tmp_path, MemoryOwnership(leases, "a"))
-    b = manager_for(other_store, clock, tmp_path, MemoryOwnership(leases, "b"))
+    a = manager_for(store, clock, tmp_path, ownership=MemoryOwnership(leases, "a"))
+    b = manager_for(other_store, clock, tmp_path, ownership=MemoryOwnership(leases, "b"))
     try:
         await a.start()
         await b.start()
@@ -156,7 +143,9 @@ async def test_a_room_handed_over_is_claimed_once_however_many_ask_at_once(
         assert leases.holder[room.code] == "b" and leases.fences[room.code] == 2
         # A third process finds the lease taken in between.
         with pytest.raises(OwnedElsewhere):
-            await manager_for(store, clock, tmp_path, MemoryOwnership(leases, "c")).get(room.code)
+            await manager_for(store, clock, tmp_path, ownership=MemoryOwnership(leases, "c")).get(
+                room.code
+            )
         got = await asyncio.wait_for(asyncio.gather(*asking), 10)
         assert len({id(r) for r in got}) == 1 and b.rooms[room.code] is got[0]
         assert leases.fences[room.code] == 2
@@ -167,7 +156,7 @@ async def test_a_room_handed_over_is_claimed_once_however_many_ask_at_once(
 
 async def test_drain_hands_every_room_over(store: Any, clock: ManualClock, tmp_path: Path) -> None:
     leases = Leases()
-    a = manager_for(store, clock, tmp_path, MemoryOwnership(leases, "a"))
+    a = manager_for(store, clock, tmp_path, ownership=MemoryOwnership(leases, "a"))
     try:
         room, _, token = await a.create("Ann", {})
         conn = Conn()
@@ -189,8 +178,8 @@ async def test_a_move_fenced_out_tells_its_player_to_reconnect_and_stores_nothin
     owner's game goes on from the same seq (the move is played again there)."""
     leases = Leases()
     a_own, b_own = MemoryOwnership(leases, "a"), MemoryOwnership(leases, "b")
-    a = manager_for(store, clock, tmp_path, a_own)
-    b = manager_for(other_store, clock, tmp_path, b_own)
+    a = manager_for(store, clock, tmp_path, ownership=a_own)
+    b = manager_for(other_store, clock, tmp_path, ownership=b_own)
     try:
         await a.start()
         await b.start()

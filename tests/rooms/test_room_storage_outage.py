@@ -16,10 +16,10 @@ from pathlib import Path
 
 import asyncpg
 import pytest
-from room_helpers import Conn, first_legal, make_settings, settle
+from room_helpers import Conn, first_legal, manager_for, settle
 from sqlalchemy.engine import make_url
 
-from spades.rooms import BotRunner, ManualClock, RoomConfig, RoomManager
+from spades.rooms import ManualClock
 from spades.store import open_store, upgrade
 from tcp_relay import Relay
 
@@ -64,12 +64,7 @@ async def test_players_get_storage_error_and_play_on_when_the_database_is_back(
         clock=lambda: datetime.fromtimestamp(clock.now(), UTC),
         connect_args={"timeout": 2, "command_timeout": 2},
     )
-    manager = RoomManager(
-        store,
-        RoomConfig.pick(make_settings(tmp_path)),
-        clock=clock,
-        bots=BotRunner(first_legal, workers="thread"),
-    )
+    manager = manager_for(store, clock, tmp_path)
     await manager.start()
     try:
         room, _, token = await manager.create("P0", {"target": 100})
