@@ -10,12 +10,24 @@ import pytest
 from room_helpers import Conn, first_legal, manager_for, seat_four, settle
 
 from spades.engine import Game
-from spades.rooms import ManualClock, Room, RoomNotFound
+from spades.rooms import ManualClock, Room, RoomManager, RoomNotFound
 from spades.rooms.audience import SENT_ON_CHANGE
 
 
 async def hello(room: Room, conn: Conn, token: str | None) -> None:
     await room.call(room.attach, conn, token)
+
+
+async def solo_table(
+    store: Any, clock: ManualClock, tmp_path: Path, options: dict[str, Any]
+) -> tuple[RoomManager, Room, Conn, str]:
+    """A started manager with Ann's solo room made with `options`, Ann connected."""
+    manager = manager_for(store, clock, tmp_path)
+    await manager.start()
+    room, _, token = await manager.create_solo("Ann", options)
+    conn = Conn()
+    await hello(room, conn, token)
+    return manager, room, conn, token
 
 
 async def act(room: Room, conn: Conn, **message: Any) -> None:
@@ -54,12 +66,10 @@ def shown_to_act(conn: Conn) -> int | None:
 async def test_solo_room_plays_to_the_end_and_everything_is_stored(
     store: Any, clock: ManualClock, tmp_path: Path
 ) -> None:
-    manager = manager_for(store, clock, tmp_path)
-    await manager.start()
-    room, seat, token = await manager.create_solo("Ann", {"mode": "individual", "target": 60})
-    conn = Conn()
-    await hello(room, conn, token)
-    assert conn.seat == seat == 0
+    manager, room, conn, _token = await solo_table(
+        store, clock, tmp_path, {"mode": "individual", "target": 60}
+    )
+    assert conn.seat == 0
     await play_out(room, conn)
     game = room.game
     assert game is not None and game.winner is not None
@@ -76,11 +86,9 @@ async def test_solo_room_plays_to_the_end_and_everything_is_stored(
 async def test_turn_timer_lets_the_bot_move_then_the_seat_goes_away(
     store: Any, clock: ManualClock, tmp_path: Path
 ) -> None:
-    manager = manager_for(store, clock, tmp_path)
-    await manager.start()
-    room, _, token = await manager.create_solo("Ann", {"turn_seconds": 30, "target": 200})
-    conn = Conn()
-    await hello(room, conn, token)
+    manager, room, conn, token = await solo_table(
+        store, clock, tmp_path, {"turn_seconds": 30, "target": 200}
+    )
     game = room.game
     assert game is not None
     await settle(lambda: shown_to_act(conn) == 0)
@@ -112,11 +120,9 @@ async def test_turn_timer_lets_the_bot_move_then_the_seat_goes_away(
 async def test_back_takes_the_seat_back_from_the_bot_on_the_same_connection(
     store: Any, clock: ManualClock, tmp_path: Path
 ) -> None:
-    manager = manager_for(store, clock, tmp_path)
-    await manager.start()
-    room, _, token = await manager.create_solo("Ann", {"turn_seconds": 30, "target": 500})
-    conn = Conn()
-    await hello(room, conn, token)
+    manager, room, conn, _token = await solo_table(
+        store, clock, tmp_path, {"turn_seconds": 30, "target": 500}
+    )
     game = room.game
     assert game is not None
     for _ in range(2):  # two timeouts in a row: away
@@ -147,11 +153,9 @@ async def test_a_resync_hello_on_the_same_connection_does_not_take_the_seat_back
     """A client that resyncs (its socket saw a gap) says hello again on the same socket:
     that is a catch-up, not the player coming back, so a timed-out seat stays marked; a
     new socket's hello (a reconnect) does take the seat back."""
-    manager = manager_for(store, clock, tmp_path)
-    await manager.start()
-    room, _, token = await manager.create_solo("Ann", {"turn_seconds": 30, "target": 500})
-    conn = Conn()
-    await hello(room, conn, token)
+    manager, room, conn, token = await solo_table(
+        store, clock, tmp_path, {"turn_seconds": 30, "target": 500}
+    )
     await settle(lambda: shown_to_act(conn) == 0 and room.turns.waiting)
     clock.advance(31)
     await settle(lambda: conn.last_state()["room"]["seats"][0]["timed_out"])
@@ -165,11 +169,9 @@ async def test_a_resync_hello_on_the_same_connection_does_not_take_the_seat_back
 
 
 async def test_game_clock_ends_the_game(store: Any, clock: ManualClock, tmp_path: Path) -> None:
-    manager = manager_for(store, clock, tmp_path)
-    await manager.start()
-    room, _, token = await manager.create_solo("Ann", {"game_minutes": 5, "target": 10_000})
-    conn = Conn()
-    await hello(room, conn, token)
+    manager, room, conn, _token = await solo_table(
+        store, clock, tmp_path, {"game_minutes": 5, "target": 10_000}
+    )
     game = room.game
     assert game is not None
     assert room.game_deadline == clock.now() + 300
@@ -206,11 +208,7 @@ async def test_refusals_change_nothing(store: Any, clock: ManualClock, tmp_path:
 async def test_restart_reloads_rooms_by_replaying_actions(
     store: Any, clock: ManualClock, tmp_path: Path
 ) -> None:
-    manager = manager_for(store, clock, tmp_path)
-    await manager.start()
-    room, _, token = await manager.create_solo("Ann", {"target": 100})
-    conn = Conn()
-    await hello(room, conn, token)
+    manager, room, conn, token = await solo_table(store, clock, tmp_path, {"target": 100})
     game = room.game
     assert game is not None
     acted = -1
@@ -238,11 +236,7 @@ async def test_a_reload_stores_the_hand_rows_a_crash_left_out(
 ) -> None:
     """A crash between the action that ended a hand and the hand's row (or while the row's
     write waited for a retry) leaves the row out; the reload writes it from the log."""
-    manager = manager_for(store, clock, tmp_path)
-    await manager.start()
-    room, _, token = await manager.create_solo("Ann", {"target": 10_000})
-    conn = Conn()
-    await hello(room, conn, token)
+    manager, room, conn, _token = await solo_table(store, clock, tmp_path, {"target": 10_000})
     acted = -1
     while True:
         await settle(lambda a=acted: _shown(conn, a))
@@ -332,11 +326,9 @@ async def test_a_disconnected_players_turn_goes_to_the_bot_after_the_grace_perio
 async def test_the_game_clock_resumes_with_the_time_that_was_left(
     store: Any, clock: ManualClock, tmp_path: Path
 ) -> None:
-    manager = manager_for(store, clock, tmp_path)
-    await manager.start()
-    room, _, token = await manager.create_solo("Ann", {"target": 100, "game_minutes": 10})
-    conn = Conn()
-    await hello(room, conn, token)
+    manager, room, conn, _token = await solo_table(
+        store, clock, tmp_path, {"target": 100, "game_minutes": 10}
+    )
     await settle(lambda: shown_to_act(conn) == 0)
     clock.advance(100)
     await act(room, conn, **first_legal("basic", conn.last_state()["view"]))
@@ -353,11 +345,7 @@ async def test_the_game_clock_resumes_with_the_time_that_was_left(
 async def test_an_action_that_cannot_be_stored_never_happened(
     store: Any, clock: ManualClock, tmp_path: Path
 ) -> None:
-    manager = manager_for(store, clock, tmp_path)
-    await manager.start()
-    room, _, token = await manager.create_solo("Ann", {"target": 100})
-    conn = Conn()
-    await hello(room, conn, token)
+    manager, room, conn, _token = await solo_table(store, clock, tmp_path, {"target": 100})
     await settle(lambda: shown_to_act(conn) == 0)
     game = room.game
     assert game is not None
@@ -622,11 +610,9 @@ async def test_a_chat_message_sent_again_after_a_hello_is_the_same_message(
 async def test_the_game_clock_never_counts_downtime_however_many_restarts(
     store: Any, clock: ManualClock, tmp_path: Path
 ) -> None:
-    manager = manager_for(store, clock, tmp_path)
-    await manager.start()
-    room, _, token = await manager.create_solo("Ann", {"game_minutes": 5, "target": 10_000})
-    conn = Conn()
-    await hello(room, conn, token)
+    manager, room, conn, token = await solo_table(
+        store, clock, tmp_path, {"game_minutes": 5, "target": 10_000}
+    )
     clock.advance(40)  # 40 s of play, then a move: 40 s of the clock used
     await settle(lambda: _shown(conn, -1))
     await act(room, conn, **first_legal("basic", conn.last_state()["view"]))
