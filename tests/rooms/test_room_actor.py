@@ -297,6 +297,34 @@ async def test_rooms_without_humans_are_abandoned(
     await manager.stop()
 
 
+@pytest.mark.parametrize("leaving", ["stand", "hello as a spectator"])
+async def test_idle_time_starts_when_the_last_player_leaves_the_seat_not_the_socket(
+    store: Any, clock: ManualClock, tmp_path: Path, leaving: str
+) -> None:
+    """A player who stands up (or whose socket says hello as a spectator) after a long
+    wait is the last human gone from the room: the room gets its whole idle time from that
+    moment, not from when it was made."""
+    manager = manager_for(
+        store, clock, tmp_path, settings={"abandon_after": 100, "sweep_seconds": 1e9}
+    )
+    await manager.start()
+    room, _, token = await manager.create("Ann", {})
+    conn = Conn()
+    await hello(room, conn, token)
+    clock.advance(500)
+    if leaving == "stand":
+        await act(room, conn, type="stand", id="s")
+    else:
+        await hello(room, conn, None)
+    assert conn.seat is None and not room.closed
+    assert await manager.sweep() == []  # idle for no time yet
+    clock.advance(99)
+    assert await manager.sweep() == []
+    clock.advance(2)
+    assert await manager.sweep() == [room.code]
+    await manager.stop()
+
+
 async def test_a_disconnected_players_turn_goes_to_the_bot_after_the_grace_period(
     store: Any, clock: ManualClock, tmp_path: Path
 ) -> None:

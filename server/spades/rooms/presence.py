@@ -31,6 +31,7 @@ async def attach(room: Room, conn: Connection, token: str | None, ref: Any = Non
     Only the sender is answered; the others hear of it only when the room they see
     changed (a seat came back)."""
     before = room.room_dict(None)
+    had_humans = room.humans_connected()
     resync_of = conn.seat if conn in room.audience else None
     seat = None
     if token is not None:
@@ -57,6 +58,7 @@ async def attach(room: Room, conn: Connection, token: str | None, ref: Any = Non
         log.exception("room %s: reading the chat failed", room.code, extra=_ctx(room, seat))
         chats = []
     room.audience.add(conn)
+    room.humans_may_have_left(had_humans)  # a player's socket said hello as a spectator
     log.info("room %s: connection %s joined", room.code, conn.conn_id, extra=_ctx(room, seat))
     states = views.state_builder(room)
     room.audience.send_state(conn, room.game_id, states(seat), ref)

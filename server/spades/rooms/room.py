@@ -175,6 +175,13 @@ class Room:
         """When the last human left (None while one is connected)."""
         return None if self.humans_connected() else self.last_human_at
 
+    def humans_may_have_left(self, had: bool) -> None:
+        """After a connection lost its seat or a seat its person (a stand, a kick, a hello
+        that moved a socket), without the socket closing: if humans were connected before
+        (`had`) and none is now, the room's idle time starts now, not at its last close."""
+        if had and not self.humans_connected():
+            self.last_human_at = self.clock.now()
+
     def game_in_progress(self) -> bool:
         return self.game is not None and self.game.phase != "over"
 

@@ -45,14 +45,18 @@ async def join(
 async def store_seat(room: Room, seat: Seat) -> None:
     """Store first, then take it in memory: a failed write leaves the room as it was."""
     await room.write(room.store.set_seat(seat.row(room.room_id)))
+    had = room.humans_connected()
     room.seats[seat.index] = seat
+    room.humans_may_have_left(had)
 
 
 async def vacate(room: Room, seat: int) -> None:
+    had = room.humans_connected()
     await store_seat(room, Seat(seat))
     for conn in room.connections.values():
         if conn.seat == seat:
             conn.seat = None
+    room.humans_may_have_left(had)
     if room.host_seat == seat:
         await room.set_host(first_human(room.seats))
 
