@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections import Counter
 from pathlib import Path
@@ -154,3 +155,30 @@ async def test_a_search_its_safety_cap_stops_plays_its_best_card_and_is_counted(
         assert recorder.cuts["strong"] == cuts_before + 1
     finally:
         runner.close()
+
+
+async def test_closing_the_runner_ends_its_workers_even_mid_search() -> None:
+    """A server stopped while strong bots think must not leave their processes behind."""
+    from spades.engine import Game, Rules
+
+    runner = BotRunner(workers="process", processes=2, budget=60.0, iterations=1_000_000)
+    game = Game.new(Rules(), seed="close", dealer=3)
+    while game.phase == "bidding":
+        seat = game.to_act
+        assert seat is not None
+        game.apply(seat, first_legal("basic", game.view(seat)))
+    view = game.view(game.to_act or 0)
+    thinking = asyncio.create_task(runner.decide("strong", view, 1))
+    pool: Any = None
+    for _ in range(600):  # the workers start, then one takes the search
+        await asyncio.sleep(0.05)
+        pool = runner._pool
+        if pool is not None and runner._ready is not None and runner._ready.done():
+            break
+    await asyncio.sleep(0.3)
+    workers = list(pool._processes.values())
+    assert len(workers) == 2 and all(w.is_alive() for w in workers)
+    runner.close()
+    assert not any(w.is_alive() for w in workers)
+    action = await asyncio.wait_for(thinking, 30)  # the search's room gets a move anyway
+    assert action in view["legal"]

@@ -166,10 +166,23 @@ class BotRunner:
         return self._decide("basic", view, seed=seed)
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
-            self._ready = None
+        pool, self._pool, self._ready = self._pool, None, None
+        if pool is None:
+            return
+        # The executor's own list of its worker processes (no public way to reach them):
+        # shutdown(wait=False) only asks, and a worker in the middle of a search, or one
+        # blocked on the call queue, outlived the server after a SIGTERM (reparented to
+        # init, 38 MB each). Stopping the server ends them.
+        workers = list((getattr(pool, "_processes", None) or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for worker in workers:
+            if worker.is_alive():
+                worker.terminate()
+        for worker in workers:
+            worker.join(timeout=2.0)
+            if worker.is_alive():
+                worker.kill()
+                worker.join(timeout=2.0)
 
 
 def _call(decide: Decide, level: str, view: dict[str, Any], seed: int | None) -> dict[str, Any]:
