@@ -519,6 +519,37 @@ async def test_a_hint_that_fails_is_answered(
     await manager.stop()
 
 
+async def test_asking_again_for_the_same_decision_costs_no_new_search(
+    store: Any, clock: ManualClock, tmp_path: Path
+) -> None:
+    """A hint costs a bot's move: asked again and again for one decision, it is worked out
+    once and sent again; the next decision gets a new one."""
+    manager, room, conn, _ = await solo_table(store, clock, tmp_path, {"target": 100})
+    await settle(lambda: shown_to_act(conn) == 0)
+    searches = []
+    decide = room.bots.decide
+
+    async def counted(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        searches.append(room.seq)
+        return await decide(*args, **kwargs)
+
+    room.bots.decide = counted  # type: ignore[method-assign]
+    for n in range(5):
+        await act(room, conn, type="hint", id=f"h{n}")
+        await settle(lambda n=n: any(m.get("ref") == f"h{n}" for m in conn.messages))
+    hints = [m for m in conn.messages if m["type"] == "hint"]
+    assert len(hints) == 5 and len({str(h["action"]) for h in hints}) == 1
+    assert len([s for s in searches if s == room.seq]) == 1
+    seq = room.seq
+    await act(room, conn, **hints[0]["action"])
+    await settle(lambda: room.seq > seq and shown_to_act(conn) == 0)
+    before = len(searches)
+    await act(room, conn, type="hint", id="next")
+    await settle(lambda: any(m.get("ref") == "next" for m in conn.messages))
+    assert len(searches) > before  # bots' moves count too; the new decision was searched
+    await manager.stop()
+
+
 async def test_a_timed_turn_after_another_keeps_the_one_timer_until_it_is_due(
     store: Any, clock: ManualClock, tmp_path: Path
 ) -> None:

@@ -152,13 +152,20 @@ async def hint(room: Room, conn: Connection, msg: Message, ref: Any) -> None:
         raise RoomError("there is nothing for you to do now", code="nothing_to_hint")
     if conn.conn_id in room.hinting:
         raise RoomError("a hint is already being worked out", code="hint_pending")
+    last = room.last_hint
+    if last is not None and last[:3] == (seat, room.game_id, room.seq):
+        room.audience.send(conn, {"type": "hint", "action": last[3], "ref": ref})
+        return
     room.hinting.add(conn.conn_id)
     room.actor.spawn(_hint(room, conn, view, ref))
 
 
 async def _hint(room: Room, conn: Connection, view: Message, ref: Any) -> None:
+    asked = (seat_of(conn), room.game_id, room.seq)
     try:
         action = await room.bots.decide(room.settings.bot_level, view, None)
+        if asked == (conn.seat, room.game_id, room.seq):  # still that decision
+            room.last_hint = (*asked, action)
     except Exception:
         # The asker is answered either way (it would otherwise wait for a hint forever).
         log.exception("room %s: a hint failed", room.code)

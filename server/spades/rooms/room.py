@@ -94,6 +94,10 @@ class Room:
         self.elapsed_at_load = 0.0  # game clock used before a restart
         self.hands_at_load: list[int] = []  # hand rows stored for the game when it was loaded
         self.hinting: set[int] = set()  # connections waiting for a hint
+        # The last hint worked out: (seat, game, seq, action). Asked again for the same
+        # decision, the seat gets it again instead of a new search (hints cost as much as
+        # a bot's move; asking over and over must not keep the strong bots' pool busy).
+        self.last_hint: tuple[int, int | None, int, dict[str, Any]] | None = None
         self.chat_times: deque[float] = deque()  # when the room's recent chat was accepted
         self._unsent = False  # an action was stored and not yet shown
         self._deadline: float | None = _UNKNOWN  # the turn deadline, while `changed` runs
