@@ -14,8 +14,9 @@ const MOVED_QUICK = 3;
 const MOVED_FLOOR_MS = 500;
 // This long without a moved close ends a run of them.
 const MOVED_CALM_MS = 30000;
-// 4001: the seat was opened in another tab; 4002: room abandoned; 4004: no such room.
-const FATAL_CLOSE_CODES = new Set([4001, 4002, 4004]);
+// 4001: the seat was opened in another tab; 4002: room abandoned; 4004: no such room;
+// 4013: the room has as many spectators as it lets in.
+const FATAL_CLOSE_CODES = new Set([4001, 4002, 4004, 4013]);
 // 4012: the room moved to another server process (cluster failover or drain); 1012: the
 // server is restarting. Both mean "reconnect now": the room is ready elsewhere.
 const MOVED_CLOSE_CODES = new Set([4012, 1012]);
@@ -28,6 +29,7 @@ const CLOSE_REASONS = {
   4001: "This seat was opened in another tab or window.",
   4002: "This room was closed because nobody was playing.",
   4004: "This room does not exist.",
+  4013: "This room has as many spectators as it can take. Try again later.",
 };
 
 export class Connection {

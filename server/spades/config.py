@@ -77,6 +77,9 @@ class Settings(BaseSettings):
         7.0, ge=0, description="delete abandoned rooms after this many days (0 = keep them)"
     )
     timeouts_before_away: int = Field(2, ge=1)
+    spectators_per_room: int = Field(
+        200, ge=0, description="spectators one room lets in at once; 0 = no cap"
+    )
     max_rooms: int = Field(
         10_000,
         ge=0,
@@ -115,6 +118,12 @@ class Settings(BaseSettings):
         32, ge=0, description="WebSockets one client address may hold open at once; 0 = no cap"
     )
     max_body_bytes: int = Field(16_384, ge=1024, description="largest REST request body")
+    hello_seconds: float = Field(
+        15.0,
+        ge=0,
+        description="seconds a new WebSocket has to send its `hello` before it is closed "
+        "(4008); 0 = no limit",
+    )
     request_head_seconds: float = Field(
         10.0,
         ge=0,

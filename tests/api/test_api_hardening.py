@@ -625,3 +625,19 @@ async def test_a_process_holds_at_most_max_rooms(tmp_path: Path) -> None:
         clock.advance(server.settings.abandon_after + 1)  # nobody came: both are abandoned
         assert set(await server.manager.sweep()) == {kept, solo.json()["code"]}
         assert (await server.post("/api/rooms", {"name": "Next"})).status_code == 200
+
+
+async def test_a_socket_that_never_says_hello_is_closed(tmp_path: Path) -> None:
+    """An idle WebSocket holds a descriptor and a place in its address's cap: without a
+    `hello` within SPADES_HELLO_SECONDS it is closed with 4008; one that said hello stays."""
+    async with running_server(tmp_path, hello_seconds=0.5) as server:
+        code = (await server.create())["code"]
+        silent = await connect(f"{server.ws_url}/ws/{code}", ping_interval=None)
+        player = await server.client(code, None)
+        with pytest.raises(ConnectionClosed) as closed:
+            await asyncio.wait_for(silent.recv(), 10)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 4008
+        await asyncio.sleep(0.6)
+        await player.send(type="ping", id="p")
+        assert (await player.until(lambda m: m["type"] == "pong"))["ref"] == "p"
+        await player.close()

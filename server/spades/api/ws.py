@@ -41,6 +41,7 @@ log = logging.getLogger(__name__)
 
 CLOSE_POLICY = 1008  # message rate exceeded
 CLOSE_TOO_BIG = 1009  # repeated oversize frames
+CLOSE_NO_HELLO = 4008  # no `hello` within SPADES_HELLO_SECONDS of connecting
 CLOSE_NO_ROOM = 4004
 
 _ids = itertools.count(1)
@@ -313,6 +314,7 @@ class FrameIntake:
         # Replies to frames the room never saw, each waiting until the commands handed
         # before it are answered: (commands handed then, the reply).
         self._held: deque[tuple[int, dict[str, Any]]] = deque()
+        self.said_hello = False
 
     def reply(self, message: dict[str, Any]) -> None:
         """Answer a frame the room never sees, after the answers to the frames before it."""
@@ -359,6 +361,7 @@ class FrameIntake:
                 return
             room = self.room
             if kind == "hello":
+                self.said_hello = True
                 fn, args = room.attach, (conn, message.get("token"), message.get("id"))
             else:
                 fn, args = room.handle, (conn, message, received)
@@ -456,6 +459,18 @@ async def websocket_endpoint(
     intake = FrameIntake(room, conn, settings, metrics)
     if conn.direct is not None:
         conn.direct.on_text = intake.take
+
+    def hello_overdue() -> None:
+        # A socket that never says who it is holds a file descriptor and a slot of its
+        # address's cap for nothing: closed (the web client says hello on open).
+        if not intake.said_hello and conn.closing is None:
+            conn.close(CLOSE_NO_HELLO, "no hello in time")
+
+    no_hello = (
+        asyncio.get_running_loop().call_later(settings.hello_seconds, hello_overdue)
+        if settings.hello_seconds > 0
+        else None
+    )
     try:
         while conn.closing is None:
             frame = await websocket.receive()
@@ -475,6 +490,8 @@ async def websocket_endpoint(
         )
         conn.close(1011, "server error")
     finally:
+        if no_hello is not None:
+            no_hello.cancel()
         if conn.direct is not None:
             conn.direct.on_text = None
         if metrics is not None:

@@ -24,6 +24,7 @@ SENT_ON_CHANGE = ("rules", "tricks", "last_trick", "commitment", "history")
 CLOSE_REPLACED = 4001
 CLOSE_ABANDONED = 4002
 CLOSE_SLOW = 4003
+CLOSE_CROWDED = 4013  # the room holds as many spectators as it may
 
 StateFor = Callable[[int | None], Message]  # the whole state for a seat (None: spectator)
 

@@ -26,6 +26,7 @@ class RoomConfig:
     bot_processes: int = 0  # processes for searching bots; 0 = the machine's cores
     strong_iterations: int = 0  # rollouts per strong decision; 0 = the bot's default
     max_rooms: int = 0  # rooms this process holds at once before refusing new ones; 0 = no cap
+    spectators_per_room: int = 0  # spectators one room lets in at once; 0 = no cap
 
     @classmethod
     def pick(cls, source: Any) -> RoomConfig:

@@ -10,7 +10,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from . import views
-from .audience import CLOSE_REPLACED
+from .audience import CLOSE_CROWDED, CLOSE_REPLACED
 from .broadcast import Connection
 from .errors import BadToken
 from .seats import host_gone, seat_for_token
@@ -40,6 +40,15 @@ async def attach(room: Room, conn: Connection, token: str | None, ref: Any = Non
             room.audience.error(conn, BadToken.code, "that seat token is not valid here", ref)
     if conn in room.audience and conn.seat not in (None, seat):
         room.seats[conn.seat].disconnected_at = room.clock.now()  # a second hello moved it
+    cap = room.config.spectators_per_room
+    if seat is None and cap and conn not in room.audience and room.spectators() >= cap:
+        # Each spectator costs a message per action: a crowd of them is a cost on
+        # everyone's game. Seated players always get in; spectators past the cap do not.
+        room.audience.error(
+            conn, "room_crowded", "this room has as many watchers as it can take", ref
+        )
+        room.audience.close(conn, CLOSE_CROWDED, "too many spectators")
+        return
     conn.seat = seat
     if seat is not None:
         for other in list(room.connections.values()):

@@ -169,6 +169,13 @@ class Room:
     def connected(self, seat: int) -> bool:
         return self.audience.connected(seat)
 
+    def spectators(self) -> int:
+        n = 0
+        for c in self.connections.values():
+            if c.seat is None:
+                n += 1
+        return n
+
     def humans_connected(self) -> bool:
         return any(
             c.seat is not None and self.seats[c.seat].kind == "human"
