@@ -663,6 +663,13 @@ async def test_a_chat_message_sent_again_after_a_hello_is_the_same_message(
         await act(room, watcher, type="chat", text=f"from the rail {i}", id=f"w{i}")
     said = [(m["seat"], m["name"]) for m in again.messages if m["type"] == "chat"][3:]
     assert said == [(None, "Spectator 1"), (None, "Spectator 2"), (None, "Spectator 1")]
+    # A spectator who leaves frees nothing: the next to speak is never "Spectator 1" again.
+    await room.call(room.detach, watchers[0])
+    late = Conn()
+    await hello(room, late, None)
+    await act(room, late, type="chat", text="late", id="late")
+    assert again.messages[-1]["name"] == "Spectator 3"
+    assert set(room.spectator_numbers) == {watchers[1].conn_id, late.conn_id}
     await manager.stop()
 
 

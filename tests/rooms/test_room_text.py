@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from room_helpers import manager_for
 
+from spades.rooms import ManualClock
 from spades.rooms.errors import BadRequest
-from spades.rooms.settings import MAX_MARKS, clean_name, clean_text
+from spades.rooms.settings import MAX_MARKS, clean_name, clean_text, distinct_name
 
 
 @pytest.mark.parametrize(
@@ -71,3 +76,32 @@ def test_cleaned_text_is_printable_and_bounded(text: str) -> None:
         return
     assert cleaned == cleaned.strip() and 0 < len(cleaned) <= len(text)
     assert all(ch.isprintable() or ch in "\u200c\u200d" for ch in cleaned)
+
+
+@pytest.mark.parametrize(
+    ("name", "others", "shown"),
+    [
+        ("Alice", ["Bob"], "Alice"),
+        ("Alice", ["Alice"], "Alice 2"),
+        ("alice", ["Alice", "Alice 2"], "alice 3"),
+        ("\u0410lice", ["Alice"], "\u0410lice 2"),  # a Cyrillic A
+        ("Ali\u200bce", ["Alice"], "Ali\u200bce 2"),
+        ("x" * 24, ["x" * 24], "x" * 22 + " 2"),  # still within the name length
+    ],
+)
+def test_two_players_at_a_table_never_look_the_same(
+    name: str, others: list[str], shown: str
+) -> None:
+    assert distinct_name(name, others, 24) == shown
+
+
+async def test_joining_under_a_name_already_at_the_table_gets_a_number(
+    store: Any, clock: ManualClock, tmp_path: Path
+) -> None:
+    manager = manager_for(store, clock, tmp_path)
+    await manager.start()
+    room, _, _ = await manager.create("Alice", {})
+    for name in ("alice", "ALICE", "Bob"):
+        await room.call(room.join, name, None, False)
+    assert [s.name for s in room.seats] == ["Alice", "alice 2", "ALICE 3", "Bob"]
+    await manager.stop()

@@ -199,9 +199,8 @@ async def chat(room: Room, conn: Connection, msg: Message, ref: Any) -> None:
     else:  # spectators apart: numbered in the order they first speak (per connection)
         numbers = room.spectator_numbers
         if conn.conn_id not in numbers:
-            if len(numbers) >= 1000:
-                numbers.clear()
-            numbers[conn.conn_id] = len(numbers) + 1
+            room.spectators_named += 1
+            numbers[conn.conn_id] = room.spectators_named
         name = f"Spectator {numbers[conn.conn_id]}"
     at = await room.write(room.store.add_chat(room.room_id, seat, name, text))
     # The stored time: a client that reconnects is sent the message again with it.

@@ -125,6 +125,7 @@ def _host_gone_later(room: Room) -> None:
 async def detach(room: Room, conn: Connection) -> None:
     if not room.audience.remove(conn):
         return
+    room.spectator_numbers.pop(conn.conn_id, None)
     log.info("room %s: connection %s left", room.code, conn.conn_id, extra=_ctx(room, conn.seat))
     if conn.seat is not None and room.seats[conn.seat].kind == "human":
         now = room.clock.now()

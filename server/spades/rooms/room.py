@@ -107,7 +107,10 @@ class Room:
         self.post: Callable[[Any, tuple[Any, ...], Answer, Any], None] = self.actor.post
         self.audience = Audience(hub)
         self.events = Events()  # after an action, events instead of whole states
-        self.spectator_numbers: dict[int, int] = {}  # connection id -> "Spectator N" in chat
+        # Connection id -> N of "Spectator N" in chat, for the spectators here (a number is
+        # never given twice in a room: `spectators_named` counts them).
+        self.spectator_numbers: dict[int, int] = {}
+        self.spectators_named = 0
         self.room_view_memo: tuple[tuple[Any, ...], dict[str, Any]] | None = None  # views.py
         self.turns = TurnScheduler(self)
         self.game_clock = GameClock(code, clock, self._call_time_up, self._clock_running)

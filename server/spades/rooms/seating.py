@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from .errors import BadRequest, RoomFull
 from .seats import Seat, first_human
-from .settings import clean_name
+from .settings import clean_name, distinct_name
 from .tokens import hash_token, new_token
 
 if TYPE_CHECKING:
@@ -32,6 +32,8 @@ async def join(
         raise BadRequest("a seat is 0..3")
     if room.seats[seat].kind == "human":
         raise RoomFull(f"seat {seat} is taken")
+    others = [s.name for s in room.seats if s.kind == "human" and s.index != seat and s.name]
+    name = distinct_name(name, others, room.config.name_length)
     token = new_token()
     taken = Seat(seat, "human", name, None, hash_token(token))
     taken.disconnected_at = room.clock.now()

@@ -222,6 +222,21 @@ def clean_name(text: str, limit: int) -> str:
     return name
 
 
+def distinct_name(name: str, others: list[str], limit: int) -> str:
+    """`name`, or when it reads as one of `others` (case, look-alikes and invisible
+    characters aside) the first of "name 2", "name 3", ... that does not: two players at
+    one table never look the same."""
+    taken = {_skeleton(other) for other in others}
+    if _skeleton(name) not in taken:
+        return name
+    for n in range(2, 10):
+        suffix = f" {n}"
+        candidate = name[: limit - len(suffix)].rstrip() + suffix
+        if _skeleton(candidate) not in taken and not _RESERVED_NAME.match(_skeleton(candidate)):
+            return candidate
+    return name  # (four seats: never reached)
+
+
 def _skeleton(name: str) -> str:
     """What a name looks like, for the reserved-name check: compatibility forms folded
     (NFKC), invisible characters (joiners and other format characters) and combining marks
