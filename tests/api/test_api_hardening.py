@@ -641,3 +641,17 @@ async def test_a_socket_that_never_says_hello_is_closed(tmp_path: Path) -> None:
         await player.send(type="ping", id="p")
         assert (await player.until(lambda m: m["type"] == "pong"))["ref"] == "p"
         await player.close()
+
+
+async def test_head_answers_as_get_without_the_body(tmp_path: Path) -> None:
+    """Health checks and link checkers send HEAD: every route answers it as its GET, with
+    the same status and headers and no body (FastAPI's routes alone answered 404)."""
+    async with running_server(tmp_path) as server:
+        code = (await server.create())["code"]
+        for path in ("/healthz", "/readyz", "/api/rooms", f"/api/rooms/{code}", "/"):
+            got, head = await server.http.get(path), await server.http.head(path)
+            assert head.status_code == got.status_code == 200, path
+            assert head.content == b"", path
+            assert head.headers.get("content-length") == got.headers.get("content-length")
+            assert head.headers["content-type"] == got.headers["content-type"], path
+        assert (await server.http.head("/api/rooms/ZZZZZZ")).status_code == 404

@@ -126,9 +126,16 @@ class Guard:
         path: str = scope.get("path", "")
         policy = DOCS_CSP if path in DOCS_PATHS else APP_CSP
         extra = [(b"content-security-policy", policy.encode()), *COMMON_HEADERS]
+        # HEAD is GET without the body (RFC 9110), for every route: FastAPI's routes answer
+        # GET only, and health checks that send HEAD got 404. Counted as the GET would be.
+        head = scope.get("method") == "HEAD"
+        if head:
+            scope = {**scope, "method": "GET"}
 
         async def send_with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
+            if head and message["type"] == "http.response.body":
+                message = {**message, "body": b""}
+            elif message["type"] == "http.response.start":
                 headers = list(message.get("headers", ()))
                 present = {bytes(name).lower() for name, _ in headers}
                 headers.extend(h for h in extra if h[0] not in present)
