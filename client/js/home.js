@@ -65,6 +65,18 @@ export function startHome(main) {
     }
   };
 
+  // The message about a code goes under the field, which may be at the bottom of a phone's
+  // screen: it is scrolled into view (the field stays in view above it). role="alert" reads it.
+  const showJoinError = () => {
+    render();
+    const shown = main.querySelector(".join-form .form-error");
+    if (!shown) return;
+    const box = shown.getBoundingClientRect();
+    if (box.top >= 0 && box.bottom <= window.innerHeight) return;
+    const reduced = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    shown.scrollIntoView({ block: "nearest", behavior: reduced ? "auto" : "smooth" });
+  };
+
   bindActions(main, {
     "refresh-rooms": () => {
       model.roomsLoading = true;
@@ -87,7 +99,7 @@ export function startHome(main) {
       if (!code) return;
       if (/[/:]/.test(code)) {
         model.joinError = "That link has no room code in it: it should end in /r/ and the code.";
-        render();
+        showJoinError();
         return;
       }
       // A mistyped code is said here, next to what was typed, not on a page of its own.
@@ -96,7 +108,7 @@ export function startHome(main) {
       } catch (err) {
         if (err.status === 404) {
           model.joinError = `There is no room with the code ${code}. Check it with whoever sent it.`;
-          render();
+          showJoinError();
           return;
         }
         // Anything else (busy, offline): the room page explains it and retries.
@@ -106,6 +118,12 @@ export function startHome(main) {
   });
   trackDirty(main);
   wireCustomTarget(main);
+  // Only the summary line changes: re-rendering here (on blur) could swallow a click.
+  const showSoloSummary = (solo) => {
+    const summary = main.querySelector("#solo-summary");
+    const text = settingsSummary({ ...solo, rules: {} });
+    if (summary && summary.textContent !== text) summary.textContent = text;
+  };
   // Each form remembers its own choices for the next visit.
   main.addEventListener("change", (event) => {
     if (event.target.closest("form[data-form='create']")) rememberForm();
@@ -113,18 +131,26 @@ export function startHome(main) {
     if (soloForm) {
       model.solo = readSolo(soloForm);
       storage.setSolo(model.solo);
-      // Only the summary line changes: re-rendering here (on blur) could swallow a click.
-      const summary = main.querySelector("#solo-summary");
-      if (summary) summary.textContent = settingsSummary({ ...model.solo, rules: {} });
+      showSoloSummary(model.solo);
     }
     if (event.target.id === "player-name") currentName();
   });
   main.addEventListener("input", (event) => {
+    // The summary follows a custom target as it is typed (stored on change, above); the model
+    // too, so a refresh of the public rooms does not draw the summary stale. This runs after
+    // wireCustomTarget has picked "Other" for what is typed.
+    const soloForm = event.target.closest("form[data-form='solo']");
+    if (soloForm) {
+      model.solo = readSolo(soloForm);
+      showSoloSummary(model.solo);
+    }
     // The message about the last code tried goes once the code is being changed.
     if (event.target.id === "join-code" && model.joinError) {
       model.joinError = null;
       const shown = main.querySelector(".join-form .form-error");
       if (shown) shown.remove();
+      event.target.removeAttribute("aria-invalid");
+      event.target.removeAttribute("aria-describedby");
     }
   });
 

@@ -276,7 +276,9 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
     "open-score-sheet": () => {
       state = { ...state, scoreSheet: true };
       render();
-      focusSelector(".score-sheet [data-action='close-score-sheet']");
+      // The heading, not Close at the end: focusing Close would scroll the sheet to its bottom.
+      // Tab goes on to Close; Escape closes.
+      focusSelector("#score-sheet-title");
     },
     "open-last-game": () => {
       state = { ...state, showLastGame: true };

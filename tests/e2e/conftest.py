@@ -55,7 +55,8 @@ def _console(msg: Any, errors: list[str]) -> None:
 
 @pytest.fixture
 def new_page(browser: Any, server: str) -> Iterator[Any]:
-    """Factory: a page in a fresh browser context (own localStorage), desktop size.
+    """Factory: a page in a fresh browser context (own localStorage), desktop size unless
+    `viewport` says otherwise; other keywords go to the context (is_mobile, has_touch).
 
     Browser errors fail the test: an uncaught exception, a console error, or a static file
     that does not load is a bug.
@@ -63,11 +64,14 @@ def new_page(browser: Any, server: str) -> Iterator[Any]:
     contexts: list[Any] = []
     errors: list[str] = []
 
-    def make(viewport: dict[str, int] | None = None, base_url: str | None = None) -> Any:
+    def make(
+        viewport: dict[str, int] | None = None, base_url: str | None = None, **options: Any
+    ) -> Any:
         context = browser.new_context(
             viewport=viewport or DESKTOP,
             base_url=base_url or server,
             reduced_motion="reduce",
+            **options,  # e.g. is_mobile, has_touch for a phone
         )
         context.set_default_timeout(15_000)
         contexts.append(context)

@@ -105,9 +105,10 @@ export function renderHome(model) {
               h("input", {
                 id: "join-code", name: "join-code", required: true, autocomplete: "off",
                 autocapitalize: "characters", spellcheck: "false", placeholder: "ABCD12", "data-key": "join-code",
+                "aria-invalid": model.joinError ? "true" : null, "aria-describedby": model.joinError ? "join-error" : null,
               }),
               h("button", { type: "submit", class: "btn" }, "Join")),
-            model.joinError ? h("p", { class: "form-error", role: "alert" }, model.joinError) : null)),
+            model.joinError ? h("p", { class: "form-error", id: "join-error", role: "alert" }, model.joinError) : null)),
         h("section", { class: "card-panel", "aria-labelledby": "rooms-title" },
           h("div", { class: "panel-head" },
             h("h2", { id: "rooms-title" }, "Public rooms"),

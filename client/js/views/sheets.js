@@ -146,13 +146,19 @@ export function scoreTable(room, view, history) {
       })))));
 }
 
+/** The score sheet dialog. It opens at its top: the focus goes to its heading (room.js), and
+ * the totals after the latest hand stand under it, above the hand-by-hand table. */
 export function scoreSheet(state) {
   const { room, view } = state;
+  const latest = view.history.length ? view.history[view.history.length - 1] : null;
   return dialog("score-sheet-title", "score-sheet",
     turnAlert(state),
     h("div", { class: "panel-head" },
-      h("h2", { id: "score-sheet-title" }, "Score sheet"),
+      h("h2", { id: "score-sheet-title", tabindex: "-1", "data-key": "score-sheet-title" }, "Score sheet"),
       h("span", { class: "muted small" }, `to ${view.rules.target}`)),
+    latest ? h("p", { class: "sheet-totals" }, `After hand ${latest.hand}: `,
+      latest.scores.map((score, side) => h("span", { class: "sheet-total" },
+        sideName(room, view, side), " ", h("b", {}, String(score)), side < latest.scores.length - 1 ? " · " : ""))) : null,
     scoreTable(room, view, view.history),
     view.history.length ? scoreChart(room, view) : null,
     h("div", { class: "sheet-actions" },

@@ -247,9 +247,17 @@ function contracts(room, view) {
       const c = contractOf(view, side);
       const warn = bagWarning(view, side);
       let text;
+      let name = sideName(room, view, side);
       const nils = sideSeatsOf(view, side).filter((seat) => view.bids[seat] === "nil" || view.bids[seat] === "blind nil");
       const seats = sideSeatsOf(view, side);
-      if (!c.complete) text = seats.includes(view.to_act) || seats.some((seat) => view.bids[seat] !== null) ? "bidding…" : "yet to bid";
+      // Your own seat (every player for themself) reads as a sentence: "Your turn to bid",
+      // not "You bidding…"; other seats keep "North bidding…" / "North yet to bid".
+      const yoursAlone = view.mode !== "partnership" && room.you !== null && room.you === side;
+      if (!c.complete && yoursAlone) {
+        name = "Your";
+        if (view.to_act !== side) text = "bid still to come";
+        else text = room.seats[side].away ? "turn: the bot bids for you" : "turn to bid";
+      } else if (!c.complete) text = seats.includes(view.to_act) || seats.some((seat) => view.bids[seat] !== null) ? "bidding…" : "yet to bid";
       else if (c.bid === 0 && nils.length) text = `${nils.map((seat) => bidText(view.bids[seat])).join(" + ")}, ${nils.every((seat) => view.tricks_won[seat] === 0) ? "alive" : "broken"}`;
       else if (c.bid === 0) text = `no contract · ${c.won} won`;
       else text = `${c.won} of ${c.bid}`;
@@ -258,7 +266,7 @@ function contracts(room, view) {
       }
       const made = c.complete && c.bid > 0 && c.won >= c.bid;
       return h("li", { class: [made ? "made" : null, room.you !== null && (view.mode === "partnership" ? room.you % 2 : room.you) === side ? "mine" : null] },
-        h("span", { class: "who" }, sideName(room, view, side)), " ",
+        h("span", { class: "who" }, name), " ",
         h("b", {}, text), made ? h("span", { class: "ok" }, " made") : null,
         warn ? h("span", { class: "tag bag-warn" }, warn) : null);
     }));
