@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from spades.api.limits import FRAME_COST, MESSAGE_COSTS, TokenBucket, frame_cost
+from spades.api.limits import FRAME_COST, MESSAGE_COSTS, TokenBucket, frame_cost, limit_key
 from spades.rooms import ManualClock
 
 JSON = {"content-type": "application/json"}
@@ -655,3 +655,38 @@ async def test_head_answers_as_get_without_the_body(tmp_path: Path) -> None:
             assert head.headers.get("content-length") == got.headers.get("content-length")
             assert head.headers["content-type"] == got.headers["content-type"], path
         assert (await server.http.head("/api/rooms/ZZZZZZ")).status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("address", "key"),
+    [
+        ("203.0.113.9", "203.0.113.9"),
+        ("2001:db8:1:2:aaaa::1", "2001:db8:1:2::/64"),
+        ("2001:db8:1:2:ffff:ffff:ffff:ffff", "2001:db8:1:2::/64"),
+        ("2001:db8:1:3::1", "2001:db8:1:3::/64"),
+        ("::ffff:198.51.100.4", "198.51.100.4"),
+        ("fe80::1%eth0", "fe80::/64"),
+        ("?", "?"),
+    ],
+)
+def test_limits_count_an_ipv6_client_by_its_64(address: str, key: str) -> None:
+    assert limit_key(address) == key
+
+
+async def test_addresses_of_one_ipv6_network_share_one_allowance(tmp_path: Path) -> None:
+    """A client with a /64 has 2^64 addresses: they count as one for the limits."""
+    async with running_server(
+        tmp_path, rooms_per_minute=2, forwarded_allow_ips="127.0.0.1"
+    ) as server:
+        for n in (1, 2):
+            answer = await server.http.post(
+                "/api/rooms", json={"name": "x"}, headers={"x-forwarded-for": f"2001:db8::{n}"}
+            )
+            assert answer.status_code == 200
+        for address in ("2001:db8::3", "2001:db8::abcd:1"):
+            answer = await server.http.post(
+                "/api/rooms", json={"name": "x"}, headers={"x-forwarded-for": address}
+            )
+            assert answer.status_code == 429, address
+        other = {"x-forwarded-for": "2001:db8:0:1::1"}  # the next /64: another client
+        assert (await server.http.post("/api/rooms", json={"name": "x"}, headers=other)).is_success

@@ -20,7 +20,7 @@ import re
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from .limits import Action, Limiter
+from .limits import Action, Limiter, limit_key
 from .metrics import Metrics
 from .models import Refusal
 
@@ -147,7 +147,7 @@ class Guard:
             await self._refuse(send_with_headers, 403, "metrics are not served to this address")
             return
         action = limited_action(scope.get("method", ""), path)
-        if action is not None and not await self.limiter.allow(action, address):
+        if action is not None and not await self.limiter.allow(action, limit_key(address)):
             await self._refuse(send_with_headers, 429, REFUSALS[action])
             return
         body = await self._read_body(scope, receive)
@@ -206,7 +206,7 @@ class Guard:
     # --- WebSocket -------------------------------------------------------------------
 
     async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
-        address = _client(scope)
+        address = limit_key(_client(scope))
         if not await self.limiter.allow("connect", address):
             await _refuse_socket(receive, send, REFUSALS["connect"])
             return

@@ -32,6 +32,8 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from spades.config import Settings
 
+from .limits import limit_key
+
 log = logging.getLogger(__name__)
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -70,8 +72,9 @@ class GuardedHttpProtocol(HttpToolsProtocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        address = self.client[0] if self.client else None
-        if address is not None and self.per_address and not self._is_trusted(address):
+        peer = self.client[0] if self.client else None
+        address = None if peer is None else limit_key(peer)
+        if address is not None and self.per_address and not self._is_trusted(peer or ""):
             if self.open_per_address[address] >= self.per_address:
                 log.debug("%s: too many HTTP connections from one address; closed", address)
                 transport.close()

@@ -7,6 +7,7 @@ Per-address limits sit behind `Limiter`, so a cluster can keep them in a shared 
 
 from __future__ import annotations
 
+import ipaddress
 import time
 from collections import deque
 from collections.abc import Callable
@@ -146,3 +147,19 @@ class TokenBucket:
             return False
         self._tokens = tokens - cost
         return True
+
+
+def limit_key(address: str) -> str:
+    """What a per-address limit counts under: the address itself for IPv4, and for IPv6
+    its /64 network (one subscriber's whole allocation: counting each of its 2^64 addresses
+    apart would let one client make as many "addresses" as it likes). An IPv4 address
+    written as IPv6 (`::ffff:a.b.c.d`) counts as the IPv4 address."""
+    if ":" not in address:
+        return address
+    try:
+        ip = ipaddress.IPv6Address(address.split("%", 1)[0])
+    except ValueError:
+        return address
+    if ip.ipv4_mapped is not None:
+        return str(ip.ipv4_mapped)
+    return str(ipaddress.IPv6Network((ip, 64), strict=False))
