@@ -1027,7 +1027,9 @@ class SqlStore:
             name = None if s is None else (s.name or ("Bot" if s.bot_level else None))
             players.append({"seat": i, "name": name, "kind": kind})
         # A private room's code is its only key: a record (anyone may read it by the
-        # game's number) names only a room the lobby lists anyway.
+        # game's number) never names one. A public room is named whatever its status now:
+        # its host opened it to strangers (the lobby lists it while it has a free seat),
+        # and anyone may watch it.
         public = bool((room.settings or {}).get("public", True))
         return {"room": room.code if public else None, "players": players}
 
