@@ -33,6 +33,10 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
   // While the link is down the clocks stand still on screen (the server's may have paused, or
   // not: its next state says). The local time they stopped at; null while they run.
   let clocksFrozenAt = Date.now();
+  // The server sends its recent chat again right after its first state on a new link: no
+  // news. Until when such a replay is expected (null: no state yet on this link).
+  let replayUntil = null;
+  let lastSentChat = null;
 
   const conn = new Connection({
     code,
@@ -42,6 +46,7 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
       // The chat log stays while reconnecting: the server's replay of its recent chat after the
       // hello adds only what is missing (state.js, addChat).
       if (link.state !== "open" && clocksFrozenAt === null) clocksFrozenAt = Date.now();
+      if (link.state !== "open") replayUntil = null;
       state = { ...state, link };
       render();
     },
@@ -64,6 +69,7 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
     const before = state;
     // A state brings the server's clocks: they run again from its figures.
     if (msg.type === "state") clocksFrozenAt = null;
+    if (msg.type === "state" && replayUntil === null) replayUntil = Date.now() + 500;
     const result = reduce(state, msg);
     state = result.state;
     if (result.events.length) announce(result.events.slice(-3).join(". "));
@@ -71,6 +77,7 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
     // "replaced" comes with a close (4001) that the banner explains.
     if (msg.type === "error" && msg.code !== "replaced") showToast(state.toast.text);
     if (state.notice && state.notice !== before.notice) showToast(state.notice.text);
+    if (msg.type === "chat" && state.chat !== before.chat) chatArrived(msg);
     if (state.lastGame && state.lastGame !== before.lastGame && !before.playAgainAsked) {
       showToast(`${newGameStarter(state)} started a new game`);
     }
@@ -96,13 +103,13 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
       sheetHeldUntil = Date.now() + FINAL_TRICK_MS;
       setTimeout(() => {
         render();
-        if (!collapsed()) focusSelector(".sheet [data-action='close-sheet']");
+        if (!collapsed()) focusDialogTop();
       }, FINAL_TRICK_MS + 20);
     }
     if (state.view && state.view.phase === "over") loadPastGames();
     else if (!state.view && state.room) loadPastGames();
     render();
-    if ((sheetOpened && Date.now() >= sheetHeldUntil && !collapsed()) || overOpened) focusSelector(".sheet [data-action]");
+    if ((sheetOpened && Date.now() >= sheetHeldUntil && !collapsed()) || overOpened) focusDialogTop();
     else if (turnIsMine(state) && !turnIsMine(before)) showMyHand();
   }
 
@@ -136,6 +143,21 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
     return others.length === 1 ? seatName(s.room, others[0]) : "Someone";
   }
 
+  // Someone else's message, live (not the replay after a reconnect), while the chat is out
+  // of view (below the table on a phone): it shows for a moment, and is announced.
+  function chatArrived(msg) {
+    if (replayUntil === null || Date.now() < replayUntil) return;
+    const mine = state.room && state.room.you !== null ? msg.seat === state.room.you : msg.seat == null && msg.text === lastSentChat;
+    if (mine) return;
+    const log = main.querySelector(".chat-log");
+    if (log) {
+      const box = log.getBoundingClientRect();
+      if (box.bottom > 0 && box.top < window.innerHeight - 40 && !log.closest("[inert]")) return;
+    }
+    const text = msg.text.length > 60 ? `${msg.text.slice(0, 59)}…` : msg.text;
+    showToast(`${msg.name || "Someone"}: ${text}`);
+  }
+
   function showToast(text) {
     clearTimeout(toastTimer);
     toastEl.replaceChildren(h("div", { class: "toast" }, text));
@@ -161,6 +183,20 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
     const el = main.querySelector(selector);
     if (el) el.focus();
   }
+
+  // A dialog opens at its top: the focus on its heading, not on a button at its bottom that
+  // would scroll the heading and the results out of view on a small screen. Tab goes on to
+  // its main button; Escape closes it.
+  function focusDialogTop() {
+    const sheet = main.querySelector(".overlay [role='dialog']");
+    if (!sheet) return;
+    sheet.scrollTop = 0;
+    const heading = sheet.querySelector("h2[tabindex='-1']");
+    if (heading) heading.focus({ preventScroll: true });
+  }
+
+  // The focus after the table's dialog closes: the move you are asked for, else the hand.
+  const TABLE_FOCUS = ".bid-panel button, .hand [data-key]:not([aria-disabled='true']), .hand";
 
   function send(msg) {
     if (!conn.isOpen) {
@@ -245,7 +281,7 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
     }
   }
 
-  bindActions(document.body, {
+  const actions = {
     play: (data) => send({ type: "play", card: data.card }),
     bid: (data) => {
       const bid = /^\d+$/.test(data.bid) ? Number(data.bid) : data.bid;
@@ -283,7 +319,7 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
     "open-last-game": () => {
       state = { ...state, showLastGame: true };
       render();
-      focusSelector(".sheet [data-action='close-last-game']");
+      focusDialogTop();
     },
     "close-last-game": () => {
       state = { ...state, showLastGame: false };
@@ -293,13 +329,15 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
     "close-score-sheet": () => {
       state = { ...state, scoreSheet: false, showLastGame: false };
       render();
-      focusSelector(".bid-panel button, .hand [data-key]:not([aria-disabled='true']), [data-key='score-sheet']");
+      // Back to the dialog it was opened from (the hand's result, the game over), if any.
+      if (main.querySelector(".overlay")) focusSelector(".overlay [data-action='open-score-sheet'], .overlay h2[tabindex='-1']");
+      else focusSelector(`${TABLE_FOCUS}, [data-key='score-sheet']`);
     },
     "close-sheet": () => {
       state = { ...state, sheet: null };
       render();
-      if (state.view && state.view.phase === "over") focusSelector(".sheet [data-action]");
-      else focusSelector(".bid-panel button, .hand [data-key]:not([aria-disabled='true']), .hand");
+      if (main.querySelector(".overlay")) focusDialogTop(); // the game over, after the last hand
+      else focusSelector(TABLE_FOCUS);
     },
     "close-over": () => {
       // The table and the chat stay usable after the game; "Results" brings this back.
@@ -310,7 +348,7 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
     "open-over": () => {
       state = { ...state, overClosed: null };
       render();
-      focusSelector(".sheet [data-action]");
+      focusDialogTop();
     },
     "play-again": () => {
       state = { ...state, playAgainAsked: true };
@@ -366,6 +404,7 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
       const text = input.value.trim();
       if (!text) return;
       conn.send({ type: "chat", text });
+      lastSentChat = text;
       input.value = "";
       delete input.dataset.dirty;
     },
@@ -375,17 +414,22 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
       if (id !== undefined) savingSettings = { id, before: state.room ? state.room.settings : null };
       for (const el of form.querySelectorAll("[data-dirty]")) delete el.dataset.dirty;
     },
-  });
+  };
+  bindActions(document.body, actions);
   trackDirty(main);
   wireCustomTarget(main);
+  // Escape closes the dialog on top, as its own close button does (the focus goes where that
+  // button sends it). A folded result strip goes too, the focus left where it is.
   document.addEventListener("keydown", (event) => {
-    if (event.key === "Escape" && (state.scoreSheet || state.showLastGame)) {
-      state = { ...state, scoreSheet: false, showLastGame: false };
-      render();
-    } else if (event.key === "Escape" && state.sheet) {
+    if (event.key !== "Escape") return;
+    const open = main.querySelector(".overlay [role='dialog']");
+    if (state.scoreSheet) actions["close-score-sheet"]();
+    else if (state.showLastGame && open) actions["close-last-game"]();
+    else if (state.sheet && open && open.classList.contains("hand-sheet")) actions["close-sheet"]();
+    else if (state.sheet) {
       state = { ...state, sheet: null };
       render();
-    }
+    } else if (open && open.classList.contains("game-over")) actions["close-over"]();
   });
   setInterval(tick, 250);
   // Phones freeze background tabs and drop sockets: try again as soon as we are back.

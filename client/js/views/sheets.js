@@ -6,9 +6,12 @@ import { sideName, who, myClockRuns } from "../state.js";
 import { awayNotice, countdown } from "./common.js";
 import { sideSeats, mySideOf } from "./score.js";
 
+// A dialog opens at its top: room.js focuses its heading (tabindex -1), not a button at the
+// bottom that would scroll the heading out of view on a small screen. Drawn again for a new
+// state, it keeps its scroll (data-keep-scroll) and the focus (its heading's data-key).
 function dialog(labelId, className, ...children) {
   return h("div", { class: "overlay" },
-    h("div", { class: ["sheet", className], role: "dialog", "aria-modal": "true", "aria-labelledby": labelId }, ...children));
+    h("div", { class: ["sheet", className], role: "dialog", "aria-modal": "true", "aria-labelledby": labelId, "data-key": `dialog-${className}`, "data-keep-scroll": "1" }, ...children));
 }
 
 /** Inside a dialog: your turn clock, and the way back to the table. */
@@ -79,7 +82,7 @@ export function handSheet(state) {
   return dialog("sheet-title", "hand-sheet",
     turnAlert(state),
     awayNotice(state, "back-sheet"),
-    h("h2", { id: "sheet-title" }, `Hand ${entry.hand} result`),
+    h("h2", { id: "sheet-title", tabindex: "-1", "data-key": "sheet-title" }, `Hand ${entry.hand} result`),
     h("table", { class: "result-table" },
       h("thead", {}, h("tr", {},
         h("th", { scope: "col" }, view.mode === "partnership" ? "Team" : "Player"),
@@ -111,9 +114,10 @@ export function handSheet(state) {
           h("td", { class: "num strong" }, String(entry.scores[side])));
       }))),
     lastTrickOfHand(room, view, entry.hand),
+    // Continue first: one Tab from the heading (which has the focus) reaches it.
     h("div", { class: "sheet-actions" },
-      h("button", { type: "button", class: "btn", "data-action": "open-score-sheet" }, "Score sheet"),
-      h("button", { type: "button", class: "btn primary", "data-action": "close-sheet", "data-key": "close-sheet" }, last ? "See final results" : "Continue")));
+      h("button", { type: "button", class: "btn primary", "data-action": "close-sheet", "data-key": "close-sheet" }, last ? "See final results" : "Continue"),
+      h("button", { type: "button", class: "btn", "data-action": "open-score-sheet", "data-key": "sheet-score-sheet" }, "Score sheet")));
 }
 
 /** Every hand so far: bids, tricks, points, bags and the running score of each side. */
@@ -242,26 +246,27 @@ export function gameOver(state, { past = false, live = null } = {}) {
   return dialog("over-title", "game-over",
     live ? turnAlert(live) : null,
     h("p", { class: "eyebrow" }, past ? "Last game's results" : (view.time_up ? "Game over · time is up" : "Game over")),
-    h("h2", { id: "over-title" }, title),
+    h("h2", { id: "over-title", tabindex: "-1", "data-key": "over-title" }, title),
     h("ol", { class: "final-scores" }, sides.map((side) => h("li", { class: side === view.winner ? "winner" : null },
       h("span", {}, sideName(room, view, side),
         side === view.winner ? h("span", { class: "tag win-tag" }, "Winner") : null,
         side === mySide && view.mode === "partnership" ? h("span", { class: "tag you-tag" }, "Your team") : null),
       h("strong", {}, String(view.scores[side]))))),
-    scoreChart(room, view),
-    h("details", { class: "by-hand", "data-key": "by-hand", "data-keep-open": "" },
-      h("summary", {}, "Score sheet by hand"),
-      scoreTable(room, view, view.history)),
     past ? h("p", { class: "muted small" }, "A new game has started since; this is how the last one ended.") : null,
-    h("div", { class: "sheet-actions" },
+    // The buttons under the final scores, the main one first: in view without scrolling on a
+    // phone, and one Tab from the heading (which has the focus).
+    h("div", { class: "sheet-actions over-actions" },
       me !== null && !past ? h("button", { type: "button", class: "btn primary big", "data-action": "play-again", "data-key": "play-again" }, state.playAgainAsked ? "Waiting for the others…" : "Play again") : null,
+      past ? h("button", { type: "button", class: "btn primary", "data-action": "close-last-game", "data-key": "close-last-game" }, "Back to the new game") : null,
       room.game_id !== null && room.game_id !== undefined
         ? h("a", { class: "btn", href: reviewHref(room.game_id, room.code), "data-key": "review-game" }, "Review this game")
         : null,
       past ? null : h("a", { class: "btn", href: "/" }, "Home"),
-      past
-        ? h("button", { type: "button", class: "btn primary", "data-action": "close-last-game", "data-key": "close-last-game" }, "Back to the new game")
-        : h("button", { type: "button", class: "btn ghost", "data-action": "close-over", "data-key": "close-over" }, "Close")),
+      past ? null : h("button", { type: "button", class: "btn ghost", "data-action": "close-over", "data-key": "close-over" }, "Close")),
+    scoreChart(room, view),
+    h("details", { class: "by-hand", "data-key": "by-hand", "data-keep-open": "" },
+      h("summary", {}, "Score sheet by hand"),
+      scoreTable(room, view, view.history)),
     past ? null : pastGames(state));
 }
 

@@ -173,9 +173,10 @@ function statusLine(state, legal) {
   const myTurn = me !== null && view.to_act === me && view.phase !== "over" && !room.seats[me].away;
   return h("div", { class: ["status-line", myTurn ? "my-turn" : null] },
     h("span", { class: "status-text" }, text),
+    // The clock next to "Your turn", before any button (which may wrap to a line of its own).
+    myTurn && state.clock && state.clock.turn_deadline ? countdown(state.clock.turn_deadline, "Time left for your turn") : null,
     view.phase === "over" && state.overClosed === room.game_id ? h("button", { type: "button", class: "btn small", "data-action": "open-over", "data-key": "open-over" }, "Results") : null,
     state.lastGame ? h("button", { type: "button", class: "btn small", "data-action": "open-last-game", "data-key": "open-last-game", "aria-haspopup": "dialog" }, "Last game's results") : null,
-    myTurn && state.clock && state.clock.turn_deadline ? countdown(state.clock.turn_deadline, "Time left for your turn") : null,
     state.hint ? h("span", { class: "hint-text" }, hintText(state.hint)) : null,
     trickCaption(state),
     view.spades_broken ? h("span", { class: "tag spades-broken" }, "♠ broken") : null);

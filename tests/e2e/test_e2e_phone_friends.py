@@ -1,0 +1,55 @@
+"""What a walk of friends playing on phones (390 x 844, touch) found: a chat message arrived
+unseen, the chat being far below the table."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from e2e_helpers import fill_create_form
+from e2e_server import DESKTOP, PHONE
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.e2e
+
+TOUCH = {"is_mobile": True, "has_touch": True}
+
+
+def test_a_chat_message_out_of_view_shows_for_a_moment(new_page: Any) -> None:
+    """On a phone the chat is below the table: someone else's message shows in a toast
+    (a polite live region) with their name; your own does not, and neither does a message
+    while the chat is in view (a desktop's side column)."""
+    host = new_page(viewport=PHONE, **TOUCH)
+    host.goto("/")
+    host.get_by_label("Your name").fill("Hana")
+    fill_create_form(host, mode="partnership")
+    host.get_by_role("button", name="Create room").click()
+    host.wait_for_url(re.compile(r"/r/[^/]+$"))
+    host.get_by_role("button", name="Start game").wait_for()
+    invite = host.get_by_label("Invite link").input_value()
+    below = "e => e.getBoundingClientRect().top >= innerHeight"
+    assert host.locator(".chat-log").evaluate(below)
+
+    friend = new_page(viewport=DESKTOP)
+    friend.goto(invite)
+    friend.get_by_label("Your name").fill("Finn")
+    friend.get_by_role("button", name="Sit in the North seat").click()
+    friend.locator(".lobby-seat.mine").wait_for()
+    friend.get_by_role("textbox", name="Message").fill("hello from Finn")
+    friend.get_by_role("button", name="Send").click()
+
+    toast = host.locator("#toasts .toast")
+    expect(toast).to_have_text("Finn: hello from Finn")
+    assert host.locator("#toasts").get_attribute("aria-live") == "polite"
+    friend.locator(".chat-log li", has_text="hello from Finn").wait_for()
+    host.locator(".chat-log li", has_text="hello from Finn").wait_for()
+
+    # The host answers: the friend has the chat in view (and the host wrote it): no toast.
+    host.get_by_role("textbox", name="Message").fill("hi Finn")
+    host.get_by_role("button", name="Send").click()
+    friend.locator(".chat-log li", has_text="hi Finn").wait_for()
+    host.locator(".chat-log li", has_text="hi Finn").wait_for()
+    host.wait_for_timeout(200)
+    expect(friend.locator("#toasts .toast")).to_have_count(0)
+    expect(host.locator("#toasts .toast", has_text="hi Finn")).to_have_count(0)
