@@ -34,6 +34,9 @@ def normalize_url(url: str | URL) -> URL:
     return parsed
 
 
+SQLITE_READONLY = 8  # the primary result code; extended codes keep it in their low byte
+
+
 def is_sqlite(url: str | URL) -> bool:
     return make_url(url).get_backend_name() == "sqlite"
 
@@ -79,3 +82,20 @@ def _configure_sqlite(engine: Engine, begin: str) -> None:
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Any) -> None:
         connection.exec_driver_sql(begin)
+
+    @event.listens_for(engine, "handle_error")
+    def _on_error(context: Any) -> None:
+        # A file SQLite could open only for reading (its permissions, a read-only mount)
+        # stays read-only for the connection's whole life: fixing the file changed nothing
+        # until a restart. Such an error counts as a lost connection, so the pool opens
+        # new ones (and the caller sees the database as unavailable: 503, storage_error).
+        if is_readonly_error(context.original_exception):
+            context.is_disconnect = True
+
+
+def is_readonly_error(exc: BaseException | None) -> bool:
+    """SQLite's SQLITE_READONLY family ("attempt to write a readonly database")."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return code & 0xFF == SQLITE_READONLY
+    return exc is not None and "readonly database" in str(exc)

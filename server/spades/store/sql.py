@@ -34,7 +34,13 @@ from spades.engine import Rules
 from spades.engine.game import RECORD_FORMAT
 
 from . import sqlite_log
-from .db import COMMAND_TIMEOUT, create_engine, create_sync_sqlite_engine, is_sqlite
+from .db import (
+    COMMAND_TIMEOUT,
+    create_engine,
+    create_sync_sqlite_engine,
+    is_readonly_error,
+    is_sqlite,
+)
 from .models import ActionModel, ChatModel, GameModel, HandModel, RoomModel, SeatModel, metadata
 from .protocol import (
     ActionRow,
@@ -1377,7 +1383,11 @@ class _SqliteAppender:
         last = self._last
         if not jobs and not any(f is not None for f in fences or ()):
             # The fast path checks no fence: fenced appends (cluster mode) take the full one.
-            return self._append_only(conn, rows, stamp), results
+            try:
+                return self._append_only(conn, rows, stamp), results
+            except Exception as exc:
+                self._drop_if_readonly(exc)
+                raise
         try:
             with conn.begin():
                 outcomes = _with_fences(
@@ -1388,15 +1398,18 @@ class _SqliteAppender:
                     try:
                         value = job(conn)
                     except Exception as exc:
+                        if _connection_lost(exc):
+                            raise  # the whole batch failed, not this job alone
                         savepoint.rollback()
                         results.append((False, exc))
                     else:
                         savepoint.commit()
                         results.append((True, value))
-        except BaseException:
+        except BaseException as exc:
             # The numbers counted in this batch were not stored; a failed insert (a game a
             # job deleted, another process's row) is retried row by row from the log.
             last.clear()
+            self._drop_if_readonly(exc)
             raise
         if len(last) > sqlite_log.SEQ_CACHE:
             last.clear()
@@ -1422,6 +1435,15 @@ class _SqliteAppender:
         if len(self._last) > sqlite_log.SEQ_CACHE:
             self._last.clear()
         return outcomes
+
+    def _drop_if_readonly(self, exc: BaseException) -> None:
+        """A connection opened while the file was read-only stays so: the next batch
+        opens a new one (db.py, `handle_error`, does the same for the pooled ones)."""
+        if self._conn is not None and (_connection_lost(exc) or self._conn.invalidated):
+            with contextlib.suppress(Exception):
+                self._conn.invalidate()
+                self._conn.close()
+            self._conn = None
 
     def close(self) -> None:
         def shut() -> None:
@@ -1453,6 +1475,13 @@ def _append_rows_sqlite(
     except sqlite3.IntegrityError as exc:
         raise IntegrityError(sqlite_log.INSERT_ACTION, None, exc) from exc
     return [_refusal(o) for o in found]
+
+
+def _connection_lost(exc: BaseException) -> bool:
+    """The connection cannot go on (invalidated, or SQLite's read-only connection)."""
+    if isinstance(exc, DBAPIError) and exc.connection_invalidated:
+        return True
+    return is_readonly_error(exc) or is_readonly_error(getattr(exc, "orig", None))
 
 
 def _as_unavailable(exc: BaseException) -> StorageUnavailable | None:

@@ -205,6 +205,13 @@ def read_frame(stream: BinaryIO) -> Any:
     return marshal.loads(body)
 
 
+def _open(path: str) -> sqlite3.Connection:
+    raw = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    for pragma in PRAGMAS:
+        raw.execute(pragma)
+    return raw
+
+
 def main(argv: list[str]) -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
@@ -213,9 +220,7 @@ def main(argv: list[str]) -> int:
     # or when the loop's slice ends. Same priority otherwise.
     with contextlib.suppress(AttributeError, OSError):
         os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
-    raw = sqlite3.connect(argv[0], isolation_level=None, check_same_thread=False)
-    for pragma in PRAGMAS:
-        raw.execute(pragma)
+    raw = _open(argv[0])
     last: dict[int, int] = {}
     source, sink = sys.stdin.buffer, sys.stdout.buffer
     sink.write(frame(("ready", None)))
@@ -224,7 +229,14 @@ def main(argv: list[str]) -> int:
         request = read_frame(source)
         if request is None:  # the server closed our stdin, or is gone
             break
-        sink.write(frame(commit(raw, last, request)))
+        answer = commit(raw, last, request)
+        if answer[0] == "error" and "readonly database" in answer[1]:
+            # Opened while the file could only be read: SQLite keeps such a connection
+            # read-only for good. A new one sees the file as it is now (fixed, or not yet).
+            with contextlib.suppress(sqlite3.Error):
+                raw.close()
+                raw = _open(argv[0])
+        sink.write(frame(answer))
         sink.flush()
     raw.close()
     return 0
