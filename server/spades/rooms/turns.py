@@ -221,7 +221,10 @@ async def bot_turn(room: Room, plan: TurnPlan) -> None:
     try:
         await room.call(bot_move, room, plan, action, now())
     except RoomError as exc:
-        log.warning(
+        # A store failure is logged where it happens, within the outage log budget
+        # (writes.StoreFailures); said here too, it came once per retry of every room.
+        log.log(
+            logging.DEBUG if exc.code == "storage_error" else logging.WARNING,
             "room %s: bot move for seat %s failed: %s",
             room.code,
             plan.seat,
