@@ -450,9 +450,10 @@ class SeatClient(asyncio.Protocol):
             return
         if view["phase"] == "over":
             self.looked_hand = -1  # hand numbers start again with the next game
-            if self.host and self.acting_on != seq:
+            if self.acting_on != seq:  # every player asks: the next game needs them all
                 self.acting_on = seq
-                room.stats.game_hands.append(view["hand_number"])
+                if self.host:
+                    room.stats.game_hands.append(view["hand_number"])
                 self.send_text(b'{"type": "play_again"}')
             return
         action = choose(view, room.rng, self.fleet.players)

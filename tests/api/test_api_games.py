@@ -100,13 +100,18 @@ async def test_four_humans_play_a_whole_game(tmp_path: Path, mode: str) -> None:
             assert [{card_text(c) for c in cards_of(m)} for m in dealt] == deals[entry["hand"]]
         history = (await server.get(f"/api/rooms/{code}/history")).json()["games"]
         assert history[0]["game_id"] == game_id and history[0]["hands"] == view["history"]
-        # Play again with the same seats.
+        # Play again with the same seats: it starts once every player here has asked,
+        # and until then everyone sees who has.
         await clients[2].send(type="play_again")
+        asked = await clients[0].until(lambda m: m["type"] == "state" and m["room"]["again"])
+        assert asked["room"]["again"] == [2] and asked["room"]["status"] == "finished"
+        for n in (0, 3, 1):
+            await clients[n].send(type="play_again")
         again = await clients[0].until(
             lambda m: m["type"] == "state" and m["room"]["game_id"] not in (None, game_id)
         )
-        assert again["room"]["status"] == "playing"
-        assert again["room"]["started_by"] == 2  # who clicked "Play again", for the others
+        assert again["room"]["status"] == "playing" and again["room"]["again"] == []
+        assert again["room"]["started_by"] == 1  # the last to ask, named to the others
         assert [s["name"] for s in again["room"]["seats"]] == ["Host", "West", "North", "East"]
         for client in [*clients, watcher]:
             await client.close()

@@ -251,3 +251,46 @@ def test_your_own_bid_reads_as_words(new_page: Any) -> None:
     for line in contracts.locator("li:not(.mine)").all_inner_texts():
         assert re.search(r"(bidding…|yet to bid|\d+ of \d+|no contract|Nil|nil)", line), line
     expect(page.locator(".status-line .status-text")).to_have_text("Your turn to bid")
+
+
+# The game-over dialog drawn by the room page's own renderer (views/sheets.js) for a
+# finished game where some players asked to play again: returns its note and button text.
+AGAIN_NOTE = """async ({ you, again }) => {
+  const { gameOver } = await import("/js/views/sheets.js");
+  const { mount } = await import("/js/dom.js");
+  const seats = [
+    { kind: "human", name: "Ann", connected: true },
+    { kind: "human", name: "Bob", connected: true },
+    { kind: "human", name: "Cy", connected: false },
+    { kind: "bot", name: "East Bot", connected: true },
+  ];
+  const view = {
+    mode: "partnership", phase: "over", winner: 0, scores: [310, 120], bags: [0, 0],
+    history: [], rules: { target: 300, bag_limit: 10 }, hand_number: 5, bids: [null, null, null, null],
+  };
+  const state = { room: { you, seats, again, game_id: 3, code: "TEST" }, view, playAgainAsked: false };
+  let main = document.getElementById("again-test");
+  if (!main) {
+    main = document.createElement("main");
+    main.id = "again-test";
+    document.body.replaceChildren(main);
+  }
+  mount(main, gameOver(state));
+  const note = main.querySelector(".again-note");
+  return [note ? note.textContent : null, main.querySelector("[data-action=play-again]").textContent];
+}"""
+
+
+def test_the_results_say_who_asked_to_play_again_and_who_is_waited_for(new_page: Any) -> None:
+    """The next game starts when every player here has asked: the results say who has, and
+    whom the table still waits for (not a bot, not someone gone)."""
+    page = new_page(viewport=PHONE, **TOUCH)
+    page.goto("/")
+    page.locator("#solo-title").wait_for()
+    note, button = page.evaluate(AGAIN_NOTE, {"you": 0, "again": [1]})
+    assert note == "Bob wants to play again · waiting for You" and button == "Play again"
+    note, button = page.evaluate(AGAIN_NOTE, {"you": 0, "again": [0]})
+    assert note == "You want to play again · waiting for Bob"
+    assert button == "Waiting for the others…"
+    note, _ = page.evaluate(AGAIN_NOTE, {"you": 1, "again": []})
+    assert note is None

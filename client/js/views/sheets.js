@@ -253,10 +253,11 @@ export function gameOver(state, { past = false, live = null } = {}) {
         side === mySide && view.mode === "partnership" ? h("span", { class: "tag you-tag" }, "Your team") : null),
       h("strong", {}, String(view.scores[side]))))),
     past ? h("p", { class: "muted small" }, "A new game has started since; this is how the last one ended.") : null,
+    past ? null : againNote(room),
     // The buttons under the final scores, the main one first: in view without scrolling on a
     // phone, and one Tab from the heading (which has the focus).
     h("div", { class: "sheet-actions over-actions" },
-      me !== null && !past ? h("button", { type: "button", class: "btn primary big", "data-action": "play-again", "data-key": "play-again" }, state.playAgainAsked ? "Waiting for the others…" : "Play again") : null,
+      me !== null && !past ? h("button", { type: "button", class: "btn primary big", "data-action": "play-again", "data-key": "play-again" }, state.playAgainAsked || (room.again || []).includes(me) ? "Waiting for the others…" : "Play again") : null,
       past ? h("button", { type: "button", class: "btn primary", "data-action": "close-last-game", "data-key": "close-last-game" }, "Back to the new game") : null,
       room.game_id !== null && room.game_id !== undefined
         ? h("a", { class: "btn", href: reviewHref(room.game_id, room.code), "data-key": "review-game" }, "Review this game")
@@ -268,6 +269,21 @@ export function gameOver(state, { past = false, live = null } = {}) {
       h("summary", {}, "Score sheet by hand"),
       scoreTable(room, view, view.history)),
     past ? null : pastGames(state));
+}
+
+/** Who asked for the next game (it starts once every player here has asked), and who the
+ * table still waits for. */
+function againNote(room) {
+  const asked = room.again || [];
+  if (!asked.length) return null;
+  const waiting = [0, 1, 2, 3].filter((seat) => {
+    const info = room.seats[seat];
+    return info.kind === "human" && info.connected && !asked.includes(seat);
+  });
+  const names = (seats) => seats.map((seat) => who(room, seat)).join(", ");
+  const text = `${names(asked)} ${asked.length === 1 && asked[0] !== room.you ? "wants" : "want"} to play again` +
+    (waiting.length ? ` · waiting for ${names(waiting)}` : "");
+  return h("p", { class: "again-note", role: "status", "data-key": "again-note" }, text);
 }
 
 /** A game's review page; `?room=` lets it link back to a room the record does not name (a

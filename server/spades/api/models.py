@@ -95,6 +95,11 @@ class RoomOut(BaseModel):
         description="the seat that started the game being played (start or play_again); "
         "null before the first game, for a solo room's game, or after a server restart",
     )
+    again: list[int] = Field(
+        default_factory=list,
+        description="after a game: the seats that asked to play again; the next game "
+        "starts when every seated person who is connected has asked",
+    )
 
 
 class SeatSummary(BaseModel):

@@ -112,11 +112,13 @@ async def start(room: Room, conn: Connection, msg: Message, ref: Any) -> None:
 
 
 async def play_again(room: Room, conn: Connection, msg: Message, ref: Any) -> None:
+    """Asks for the next game; it starts when every person seated and here has asked, so
+    nobody still reading the results is dealt into a running turn timer."""
     seat = seat_of(conn)
     if room.status != "finished":
         raise WrongStatus("play again is for a finished game")
-    await room.start_game()
-    room.started_by = seat
+    room.again.add(seat)
+    await room.again_if_all_asked(seat)
     room.changed(conn, ref)
 
 

@@ -138,4 +138,6 @@ async def detach(room: Room, conn: Connection) -> None:
             room.clock.call_at(
                 now + room.config.grace_seconds + 0.001, lambda: _host_gone_later(room)
             )
+        if room.again:  # the one the others waited for to play again has gone
+            await room.again_if_all_asked(min(room.again))
     room.changed()

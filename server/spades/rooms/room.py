@@ -89,6 +89,9 @@ class Room:
         # The seat that started the game being played (`start` or `play_again`): the others'
         # clients can say who. Not stored: after a restart it is not known (None).
         self.started_by: int | None = None
+        # Seats that asked to play again after a game: the next starts once every person
+        # seated and here has asked (a bot, or someone gone, never holds it up).
+        self.again: set[int] = set()
         self.turn_started = clock.now()
         self.last_human_at = clock.now()
         self.elapsed_at_load = 0.0  # game clock used before a restart
@@ -171,6 +174,25 @@ class Room:
 
     def connected(self, seat: int) -> bool:
         return self.audience.connected(seat)
+
+    async def again_if_all_asked(self, seat: int) -> None:
+        """Start the next game if someone here asked and nobody here is still to ask
+        (`seat`: who asked last)."""
+        if (
+            self.status == "finished"
+            and any(self.connected(s) for s in self.again)
+            and not self.again_waits_for()
+        ):
+            await self.start_game()
+            self.started_by = seat
+
+    def again_waits_for(self) -> list[int]:
+        """The seated people here who have not asked to play again yet."""
+        return [
+            s.index
+            for s in self.seats
+            if s.kind == "human" and s.index not in self.again and self.connected(s.index)
+        ]
 
     def spectators(self) -> int:
         n = 0
@@ -329,6 +351,7 @@ class Room:
             self.store.start_game(self.room_id, rules.to_dict(), game.first_dealer, game.seed)
         )
         self.game, self.game_id = game, game_id
+        self.again = set()
         log.info("room %s: game %s started", self.code, game_id, extra=self._ctx(None))
         if self.status != "playing":
             self.status = "playing"

@@ -44,6 +44,7 @@ def room_dict(room: Room, you: int | None = None) -> dict[str, Any]:
         room.game_id,
         room.invite_url,
         room.started_by,
+        tuple(sorted(room.again)),
     )
     if you is not None:
         return _room_dict(key, you)
@@ -59,7 +60,7 @@ def room_dict(room: Room, you: int | None = None) -> dict[str, Any]:
 
 
 def _room_dict(key: tuple[Any, ...], you: int | None) -> dict[str, Any]:
-    room_id, code, status, host_seat, settings, seats, game_id, invite_url, started_by = key
+    room_id, code, status, host_seat, settings, seats, game_id, invite_url, started_by, again = key
     return {
         "id": room_id,
         "code": code,
@@ -71,6 +72,7 @@ def _room_dict(key: tuple[Any, ...], you: int | None) -> dict[str, Any]:
         "game_id": game_id,
         "invite_url": invite_url,
         "started_by": started_by,
+        "again": list(again),
     }
 
 
