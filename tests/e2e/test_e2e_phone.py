@@ -266,9 +266,11 @@ AGAIN_NOTE = """async ({ you, again }) => {
   ];
   const view = {
     mode: "partnership", phase: "over", winner: 0, scores: [310, 120], bags: [0, 0],
-    history: [], rules: { target: 300, bag_limit: 10 }, hand_number: 5, bids: [null, null, null, null],
+    history: [], rules: { target: 300, bag_limit: 10 }, hand_number: 5,
+    bids: [null, null, null, null],
   };
-  const state = { room: { you, seats, again, game_id: 3, code: "TEST" }, view, playAgainAsked: false };
+  const room = { you, seats, again, game_id: 3, code: "TEST" };
+  const state = { room, view, playAgainAsked: false };
   let main = document.getElementById("again-test");
   if (!main) {
     main = document.createElement("main");
@@ -277,7 +279,8 @@ AGAIN_NOTE = """async ({ you, again }) => {
   }
   mount(main, gameOver(state));
   const note = main.querySelector(".again-note");
-  return [note ? note.textContent : null, main.querySelector("[data-action=play-again]").textContent];
+  const button = main.querySelector("[data-action=play-again]");
+  return [note ? note.textContent : null, button.textContent];
 }"""
 
 
