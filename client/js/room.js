@@ -74,6 +74,11 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
     state = result.state;
     if (result.events.length) announce(result.events.slice(-3).join(". "));
     if (state.view && state.view.phase !== "over") state.playAgainAsked = false;
+    // A whole state (a reconnect) is the server's word on who asked to play again: after a
+    // restart it has forgotten the ask, and the button must be there to ask again.
+    if (msg.type === "state" && state.room && !(state.room.again || []).includes(state.room.you)) {
+      state.playAgainAsked = false;
+    }
     // "replaced" comes with a close (4001) that the banner explains.
     if (msg.type === "error" && msg.code !== "replaced") showToast(state.toast.text);
     if (state.notice && state.notice !== before.notice) showToast(state.notice.text);
