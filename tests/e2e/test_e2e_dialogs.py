@@ -67,10 +67,8 @@ def _opens_at_top(page: Any, box_selector: str, heading: Any) -> None:
     assert heading.evaluate(FOCUSED)
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_hand_sheet_opens_at_its_top(new_page: Any, size: dict[str, int]) -> None:
-    """The result sheet after a hand: its heading has the focus and is in view; one Tab
-    reaches Continue, and Enter on it goes on to the next hand."""
+def _at_first_hand_sheet(new_page: Any, size: dict[str, int]) -> Any:
+    """A solo game played until the first hand's result sheet is up."""
     page = new_page(viewport=size, **TOUCH)
     open_with_token(page, _solo(page, target=500))
     for _ in range(60):
@@ -78,6 +76,14 @@ def test_hand_sheet_opens_at_its_top(new_page: Any, size: dict[str, int]) -> Non
         if page.locator(".hand-sheet").count():
             break
         act(page)
+    return page
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_hand_sheet_opens_at_its_top(new_page: Any, size: dict[str, int]) -> None:
+    """The result sheet after a hand: its heading has the focus and is in view; one Tab
+    reaches Continue, and Enter on it goes on to the next hand."""
+    page = _at_first_hand_sheet(new_page, size)
     sheet = page.get_by_role("dialog", name="Hand 1 result")
     sheet.wait_for()
     page.wait_for_timeout(100)
@@ -99,13 +105,7 @@ def test_hand_sheet_escape_continues_and_the_focus_goes_back_to_the_game(
 ) -> None:
     """Escape closes the result sheet like Continue: the focus is on the table again (the
     bidding panel or the hand), not lost on the page's body."""
-    page = new_page(viewport=size, **TOUCH)
-    open_with_token(page, _solo(page, target=500))
-    for _ in range(60):
-        wait_turn(page)
-        if page.locator(".hand-sheet").count():
-            break
-        act(page)
+    page = _at_first_hand_sheet(new_page, size)
     page.get_by_role("dialog", name="Hand 1 result").wait_for()
     page.keyboard.press("Escape")
     page.locator(".hand-sheet").wait_for(state="detached")

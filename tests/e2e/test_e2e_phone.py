@@ -111,14 +111,20 @@ def test_the_winning_trick_card_stays_off_every_plate(new_page: Any) -> None:
                 assert found == [], (size, mode, winner, found)
 
 
-def test_side_plates_keep_their_card_count_inside_on_a_phone(new_page: Any) -> None:
-    """2. The card count ("13") on West's and East's plates stays inside the plate."""
+def _solo_at_bidding(new_page: Any) -> Any:
+    """A phone at an individual solo game, its bid buttons up."""
     page = new_page(viewport=PHONE, **TOUCH)
     made = page.request.post(
         "/api/solo", data={"name": "Tess", "mode": "individual", "bot_level": "basic"}
     ).json()
     open_with_token(page, made)
     page.locator(".bid-panel button.bid").first.wait_for()
+    return page
+
+
+def test_side_plates_keep_their_card_count_inside_on_a_phone(new_page: Any) -> None:
+    """2. The card count ("13") on West's and East's plates stays inside the plate."""
+    page = _solo_at_bidding(new_page)
     for place in ("left", "right", "top"):
         plate = page.locator(f".seat-plate.place-{place}")
         count = plate.locator(".cards-left")
@@ -239,12 +245,7 @@ def test_review_step_buttons_stay_in_reach_on_a_phone(
 def test_your_own_bid_reads_as_words(new_page: Any) -> None:
     """7. The contracts line says "Your turn to bid" for you, not "You bidding…"; the other
     seats keep "<name> bidding…", "<name> yet to bid" or their contract."""
-    page = new_page(viewport=PHONE, **TOUCH)
-    made = page.request.post(
-        "/api/solo", data={"name": "Tess", "mode": "individual", "bot_level": "basic"}
-    ).json()
-    open_with_token(page, made)
-    page.locator(".bid-panel button.bid").first.wait_for()
+    page = _solo_at_bidding(new_page)
     contracts = page.get_by_role("list", name="Contracts this hand")
     expect(contracts.locator("li.mine")).to_have_text("Your turn to bid")
     assert "You bidding" not in contracts.inner_text()

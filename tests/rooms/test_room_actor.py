@@ -706,17 +706,25 @@ async def test_the_game_clock_never_counts_downtime_however_many_restarts(
     await manager.stop()
 
 
+async def finished_table(
+    store: Any, clock: ManualClock, tmp_path: Path
+) -> tuple[RoomManager, Room, list[Conn]]:
+    """Four connected players whose game is over (the vote does not look at that game)."""
+    manager = manager_for(store, clock, tmp_path)
+    await manager.start()
+    room, _, token = await manager.create("Ann", {"target": 100})
+    conns = await seat_four(room, token)
+    room.status = "finished"
+    return manager, room, conns
+
+
 async def test_the_next_game_starts_when_everyone_here_has_asked(
     store: Any, clock: ManualClock, tmp_path: Path
 ) -> None:
     """Play again is asked for by each person at the table: one click does not deal the
     others (still reading the results) into a running game; whoever has gone does not
     hold it up, and nobody leaving alone starts a game for an empty table."""
-    manager = manager_for(store, clock, tmp_path)
-    await manager.start()
-    room, _, token = await manager.create("Ann", {"target": 100})
-    conns = await seat_four(room, token)
-    room.status = "finished"  # as after a game (the vote does not look at the last one)
+    manager, room, conns = await finished_table(store, clock, tmp_path)
     await act(room, conns[1], type="play_again", id="a1")
     assert room.game is None and conns[0].last_state()["room"]["again"] == [1]
     await act(room, conns[1], type="play_again", id="a1")  # asking twice changes nothing
@@ -733,11 +741,7 @@ async def test_the_next_game_starts_when_everyone_here_has_asked(
 async def test_the_last_one_to_ask_leaving_starts_the_next_game(
     store: Any, clock: ManualClock, tmp_path: Path
 ) -> None:
-    manager = manager_for(store, clock, tmp_path)
-    await manager.start()
-    room, _, token = await manager.create("Ann", {"target": 100})
-    conns = await seat_four(room, token)
-    room.status = "finished"
+    manager, room, conns = await finished_table(store, clock, tmp_path)
     for n in (0, 1, 2):
         await act(room, conns[n], type="play_again", id=f"a{n}")
     assert room.game is None

@@ -53,12 +53,10 @@ async def store_seat(room: Room, seat: Seat) -> None:
 
 
 async def vacate(room: Room, seat: int) -> None:
-    had = room.humans_connected()
-    await store_seat(room, Seat(seat))
+    await store_seat(room, Seat(seat))  # (which starts the idle time if they were the last)
     for conn in room.connections.values():
         if conn.seat == seat:
             conn.seat = None
-    room.humans_may_have_left(had)
     if room.host_seat == seat:
         await room.set_host(first_human(room.seats))
 

@@ -1386,7 +1386,7 @@ class _SqliteAppender:
             try:
                 return self._append_only(conn, rows, stamp), results
             except Exception as exc:
-                self._drop_if_readonly(exc)
+                self._drop_if_lost(exc)
                 raise
         try:
             with conn.begin():
@@ -1409,7 +1409,7 @@ class _SqliteAppender:
             # The numbers counted in this batch were not stored; a failed insert (a game a
             # job deleted, another process's row) is retried row by row from the log.
             last.clear()
-            self._drop_if_readonly(exc)
+            self._drop_if_lost(exc)
             raise
         if len(last) > sqlite_log.SEQ_CACHE:
             last.clear()
@@ -1436,9 +1436,10 @@ class _SqliteAppender:
             self._last.clear()
         return outcomes
 
-    def _drop_if_readonly(self, exc: BaseException) -> None:
-        """A connection opened while the file was read-only stays so: the next batch
-        opens a new one (db.py, `handle_error`, does the same for the pooled ones)."""
+    def _drop_if_lost(self, exc: BaseException) -> None:
+        """A connection that cannot go on (invalidated, or opened while the file was
+        read-only, which it stays): the next batch opens a new one (db.py's `handle_error`
+        does the same for the pooled ones)."""
         if self._conn is not None and (_connection_lost(exc) or self._conn.invalidated):
             with contextlib.suppress(Exception):
                 self._conn.invalidate()
