@@ -32,6 +32,8 @@ def test_a_chat_message_out_of_view_shows_for_a_moment(new_page: Any) -> None:
     host.wait_for_url(re.compile(r"/r/[^/]+$"))
     host.get_by_role("button", name="Start game").wait_for()
     invite = host.get_by_label("Invite link").input_value()
+    # The whole link shows, room code included (beside the button it was cut after the port).
+    assert host.get_by_label("Invite link").evaluate("e => e.scrollWidth <= e.clientWidth")
     below = "e => e.getBoundingClientRect().top >= innerHeight"
     assert host.locator(".chat-log").evaluate(below)
 
