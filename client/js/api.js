@@ -17,12 +17,20 @@ function describe(detail) {
   return detail ? JSON.stringify(detail) : "request failed";
 }
 
+// No answer at all (the server is down, or this device is offline): status 0, in words.
+export const UNREACHABLE = "Can't reach the server. Check your connection and try again in a moment.";
+
 async function call(method, path, body) {
-  const response = await fetch(path, {
-    method,
-    headers: body === undefined ? {} : { "Content-Type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  let response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers: body === undefined ? {} : { "Content-Type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiError(0, UNREACHABLE);
+  }
   let data = null;
   try {
     data = await response.json();
@@ -30,7 +38,9 @@ async function call(method, path, body) {
     data = null;
   }
   if (!response.ok) {
-    const fallback = response.status === 429 ? "Too many requests, try again in a minute" : `HTTP ${response.status}`;
+    const fallback = response.status === 429 ? "Too many requests, try again in a minute"
+      : response.status >= 502 ? "The server is busy or restarting. Try again in a moment."
+      : `HTTP ${response.status}`;
     throw new ApiError(response.status, (data && data.detail) || fallback);
   }
   return data;

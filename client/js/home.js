@@ -111,7 +111,14 @@ export function startHome(main) {
           showJoinError();
           return;
         }
-        // Anything else (busy, offline): the room page explains it and retries.
+        // No answer at all: the room page could not load either (the browser would show its
+        // own error page), so say it here and stay.
+        if (err.status === 0) {
+          model.joinError = err.message;
+          showJoinError();
+          return;
+        }
+        // Anything else (busy): the room page explains it and retries.
       }
       location.assign(`/r/${encodeURIComponent(code)}`);
     },

@@ -425,6 +425,23 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
   wireCustomTarget(main);
   // Escape closes the dialog on top, as its own close button does (the focus goes where that
   // button sends it). A folded result strip goes too, the focus left where it is.
+  // Arrow keys (and Home/End) move along the hand or the bid buttons, over the cards that
+  // cannot be played: Tab alone visited all thirteen cards.
+  main.addEventListener("keydown", (event) => {
+    const step = { ArrowLeft: -1, ArrowUp: -1, ArrowRight: 1, ArrowDown: 1, Home: -Infinity, End: Infinity }[event.key];
+    if (step === undefined || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+    const group = event.target.closest && event.target.closest("[data-group='hand'], [data-group='bids']");
+    if (!group) return;
+    const all = [...group.querySelectorAll("button[data-key]")];
+    const usable = all.filter((el) => el.getAttribute("aria-disabled") !== "true");
+    const items = usable.length ? usable : all;
+    if (!items.length) return;
+    let at = items.indexOf(event.target);
+    if (at < 0) at = step > 0 ? -1 : items.length;
+    const next = step === -Infinity ? 0 : step === Infinity ? items.length - 1 : Math.min(items.length - 1, Math.max(0, at + step));
+    event.preventDefault();
+    items[next].focus();
+  });
   document.addEventListener("keydown", (event) => {
     if (event.key !== "Escape") return;
     const open = main.querySelector(".overlay [role='dialog']");

@@ -124,7 +124,12 @@ def act(page: Any, *, bid: str | None = None) -> str:
         card.click()
         # Once the server has accepted it, that card is no longer a legal play (it left the
         # hand; a new deal may hold the same card, but not as a legal play during bidding).
-        page.locator(f".hand .card.legal[data-card='{code}']").wait_for(state="detached")
+        # Offline no card is highlighted: that is no answer, so wait for the link too.
+        page.wait_for_function(
+            "code => !document.querySelector('.table-screen.offline') && "
+            "!document.querySelector(`.hand .card.legal[data-card='${code}']`)",
+            arg=code,
+        )
         return "play"
     return ""
 

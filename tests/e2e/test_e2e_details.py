@@ -238,3 +238,68 @@ def test_a_spectator_sees_long_names_fit_and_the_last_game_stays_at_hand(
     player.goto(f"/?room={made['code']}#review/{games[0]['game_id']}")
     back = player.get_by_role("link", name=f"Back to room {made['code']}")
     assert back.get_attribute("href") == f"/r/{made['code']}"
+
+
+def test_the_home_page_says_when_the_server_cannot_be_reached(new_page: Any) -> None:
+    """With no answer from the server, Play solo says so in words (not "Failed to fetch"),
+    and joining by code stays on the home page with the same words (not the browser's own
+    error page); a busy server's 503 without a body is said in words too."""
+    page = new_page()
+    page.goto("/")
+    page.locator("#solo-title").wait_for()
+    page.route("**/api/**", lambda route: route.abort())
+    page.get_by_label("Your name").fill("Otto")
+    page.get_by_role("button", name="Play solo").click()
+    expect(page.locator(".form-error").first).to_contain_text("Can't reach the server")
+
+    page.get_by_label("Room code").fill("ABCDEF")
+    page.get_by_role("button", name="Join", exact=True).click()
+    expect(page.locator("#join-error")).to_contain_text("Can't reach the server")
+    assert page.url.endswith("/")
+
+    page.unroute("**/api/**")
+    page.route("**/api/solo", lambda route: route.fulfill(status=503, body=""))
+    page.get_by_role("button", name="Play solo").click()
+    expect(page.locator(".form-error").first).to_have_text(
+        "The server is busy or restarting. Try again in a moment."
+    )
+
+
+def test_arrow_keys_move_along_the_bids_and_over_the_cards_that_cannot_be_played(
+    new_page: Any,
+) -> None:
+    """Keyboard play: Left/Right (and Home/End) move the focus along the bid buttons and
+    along the playable cards of the hand, so Tab need not visit all thirteen cards."""
+    page = new_page()
+    made = page.request.post(
+        "/api/solo", data={"name": "Kai", "mode": "individual", "bot_level": "basic"}
+    ).json()
+    open_with_token(page, made)
+    bids = page.locator(".bid-panel .bid-buttons button[data-key]")
+    bids.first.wait_for()
+    focused = "() => document.activeElement.dataset.key"
+    bids.first.focus()
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate(focused) == bids.nth(1).get_attribute("data-key")
+    page.keyboard.press("End")
+    assert page.evaluate(focused) == bids.last.get_attribute("data-key")
+    page.keyboard.press("Home")
+    assert page.evaluate(focused) == bids.first.get_attribute("data-key")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Enter")  # bids 1
+    page.locator(".bid-panel button.bid").first.wait_for(state="detached")
+    for _ in range(8):
+        wait_turn(page)
+        if page.locator(".hand .card.legal").count():
+            break
+        act(page)
+    legal = page.locator(".hand .card.legal")
+    assert legal.count()
+    page.locator(".hand .card").first.focus()
+    page.keyboard.press("End")
+    assert page.evaluate(focused) == legal.last.get_attribute("data-key")
+    page.keyboard.press("Home")
+    assert page.evaluate(focused) == legal.first.get_attribute("data-key")
+    if legal.count() > 1:
+        page.keyboard.press("ArrowRight")
+        assert page.evaluate(focused) == legal.nth(1).get_attribute("data-key")

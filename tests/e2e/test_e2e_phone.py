@@ -31,8 +31,9 @@ IN_VIEW = (
 # tallest plates a game can show: every tag (Dealer, Bot, Away, Offline, Timed out, Partner,
 # nil alive / broken) and, on the trick's winner, the turn flag with its clock (the winner
 # leads next). The finished trick is on the table with its Led and Won marks. Returns every
-# trick card or mark that meets a plate, and every card count outside its plate.
-WORST_TABLE = """async ({ mode, winner }) => {
+# trick card or mark that meets a plate, every mark that meets another, and every card
+# count outside its plate.
+WORST_TABLE = """async ({ mode, winner, leader }) => {
   const { renderTable } = await import("/js/views/table.js");
   const { mount } = await import("/js/dom.js");
   const seats = [
@@ -43,7 +44,7 @@ WORST_TABLE = """async ({ mode, winner }) => {
   ];
   const cards = [[1, "AH"], [2, "KH"], [3, "QH"], [0, "JH"]]
     .map(([seat, card]) => ({ seat, card }));
-  const trick = { cards, winner, leader: 1, hand: 1 };
+  const trick = { cards, winner, leader, hand: 1 };
   const sides = mode === "partnership" ? 2 : 4;
   const view = {
     mode, phase: "playing", to_act: winner, dealer: 2, hand_number: 1,
@@ -82,6 +83,10 @@ WORST_TABLE = """async ({ mode, winner }) => {
       found.push(`card count outside ${plate.className}`);
     }
   }
+  const marks = [...main.querySelectorAll(".played .led-mark, .played .won-mark")];
+  marks.forEach((a, i) => marks.slice(i + 1).forEach((b) => {
+    if (meet(box(a), box(b))) found.push(`${a.textContent} mark over ${b.textContent} mark`);
+  }));
   if (main.querySelectorAll(".trick .played.winner").length !== 1) found.push("no winning card");
   return found;
 }"""
@@ -107,8 +112,20 @@ def test_the_winning_trick_card_stays_off_every_plate(new_page: Any) -> None:
         page.set_viewport_size(size)
         for mode in ("partnership", "individual"):
             for winner in (2, 0, 1, 3):  # North (the top plate) first
-                found = page.evaluate(WORST_TABLE, {"mode": mode, "winner": winner})
-                assert found == [], (size, mode, winner, found)
+                for leader in {1, winner}:  # West led; the winner led (one mark for both)
+                    found = page.evaluate(
+                        WORST_TABLE, {"mode": mode, "winner": winner, "leader": leader}
+                    )
+                    assert found == [], (size, mode, winner, leader, found)
+    # Away (a bot plays the seat) is not said twice with "Timed out"; a seat that timed out
+    # and is merely offline shows both.
+    tags = page.locator("#worst-table .seat-plate").evaluate_all(
+        "els => els.map(e => [...e.querySelectorAll('.tag')].map(t => t.textContent))"
+    )
+    assert any("Away" in t for t in tags) and not any(
+        "Away" in t and "Timed out" in t for t in tags
+    )
+    assert any("Offline" in t and "Timed out" in t for t in tags)
 
 
 def _solo_at_bidding(new_page: Any) -> Any:
@@ -298,3 +315,46 @@ def test_the_results_say_who_asked_to_play_again_and_who_is_waited_for(new_page:
     assert button == "Waiting for the others…"
     note, _ = page.evaluate(AGAIN_NOTE, {"you": 1, "again": []})
     assert note is None
+
+
+def test_a_lost_link_shows_in_view_and_the_turn_waits_for_it(new_page: Any) -> None:
+    """A phone player scrolled down to the hand when the link drops sees the banner (it is
+    pinned over the top bar, not above the fold), and the bid buttons say they cannot be
+    used rather than look ready; all comes back with the link."""
+    sockets: list[Any] = []
+    down = {"on": False}
+
+    def route(ws: Any) -> None:
+        if down["on"]:
+            ws.close(code=1011, reason="server away")
+            return
+        ws.connect_to_server()
+        sockets.append(ws)
+
+    page = new_page(viewport=PHONE, **TOUCH)
+    page.route_web_socket(re.compile(r"/ws/"), route)
+    made = page.request.post(
+        "/api/solo", data={"name": "Tess", "mode": "individual", "bot_level": "basic"}
+    ).json()
+    open_with_token(page, made)
+    bid = page.locator(".bid-panel button.bid").first
+    bid.wait_for()
+    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    top = page.evaluate("scrollY")
+
+    down["on"] = True
+    sockets[-1].close(code=1011, reason="server away")
+    banner = page.locator(".banner", has_text="Connection lost")
+    banner.wait_for()
+    assert banner.evaluate(IN_VIEW)
+    assert page.evaluate("scrollY") == top  # the table did not move under the thumb
+    expect(bid).to_have_attribute("aria-disabled", "true")
+    expect(page.locator(".status-text")).to_have_text("Your turn · waiting for the connection")
+
+    down["on"] = False
+    page.get_by_role("button", name="Reconnect now").click()
+    banner.wait_for(state="detached")
+    expect(page.locator(".bid-panel button.bid").first).not_to_have_attribute(
+        "aria-disabled", "true"
+    )
+    expect(page.locator(".status-text")).to_have_text("Your turn to bid")

@@ -28,9 +28,11 @@ function seatPlate(state, seat, me) {
   const tags = [];
   if (view.dealer === seat) tags.push(h("span", { class: "tag dealer", title: "Dealer" }, "Dealer"));
   if (info.kind === "bot") tags.push(h("span", { class: "tag bot" }, "Bot"));
-  if (info.kind === "human" && info.away) tags.push(h("span", { class: "tag away" }, "Away"));
+  // Away says it all (a bot plays the seat): "Timed out" beside it said the same twice, and
+  // was wrong for someone who closed the tab with no turn timer.
+  if (info.kind === "human" && info.away) tags.push(h("span", { class: "tag away", title: "A bot plays for them until they are back" }, "Away"));
   else if (info.kind === "human" && !info.connected) tags.push(h("span", { class: "tag offline" }, "Offline"));
-  if (info.timed_out) tags.push(h("span", { class: "tag away" }, "Timed out"));
+  if (info.timed_out && !info.away) tags.push(h("span", { class: "tag away" }, "Timed out"));
   if (view.mode === "partnership" && room.you !== null && seat === (room.you + 2) % 4) tags.push(h("span", { class: "tag partner" }, "Partner"));
   if ((bid === "nil" || bid === "blind nil") && view.phase === "playing") {
     const alive = view.tricks_won[seat] === 0;
@@ -87,11 +89,17 @@ function trickArea(state, me) {
         const fresh = !state.seenTrickCards || !state.seenTrickCards.has(key);
         return h("li", { class: ["played", `from-${placeOf(seat, me)}`, fresh ? "enter" : null, seat === leader ? "led" : null, done && seat === shown.winner ? "winner" : null], "data-seen": key },
           cardFace(card),
-          seat === leader ? h("span", { class: "led-mark" }, "Led") : null,
-          done && seat === shown.winner ? h("span", { class: "won-mark" }, "Won") : null,
+          ...trickMarks(seat === leader, done && seat === shown.winner),
           h("span", { class: "sr-only" }, ` played by ${who(room, seat)}${seat === leader ? ", led" : ""}`));
       })),
   );
+}
+
+// The leader's and the winner's marks; one card that led and won gets one mark, which sits
+// centred on its outer edge (two side by side overlapped on a phone's narrow trick card).
+function trickMarks(led, won) {
+  if (led && won) return [h("span", { class: "won-mark led-won" }, "Led · Won")];
+  return [led ? h("span", { class: "led-mark" }, "Led") : null, won ? h("span", { class: "won-mark" }, "Won") : null];
 }
 
 function biddingPanel(state, legal) {
@@ -167,6 +175,7 @@ function statusLine(state, legal) {
   if (view.phase === "over") text = "Game over";
   else if (me !== null && room.seats[me].away) text = `The bot is playing for you · ${seatName(room, view.to_act)} to ${view.phase === "bidding" ? "bid" : "play"}`;
   else if (me === null) text = `You are watching · ${seatName(room, view.to_act)} to ${view.phase === "bidding" ? "bid" : "play"}`;
+  else if (view.to_act === me && offline(state)) text = "Your turn · waiting for the connection";
   else if (view.to_act === me && view.phase === "playing") text = "Your turn: play a highlighted card";
   else if (view.to_act === me) text = "Your turn to bid";
   else text = `Waiting for ${seatName(room, view.to_act)}…`;
@@ -189,7 +198,8 @@ function handRow(state, legal) {
     return h("section", { class: "hand hidden-hand", "aria-label": "Your hand (face down)" },
       Array.from({ length: view.hand_sizes[room.you] }, (_, i) => cardBack({ style: `--i:${i}` })));
   }
-  const active = view.phase === "playing" && view.to_act === room.you && !room.seats[room.you].away;
+  // Offline, nothing can be played: no card asks to be.
+  const active = view.phase === "playing" && view.to_act === room.you && !room.seats[room.you].away && !offline(state);
   const hinted = state.hint && state.hint.type === "play" ? state.hint.card : null;
   let lastSuit = null;
   return h("section", { class: ["hand", active ? "active" : null], "aria-label": `Your hand, ${view.hand.length} cards`, "data-group": "hand", "data-focus-home": "", tabindex: "-1" },
@@ -286,7 +296,7 @@ export function renderTable(state, { strip = null, held = false } = {}) {
   const ref = me ?? 0;
   const legal = legalSet(view);
   const order = [0, 1, 2, 3].map((i) => (ref + i) % 4);
-  return h("div", { class: ["table-screen", `mode-${view.mode}`] },
+  const screen = h("div", { class: ["table-screen", `mode-${view.mode}`, offline(state) ? "offline" : null] },
     h("section", { class: "play-area", "aria-label": "Table" },
       strip,
       awayNotice(state),
@@ -302,4 +312,14 @@ export function renderTable(state, { strip = null, held = false } = {}) {
     h("aside", { class: "side", "aria-label": "Scores and chat" },
       scoreboard(room, view),
       chatPanel(state.chat, { canSend: state.link.state === "open" })));
+  // Offline, a bid could not be sent: the buttons say so rather than fail on a click.
+  if (offline(state)) {
+    for (const button of screen.querySelectorAll(".bid-panel [data-action='bid'], .bid-panel [data-action='look']")) button.setAttribute("aria-disabled", "true");
+  }
+  return screen;
+}
+
+// The link to the server is down (reconnecting) or closed: moves wait for it.
+function offline(state) {
+  return !!state.link && state.link.state !== "open";
 }
