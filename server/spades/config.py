@@ -52,7 +52,11 @@ class Settings(BaseSettings):
     client_dir: str = Field("", description="static client directory; empty = the packaged one")
 
     # bots
-    bot_delay: float = Field(0.8, ge=0, description="seconds a bot waits before it moves")
+    bot_delay: float = Field(
+        0.8,
+        ge=0,
+        description="seconds a bot waits before it moves (twice that to lead after a trick)",
+    )
     bot_workers: Literal["thread", "process"] = "process"
     strong_bot_budget: float = Field(
         2.0, gt=0, description="seconds a searching bot may think before the basic bot answers"

@@ -748,3 +748,32 @@ async def test_the_last_one_to_ask_leaving_starts_the_next_game(
     await room.call(room.detach, conns[3])
     assert room.game is not None and room.status == "playing"
     await manager.stop()
+
+
+async def test_a_bot_leading_after_a_finished_trick_waits_twice_its_delay(
+    store: Any, clock: ManualClock, tmp_path: Path
+) -> None:
+    """The finished trick stays on the table until the next card: a bot about to lead waits
+    2 x bot_delay, so everyone sees who took it; any other bot move waits bot_delay."""
+    manager = manager_for(store, clock, tmp_path, settings={"bot_delay": 1.0})
+    await manager.start()
+    room, _, token = await manager.create_solo("Ann", {"mode": "individual", "target": 500})
+    conn = Conn()
+    await hello(room, conn, token)
+    game = room.game
+    assert game is not None
+    waits: dict[bool, set[float]] = {True: set(), False: set()}
+    while game.hand_number == 1:
+        await settle(lambda: room.turns.waiting or shown_to_act(conn) == 0)
+        if shown_to_act(conn) == 0 and not room.turns.waiting:
+            await act(room, conn, **first_legal("basic", conn.last_state()["view"]))
+            continue
+        due = room.turns.due
+        assert due is not None
+        after_trick = game.phase == "playing" and game.play.played > 0 and not game.play.trick
+        waits[after_trick].add(round(due - clock.now(), 6))
+        seq = room.seq
+        clock.advance(due - clock.now())
+        await settle(lambda s=seq: room.seq > s)
+    assert waits == {True: {2.0}, False: {1.0}}
+    await manager.stop()
