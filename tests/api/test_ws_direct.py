@@ -219,3 +219,33 @@ async def test_draining_the_queue_does_not_read_a_peer_that_does_not_read() -> N
     proto.read_paused = True
     await proto.receive()
     assert proto.transport.reading  # type: ignore[attr-defined]
+
+
+async def test_a_ping_flood_is_closed_while_a_few_pings_are_answered(tmp_path: Path) -> None:
+    """Control pings are answered within a budget (a library's keepalive is one every 20 s
+    or so); a flood of them, each costing a pong outside the message rate limit, gets the
+    socket closed with 1008, and the room goes on for everyone else."""
+    from spades.api.wsprotocol import PING_BURST
+
+    async with running_server(tmp_path) as server:
+        created = await server.create("/api/rooms", name="Host")
+        reader, writer = await raw_socket(server, created["code"])
+        hello = json.dumps({"type": "hello", "token": created["token"]}).encode()
+        writer.write(client_frame(hello))
+        writer.write(b"".join(client_frame(b"p%d" % n, opcode=9) for n in range(3)))
+        frames = await _frames_for(reader, 0.5)
+        assert [f.data for f in frames if f.opcode is Opcode.PONG] == [b"p0", b"p1", b"p2"]
+
+        writer.write(b"".join(client_frame(b"x", opcode=9) for _ in range(2000)))
+        flood = await _frames_for(reader, 2.0)
+        pongs = [f for f in flood if f.opcode is Opcode.PONG]
+        assert len(pongs) <= PING_BURST
+        assert flood[-1].opcode is Opcode.CLOSE
+        assert flood[-1].data[:2] == (1008).to_bytes(2, "big")
+        writer.close()
+
+        # The server still answers a fresh socket.
+        reader, writer = await raw_socket(server, created["code"])
+        writer.write(client_frame(hello))
+        assert any(f.opcode is Opcode.TEXT for f in await _frames_for(reader, 0.5))
+        writer.close()

@@ -24,6 +24,11 @@ paused and resumed the socket's reading (two `epoll_ctl` changes per message).
   data that came in since proves the peer alive, as a pong would (the web client sends
   a `ping` message every 15 s). A silent socket is pinged and closed without a pong, as
   before.
+- A client's control pings have a budget (`PING_BURST` at once, then one per
+  `PING_EVERY` seconds): each is answered by a pong outside the message rate limit, and a
+  flood of them (two million in 8 s) took three quarters of a core. Past the budget the
+  socket is closed with 1008. Browsers send no such pings; libraries send one every 20 s
+  or so.
 - Reading pauses only once `READ_BACKLOG` messages wait for the app, not at the first one.
   The per-connection rate limit (api/limits.py) bounds what a client may send; this only
   bounds what is buffered before the app has read it.
@@ -41,6 +46,7 @@ from typing import Any
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.frames import Frame, Opcode
+from websockets.http11 import Request
 
 try:  # websockets' own C unmasking, as its parser uses
     from websockets.speedups import apply_mask
@@ -51,6 +57,8 @@ log = logging.getLogger(__name__)
 
 DIRECT = "spades.direct"
 READ_BACKLOG = 16  # messages waiting for the app before the socket stops being read
+PING_BURST = 10  # control pings a client may send at once
+PING_EVERY = 1.0  # and then one per this many seconds
 
 _TEXT_FIN = 0x81  # FIN bit + opcode 1 (text)
 _SHORT = struct.Struct("!BB")
@@ -189,6 +197,47 @@ class GameSocketProtocol(WebSocketsSansIOProtocol):
                 break
             pos = end
         return data[pos:]
+
+    _ping_credit = float(PING_BURST)
+    _ping_at = 0.0  # loop time of the client's latest control ping
+
+    def handle_events(self) -> None:
+        # As uvicorn's, but the client's pings are counted first: websockets queues a pong
+        # for each as it parses, so a segment of two thousand pings had two thousand pongs
+        # waiting before the first ping's handler ran.
+        events = self.conn.events_received()
+        pings = sum(1 for e in events if isinstance(e, Frame) and e.opcode is Opcode.PING)
+        if pings and not self._pings_allowed(pings):
+            log.info("%s: too many pings; closing (1008)", self.client)
+            self.conn.data_to_send()  # the pongs queued for them
+            self.conn.send_close(1008, "too many pings")
+            self.transport.write(b"".join(self.conn.data_to_send()))
+            self.transport.close()
+            return
+        for event in events:
+            if isinstance(event, Request):
+                self.handle_connect(event)
+            elif not isinstance(event, Frame):  # a server receives no Response
+                continue
+            elif event.opcode is Opcode.CONT:
+                self.handle_cont(event)
+            elif event.opcode is Opcode.TEXT:
+                self.handle_text(event)
+            elif event.opcode is Opcode.BINARY:
+                self.handle_bytes(event)
+            elif event.opcode is Opcode.PING:
+                self.handle_ping()
+            elif event.opcode is Opcode.PONG:
+                self.handle_pong(event)
+            elif event.opcode is Opcode.CLOSE:
+                self.handle_close(event)
+
+    def _pings_allowed(self, pings: int) -> bool:
+        now = self.loop.time()
+        credit = min(float(PING_BURST), self._ping_credit + (now - self._ping_at) / PING_EVERY)
+        self._ping_at = now
+        self._ping_credit = credit - pings
+        return self._ping_credit >= 0
 
     def handle_connect(self, event: Any) -> None:
         super().handle_connect(event)
