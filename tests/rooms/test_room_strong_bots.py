@@ -182,3 +182,66 @@ async def test_closing_the_runner_ends_its_workers_even_mid_search() -> None:
     assert not any(w.is_alive() for w in workers)
     action = await asyncio.wait_for(thinking, 30)  # the search's room gets a move anyway
     assert action in view["legal"]
+
+
+# A server process that starts its strong bots' workers, prints their process ids, and
+# waits to be killed.
+_POOL_OWNER = """
+import asyncio, sys
+from spades.rooms.bots import BotRunner
+
+async def main():
+    runner = BotRunner(workers="process", processes=2)
+    runner._executor()
+    pids = await runner._ready
+    print(" ".join(str(p) for p in pids), flush=True)
+    await asyncio.sleep(600)
+
+asyncio.run(main())
+"""
+
+
+def test_the_workers_end_when_the_server_is_killed(tmp_path: Path) -> None:
+    """kill -9 of the server runs none of its shutdown: its strong bots' workers notice
+    their parent is gone and end (they were left for ever, 40 MB each)."""
+    import contextlib
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    owner = subprocess.Popen(
+        [sys.executable, "-c", _POOL_OWNER],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,  # its resource tracker's note on the semaphores it held
+        text=True,
+        cwd=tmp_path,
+    )
+    pids: list[int] = []
+    try:
+        assert owner.stdout is not None
+        pids = [int(p) for p in owner.stdout.readline().split()]
+        assert len(pids) == 2
+        owner.send_signal(signal.SIGKILL)
+        owner.wait(10)
+
+        def alive(pid: int) -> bool:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                return False
+            # A zombie (ended, not yet reaped by init) is gone for this purpose.
+            with open(f"/proc/{pid}/stat") as stat:
+                return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+
+        deadline = time.monotonic() + 10
+        while any(alive(p) for p in pids) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(alive(p) for p in pids)
+    finally:
+        if owner.poll() is None:
+            owner.kill()
+        for pid in pids:  # a failed run leaves nothing behind either
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
