@@ -204,6 +204,7 @@ async def test_refused_bodies_count_and_limits_run_before_parsing(tmp_path: Path
         assert (await server.http.post("/api/rooms", content=b"{", headers=JSON)).status_code == 422
         limited = await server.post("/api/rooms", {"name": "x"})
         assert limited.status_code == 429 and "detail" in limited.json()
+        assert limited.headers["retry-after"] == "60"
         assert not server.manager.rooms
         # Joins the same way, even to a room that does not exist.
         for _ in range(2):

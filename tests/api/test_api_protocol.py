@@ -113,6 +113,14 @@ async def test_forged_and_stale_tokens_cannot_act(tmp_path: Path) -> None:
         # The host removes the guest: the old token is stale from then on.
         guest_ws = await server.client(code, guest["token"])
         assert guest_ws.state["room"]["you"] == 1
+        # A seated connection's hello with a wrong token is refused and changes nothing:
+        # the player keeps the seat (and stays connected).
+        await guest_ws.send(type="hello", token="B" * 22, id="wrong")
+        assert (await guest_ws.until(lambda m: m["type"] == "error"))["code"] == "bad_token"
+        await host.send(type="ping", id="p")
+        await host.until(lambda m: m["type"] == "pong")
+        seats = server.manager.rooms[code].room_dict(None)["seats"]
+        assert seats[1]["connected"] and guest_ws.state["room"]["you"] == 1
         await host.send(type="set_seat", seat=1, to="empty", id="kick")
         await guest_ws.until(lambda m: m["type"] == "state" and m["room"]["you"] is None)
         stale = await server.client(code, guest["token"])
@@ -350,6 +358,12 @@ async def test_lobby_sit_stand_settings_bots_and_start(tmp_path: Path) -> None:
         assert state["room"]["settings"]["rules"]["nil"] is False  # every option is shown
         await friend.send(type="settings", settings={"target": 200}, id="no")
         assert (await friend.until(lambda m: m["type"] == "error"))["code"] == "host_only"
+        # null is refused, as the REST API refuses it (leaving a field out keeps it).
+        for nulled in ({"target": None}, {"public": None}, {"rules": {"nil": None}}):
+            await host.send(type="settings", settings=nulled, id="null")
+            error = await host.until(lambda m: m["type"] == "error")
+            assert error["code"] == "bad_request" and "null" in error["message"], error
+        assert server.manager.rooms[code].settings.target == 150
         await host.send(type="set_seat", seat=2, to="bot", id="b")
         state = await host.until(lambda m: m["type"] == "state" and m["ref"] == "b")
         assert state["room"]["seats"][2]["kind"] == "bot"

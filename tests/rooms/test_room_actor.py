@@ -725,6 +725,8 @@ async def test_the_next_game_starts_when_everyone_here_has_asked(
     others (still reading the results) into a running game; whoever has gone does not
     hold it up, and nobody leaving alone starts a game for an empty table."""
     manager, room, conns = await finished_table(store, clock, tmp_path)
+    await act(room, conns[0], type="start", id="s")  # the host's start is not for this
+    assert conns[0].errors()[-1]["message"] == "the game is over; use play_again for the next one"
     await act(room, conns[1], type="play_again", id="a1")
     assert room.game is None and conns[0].last_state()["room"]["again"] == [1]
     await act(room, conns[1], type="play_again", id="a1")  # asking twice changes nothing

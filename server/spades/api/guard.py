@@ -200,6 +200,9 @@ class Guard:
         ]
         if status == 413:
             headers.append((b"connection", b"close"))
+        elif status == 429:
+            # The limits count a sliding minute: by then the oldest request has left it.
+            headers.append((b"retry-after", b"60"))
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
 

@@ -98,12 +98,22 @@ async def settings(room: Room, conn: Connection, msg: Message, ref: Any) -> None
     raw = msg.get("settings")
     if not isinstance(raw, dict):
         raise BadRequest("settings must be an object")
+    # A field left out keeps its value; null is a value of the wrong type, refused as the
+    # REST API refuses it (it was taken silently as "keep").
+    rules = raw.get("rules")
+    nulls = [key for key, value in raw.items() if value is None]
+    if isinstance(rules, dict):
+        nulls += [f"rules.{key}" for key, value in rules.items() if value is None]
+    if nulls:
+        raise BadRequest(f"{nulls[0]}: may not be null (leave it out to keep its value)")
     await room.change_settings(raw)
     room.changed(conn, ref)
 
 
 async def start(room: Room, conn: Connection, msg: Message, ref: Any) -> None:
     await check_host(room, conn)
+    if room.status == "finished":
+        raise WrongStatus("the game is over; use play_again for the next one")
     if room.status != "open":
         raise WrongStatus("the game has already started; use play_again after it ends")
     await room.start_game()

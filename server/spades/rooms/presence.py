@@ -38,6 +38,10 @@ async def attach(room: Room, conn: Connection, token: str | None, ref: Any = Non
         seat = seat_for_token(room.seats, token)
         if seat is None:
             room.audience.error(conn, BadToken.code, "that seat token is not valid here", ref)
+            if conn in room.audience:
+                # A connection already here keeps its seat (or stays a spectator): a wrong
+                # token is refused and changes nothing, rather than unseat the player.
+                return
     if conn in room.audience and conn.seat not in (None, seat):
         room.seats[conn.seat].disconnected_at = room.clock.now()  # a second hello moved it
     cap = room.config.spectators_per_room
