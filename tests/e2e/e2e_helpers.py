@@ -77,16 +77,16 @@ def start_solo(
 CARD_CODES = "els => els.map(e => e.dataset.card)"
 
 
-def open_with_token(page: Any, made: dict[str, Any]) -> None:
+def open_with_token(page: Any, made: dict[str, Any], *, wait_for: str = ".table-screen") -> None:
     """Open the room of a REST answer (`code`, `token`) as its seat: the token where the
-    page keeps it, then the room's page."""
+    page keeps it, then the room's page (until `wait_for` shows: the table, or `.lobby`)."""
     page.goto("/")
     page.evaluate(
         "([code, token]) => localStorage.setItem(`spades.token.${code}`, token)",
         [made["code"], made["token"]],
     )
     page.goto(f"/r/{made['code']}")
-    page.locator(".table-screen").wait_for()
+    page.locator(wait_for).wait_for()
 
 
 def hand_cards(page: Any) -> list[str]:

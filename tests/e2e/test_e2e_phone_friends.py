@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 import pytest
-from e2e_helpers import fill_create_form
+from e2e_helpers import fill_create_form, open_with_token
 from e2e_server import DESKTOP
 from playwright.sync_api import expect
 
@@ -59,3 +59,31 @@ def test_a_chat_message_out_of_view_shows_for_a_moment(new_page: Any) -> None:
     host.wait_for_timeout(200)
     expect(friend.locator("#toasts .toast")).to_have_count(0)
     expect(host.locator("#toasts .toast", has_text="hi Finn")).to_have_count(0)
+
+
+def test_the_others_see_when_an_offline_host_hands_over(new_page: Any) -> None:
+    """The host closes the tab in the lobby: the friend is told the host is offline and
+    when the host's role passes to someone here (not a silent "Waiting for the host"), and
+    a visitor is told what they may do; the host coming back ends it."""
+    host = new_page(viewport=SMALL_PHONE, **TOUCH)
+    made = host.request.post("/api/rooms", data={"name": "Hana", "mode": "partnership"}).json()
+    open_with_token(host, made, wait_for=".lobby")
+    host.get_by_role("button", name="Start game").wait_for()
+    friend = new_page(viewport=SMALL_PHONE, **TOUCH)
+    joined = friend.request.post(f"/api/rooms/{made['code']}/join", data={"name": "Finn"}).json()
+    open_with_token(friend, {"code": made["code"], "token": joined["token"]}, wait_for=".lobby")
+    note = friend.locator(".lobby-actions p")
+    expect(note).to_have_text("Waiting for the host to start the game…")
+    watcher = new_page()
+    watcher.goto(f"/r/{made['code']}")
+    expect(watcher.locator(".lobby-actions p")).to_contain_text("Take a free seat to play")
+
+    host.close()
+    expect(note).to_contain_text("Hana (the host) is offline. If they are not back in 0:")
+    expect(note).to_contain_text("you or another player here becomes host")
+    expect(watcher.locator(".lobby-actions p")).to_contain_text("a player here becomes host")
+
+    back = new_page(viewport=SMALL_PHONE, **TOUCH)
+    open_with_token(back, made, wait_for=".lobby")
+    back.get_by_role("button", name="Start game").wait_for()
+    expect(note).to_have_text("Waiting for the host to start the game…")

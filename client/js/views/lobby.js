@@ -5,6 +5,7 @@ import { SEAT_NAMES, placeOf } from "../cards.js";
 import { seatName } from "../state.js";
 import { settingsFields, settingsSummary, BOT_LEVELS } from "./settings.js";
 import { chatPanel } from "./chat.js";
+import { countdown } from "./common.js";
 import { pastGames } from "./sheets.js";
 
 const TEAM_NAMES = ["Team 1", "Team 2"];
@@ -103,7 +104,7 @@ export function renderLobby(state, { name }) {
             h("button", { type: "button", class: "btn primary big", "data-action": "start", "data-key": "start" }, "Start game"),
             h("p", { class: "muted small" }, seated < 4 ? `Bots will take the ${4 - seated} empty ${4 - seated === 1 ? "seat" : "seats"}.` : "Everyone is seated."),
           ]
-          : h("p", { class: "muted" }, me === null ? "" : "Waiting for the host to start the game…")),
+          : waitingNote(room, me)),
       isHost
         ? h("details", { class: "room-settings", "data-key": "room-settings", "data-keep-open": "" },
           h("summary", {}, "Room settings"),
@@ -113,4 +114,19 @@ export function renderLobby(state, { name }) {
         : null,
       pastGames(state)),
     chatPanel(state.chat, { canSend: state.link.state === "open" }));
+}
+
+// What the others wait for: the host to start, or, while the host is offline, the moment
+// the host's role passes to a player who is here (the server hands it over then).
+function waitingNote(room, me) {
+  const host = room.host_seat !== null ? room.seats[room.host_seat] : null;
+  if (host && host.kind === "human" && !host.connected && room.host_back_by) {
+    return h("p", { class: "muted host-away" },
+      `${host.name || "The host"} (the host) is offline. If they are not back in `,
+      countdown(room.host_back_by, "Time until the host's role passes on", { kind: "host" }),
+      me === null ? ", a player here becomes host and can start the game." : ", you or another player here becomes host and can start the game.");
+  }
+  if (me !== null) return h("p", { class: "muted" }, "Waiting for the host to start the game…");
+  const free = room.seats.some((seat) => seat.kind === "empty");
+  return h("p", { class: "muted" }, free ? "Take a free seat to play, or stay and watch: the game begins when the host starts it." : "You are watching: the game begins when the host starts it.");
 }

@@ -100,6 +100,11 @@ class RoomOut(BaseModel):
         description="after a game: the seats that asked to play again; the next game "
         "starts when every seated person who is connected has asked",
     )
+    host_back_by: int | None = Field(
+        None,
+        description="the host is disconnected: when (epoch ms) the host's role passes to a "
+        "seated player who is connected, unless the host is back by then; null otherwise",
+    )
 
 
 class SeatSummary(BaseModel):

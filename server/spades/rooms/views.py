@@ -33,6 +33,14 @@ def room_dict(room: Room, you: int | None = None) -> dict[str, Any]:
                 s.timed_out,
             )
         )
+    # The host dropped: when the host's role passes to a player who is here (presence.py
+    # hands it over at the end of the grace period), so nobody waits without knowing why.
+    host_back_by = None
+    host_seat = room.host_seat
+    if host_seat is not None and host_seat not in online:
+        host = room.seats[host_seat]
+        if host.kind == "human" and host.disconnected_at is not None:
+            host_back_by = round((host.disconnected_at + room.config.grace_seconds) * 1000)
     # Everything the dict is made of, and it is made from this alone (so the two cannot drift).
     key = (
         room.room_id,
@@ -45,6 +53,7 @@ def room_dict(room: Room, you: int | None = None) -> dict[str, Any]:
         room.invite_url,
         room.started_by,
         tuple(sorted(room.again)),
+        host_back_by,
     )
     if you is not None:
         return _room_dict(key, you)
@@ -60,7 +69,19 @@ def room_dict(room: Room, you: int | None = None) -> dict[str, Any]:
 
 
 def _room_dict(key: tuple[Any, ...], you: int | None) -> dict[str, Any]:
-    room_id, code, status, host_seat, settings, seats, game_id, invite_url, started_by, again = key
+    (
+        room_id,
+        code,
+        status,
+        host_seat,
+        settings,
+        seats,
+        game_id,
+        invite_url,
+        started_by,
+        again,
+        host_back_by,
+    ) = key
     return {
         "id": room_id,
         "code": code,
@@ -73,6 +94,7 @@ def _room_dict(key: tuple[Any, ...], you: int | None) -> dict[str, Any]:
         "invite_url": invite_url,
         "started_by": started_by,
         "again": list(again),
+        "host_back_by": host_back_by,
     }
 
 
