@@ -5,6 +5,7 @@ step buttons out of reach, and "You bidding…" in the contracts line."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -199,6 +200,29 @@ def test_score_sheet_opens_at_its_top(new_page: Any, finished_game: dict[str, An
     assert close.evaluate("e => e === document.activeElement")
     page.keyboard.press("Escape")
     sheet.wait_for(state="detached")
+
+
+def test_the_score_charts_labels_stay_readable_on_a_phone(
+    new_page: Any, finished_game: dict[str, Any]
+) -> None:
+    """The chart is drawn for the screen's width: its axis labels render at 10 px or more
+    on a 390 px phone (they were 7 px), and no two hand numbers overlap."""
+    page = new_page(viewport=PHONE, **TOUCH)
+    open_with_token(page, finished_game)
+    chart = page.locator(".game-over svg.score-chart")
+    chart.wait_for()
+    sizes = chart.evaluate(
+        "svg => [...svg.querySelectorAll('text.tick')].map(t => t.getBoundingClientRect())"
+        ".map(r => ({h: r.height, l: r.left, r: r.right, t: r.top}))"
+    )
+    rendered = chart.evaluate(
+        "svg => parseFloat(getComputedStyle(svg.querySelector('text.tick')).fontSize)"
+        " * svg.getBoundingClientRect().width / svg.viewBox.baseVal.width"
+    )
+    assert rendered >= 10, rendered
+    bottom = max(box["t"] for box in sizes)
+    row = sorted((box for box in sizes if box["t"] == bottom), key=lambda box: box["l"])
+    assert all(a["r"] <= b["l"] for a, b in itertools.pairwise(row)), row
 
 
 def test_solo_summary_follows_a_custom_target_as_it_is_typed(new_page: Any) -> None:

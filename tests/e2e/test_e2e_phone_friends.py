@@ -47,6 +47,8 @@ def test_a_chat_message_out_of_view_shows_for_a_moment(new_page: Any) -> None:
 
     toast = host.locator("#toasts .toast")
     expect(toast).to_have_text("Finn: hello from Finn")
+    # Under the top bar, not over the hand at the bottom of the screen.
+    assert toast.evaluate("e => e.getBoundingClientRect().bottom < innerHeight / 3")
     assert host.locator("#toasts").get_attribute("aria-live") == "polite"
     friend.locator(".chat-log li", has_text="hello from Finn").wait_for()
     host.locator(".chat-log li", has_text="hello from Finn").wait_for()

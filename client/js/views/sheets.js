@@ -191,10 +191,14 @@ export function scoreChart(room, view) {
   const all = series.flat().concat([view.rules.target, 0]);
   const lo = Math.min(...all);
   const hi = Math.max(...all);
-  const W = 520;
-  const H = 240;
+  // The drawing is scaled to the sheet's width: a narrower drawing on a phone keeps its
+  // labels near their 11 px (at 520 wide they shrank to 7 px on a 390 px screen).
+  const W = typeof window !== "undefined" && window.innerWidth < 600 ? 360 : 520;
+  const H = W === 520 ? 240 : 220;
   const pad = { l: 44, r: 14, t: 14, b: 30 };
   const n = Math.max(1, history.length);
+  // Every hand's number while they fit (about 24 units each), else every second, fifth...
+  const every = [1, 2, 5, 10, 20, 50].find((k) => ((W - pad.l - pad.r) / n) * k >= 24) || 100;
   const x = (i) => pad.l + (i / n) * (W - pad.l - pad.r);
   const y = (v) => pad.t + (1 - (v - lo) / (hi - lo || 1)) * (H - pad.t - pad.b);
   const ticks = niceTicks(lo, hi, 5);
@@ -208,7 +212,9 @@ export function scoreChart(room, view) {
         s("text", { x: pad.l - 6, y: y(t) + 4, "text-anchor": "end", class: "tick" }, String(t)))),
       s("line", { x1: pad.l, x2: W - pad.r, y1: y(view.rules.target), y2: y(view.rules.target), class: "target-line" }),
       s("text", { x: pad.l + 4, y: y(view.rules.target) - 4, "text-anchor": "start", class: "tick target" }, `target ${view.rules.target}`),
-      Array.from({ length: n + 1 }, (_, i) => s("text", { x: x(i), y: H - 10, "text-anchor": "middle", class: "tick" }, String(i))),
+      Array.from({ length: n + 1 }, (_, i) => (i === n || (i % every === 0 && n - i >= every / 2)
+        ? s("text", { x: x(i), y: H - 10, "text-anchor": "middle", class: "tick" }, String(i))
+        : null)),
       sides.map((side) => {
         const style = SERIES[side];
         const points = series[side].map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(" ");
