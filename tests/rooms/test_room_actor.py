@@ -627,8 +627,14 @@ async def test_a_rooms_chat_is_capped_across_its_connections(
     watchers = [Conn() for _ in range(5)]
     for watcher in watchers:
         await hello(room, watcher, None)
-    for i in range(20):
+    for i in range(12):
         await act(room, watchers[i % 5], type="chat", text=f"spam {i}", id=i)
+    # The spectators together have half the room's chat: the last two were refused.
+    refused = [e["ref"] for w in watchers for e in w.errors() if e["code"] == "chat_busy"]
+    assert sorted(refused) == [10, 11]
+    for i in range(10):  # the players have the other half
+        await act(room, host, type="chat", text=f"host {i}", id=f"h{i}")
+    assert host.errors() == []
     await act(room, host, type="chat", text="one too many", id="late")
     assert [(e["code"], e["ref"]) for e in host.errors()] == [("chat_busy", "late")]
     clock.advance(10)

@@ -195,17 +195,26 @@ async def _hint(room: Room, conn: Connection, view: Message, ref: Any) -> None:
 # everyone's screen) at speed; a conversation at a card table never comes near this.
 CHAT_PER_WINDOW = 20
 CHAT_WINDOW = 10.0
+# Spectators together have at most this many of them: one watcher chatting at their own
+# rate limit used to crowd the players out of their own table's chat.
+SPECTATOR_CHAT_PER_WINDOW = 10
 
 
 async def chat(room: Room, conn: Connection, msg: Message, ref: Any) -> None:
     text = clean_text(str(msg.get("text") or ""), room.config.chat_length, "chat message")
-    now, times = room.clock.now(), room.chat_times
+    now, times, watchers = room.clock.now(), room.chat_times, room.spectator_chat_times
     while times and now - times[0] >= CHAT_WINDOW:
         times.popleft()
-    if len(times) >= CHAT_PER_WINDOW:
+    while watchers and now - watchers[0] >= CHAT_WINDOW:
+        watchers.popleft()
+    seat = conn.seat
+    if len(times) >= CHAT_PER_WINDOW or (
+        seat is None and len(watchers) >= SPECTATOR_CHAT_PER_WINDOW
+    ):
         raise RoomError("the room's chat is busy; wait a few seconds", code="chat_busy")
     times.append(now)
-    seat = conn.seat
+    if seat is None:
+        watchers.append(now)
     if seat is not None:
         name = room.seats[seat].name or "Spectator"
     else:  # spectators apart: numbered in the order they first speak (per connection)

@@ -102,6 +102,7 @@ class Room:
         # a bot's move; asking over and over must not keep the strong bots' pool busy).
         self.last_hint: tuple[int, int | None, int, dict[str, Any]] | None = None
         self.chat_times: deque[float] = deque()  # when the room's recent chat was accepted
+        self.spectator_chat_times: deque[float] = deque()  # the spectators' share of it
         self._unsent = False  # an action was stored and not yet shown
         self._deadline: float | None = _UNKNOWN  # the turn deadline, while `changed` runs
         self.actor = Actor(f"room-{code}", after_each=self._after_command)
