@@ -145,3 +145,27 @@ def shoot(page: Any, folder: Path, name: str) -> None:
         page.wait_for_timeout(150)
         page.screenshot(path=str(folder / f"{name}-{label}.png"))
     page.set_viewport_size(DESKTOP)
+
+
+class LinkSwitch:
+    """A page's WebSockets routed through Playwright, so a test can take the link down:
+    `drop()` closes the open socket and refuses new ones (1011) until `restore()`."""
+
+    def __init__(self, page: Any) -> None:
+        self.sockets: list[Any] = []
+        self.down = False
+        page.route_web_socket(re.compile(r"/ws/"), self._route)
+
+    def _route(self, ws: Any) -> None:
+        if self.down:
+            ws.close(code=1011, reason="server away")
+            return
+        ws.connect_to_server()
+        self.sockets.append(ws)
+
+    def drop(self) -> None:
+        self.down = True
+        self.sockets[-1].close(code=1011, reason="server away")
+
+    def restore(self) -> None:
+        self.down = False

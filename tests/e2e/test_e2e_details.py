@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 import pytest
-from e2e_helpers import SHEET_BUTTON, act, open_with_token, wait_turn
+from e2e_helpers import SHEET_BUTTON, LinkSwitch, act, open_with_token, wait_turn
 from e2e_server import DESKTOP, PHONE
 from playwright.sync_api import expect
 
@@ -64,18 +64,8 @@ def test_codes_with_separators_and_the_retry_delays(new_page: Any) -> None:
 
 
 def test_chat_and_clocks_hold_while_the_link_is_down(new_page: Any) -> None:
-    sockets: list[Any] = []
-    down = {"on": False}
-
-    def route(ws: Any) -> None:
-        if down["on"]:
-            ws.close(code=1011, reason="server away")
-            return
-        ws.connect_to_server()
-        sockets.append(ws)
-
     page = new_page()
-    page.route_web_socket(re.compile(r"/ws/"), route)
+    link = LinkSwitch(page)
     made = page.request.post(
         "/api/solo",
         data={"name": "Clocky", "mode": "individual", "turn_seconds": 60, "game_minutes": 30},
@@ -89,8 +79,7 @@ def test_chat_and_clocks_hold_while_the_link_is_down(new_page: Any) -> None:
     game = page.locator(".game-clock .countdown")
     expect(turn).to_have_text(re.compile(r"^\d:\d\d$"))
 
-    down["on"] = True
-    sockets[-1].close(code=1011, reason="server away")
+    link.drop()
     page.get_by_text("Connection lost").wait_for()
     expect(turn).to_have_class(re.compile(r"\bpaused\b"))
     frozen = (turn.inner_text(), game.inner_text())
@@ -100,7 +89,7 @@ def test_chat_and_clocks_hold_while_the_link_is_down(new_page: Any) -> None:
     assert page.locator(".chat-log li", has_text="said before the drop").count() == 1
     assert "Reconnecting in" in page.locator(".banner").inner_text()
 
-    down["on"] = False
+    link.restore()
     page.get_by_role("button", name="Reconnect now").click()
     page.locator(".banner").wait_for(state="detached")
     expect(turn).not_to_have_class(re.compile(r"\bpaused\b"))

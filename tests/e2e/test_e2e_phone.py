@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from e2e_helpers import act, open_with_token, wait_turn
+from e2e_helpers import LinkSwitch, act, open_with_token, wait_turn
 from e2e_server import DESKTOP, PHONE
 from playwright.sync_api import expect
 
@@ -345,18 +345,8 @@ def test_a_lost_link_shows_in_view_and_the_turn_waits_for_it(new_page: Any) -> N
     """A phone player scrolled down to the hand when the link drops sees the banner (it is
     pinned over the top bar, not above the fold), and the bid buttons say they cannot be
     used rather than look ready; all comes back with the link."""
-    sockets: list[Any] = []
-    down = {"on": False}
-
-    def route(ws: Any) -> None:
-        if down["on"]:
-            ws.close(code=1011, reason="server away")
-            return
-        ws.connect_to_server()
-        sockets.append(ws)
-
     page = new_page(viewport=PHONE, **TOUCH)
-    page.route_web_socket(re.compile(r"/ws/"), route)
+    link = LinkSwitch(page)
     made = page.request.post(
         "/api/solo", data={"name": "Tess", "mode": "individual", "bot_level": "basic"}
     ).json()
@@ -366,8 +356,7 @@ def test_a_lost_link_shows_in_view_and_the_turn_waits_for_it(new_page: Any) -> N
     page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
     top = page.evaluate("scrollY")
 
-    down["on"] = True
-    sockets[-1].close(code=1011, reason="server away")
+    link.drop()
     banner = page.locator(".banner", has_text="Connection lost")
     banner.wait_for()
     assert banner.evaluate(IN_VIEW)
@@ -375,7 +364,7 @@ def test_a_lost_link_shows_in_view_and_the_turn_waits_for_it(new_page: Any) -> N
     expect(bid).to_have_attribute("aria-disabled", "true")
     expect(page.locator(".status-text")).to_have_text("Your turn · waiting for the connection")
 
-    down["on"] = False
+    link.restore()
     page.get_by_role("button", name="Reconnect now").click()
     banner.wait_for(state="detached")
     expect(page.locator(".bid-panel button.bid").first).not_to_have_attribute(
