@@ -43,16 +43,22 @@ export function startHome(main) {
     try {
       const data = await api.listRooms();
       model.rooms = data.rooms || [];
-    } catch {
+      model.roomsError = null;
+    } catch (err) {
       model.rooms = model.rooms || [];
+      // Not "no room is waiting": we could not ask.
+      model.roomsError = err.status === 0 ? "Can't reach the server to list the public rooms." : "The public rooms could not be listed just now.";
     }
     model.roomsLoading = false;
     render();
   };
 
-  const enter = async (call, body) => {
+  // `form`: which form asked ("solo" or "create"): its error is said under its own button,
+  // in view (on a phone the other form may be a screen away).
+  const enter = async (call, body, form) => {
     model.busy = true;
     model.error = null;
+    model.joinError = null;
     render();
     try {
       const made = await call(body);
@@ -60,16 +66,21 @@ export function startHome(main) {
       location.assign(`/r/${encodeURIComponent(made.code)}`);
     } catch (err) {
       model.busy = false;
-      model.error = err.message || "Something went wrong";
+      model.error = { form, text: err.message || "Something went wrong" };
       render();
+      showError(`form[data-form='${form}'] ~ .form-error, form[data-form='${form}'] .form-error`);
     }
   };
 
   // The message about a code goes under the field, which may be at the bottom of a phone's
   // screen: it is scrolled into view (the field stays in view above it). role="alert" reads it.
   const showJoinError = () => {
+    model.error = null; // one message at a time: the one about what was just tried
     render();
-    const shown = main.querySelector(".join-form .form-error");
+    showError(".join-form .form-error");
+  };
+  const showError = (selector) => {
+    const shown = main.querySelector(selector);
     if (!shown) return;
     const box = shown.getBoundingClientRect();
     if (box.top >= 0 && box.bottom <= window.innerHeight) return;
@@ -87,11 +98,11 @@ export function startHome(main) {
       model.solo = readSolo(form);
       storage.setSolo(model.solo);
       // The rule options (nil, blind nil, bags) follow the create form's last settings.
-      enter(api.createSolo, { name: currentName(), ...model.solo, rules: model.settings.rules });
+      enter(api.createSolo, { name: currentName(), ...model.solo, rules: model.settings.rules }, "solo");
     },
     "submit:create": () => {
       rememberForm();
-      enter(api.createRoom, { name: currentName(), ...model.settings });
+      enter(api.createRoom, { name: currentName(), ...model.settings }, "create");
     },
     "submit:join": async (form) => {
       const typed = form.elements.namedItem("join-code").value;

@@ -245,6 +245,22 @@ def test_the_home_page_says_when_the_server_cannot_be_reached(new_page: Any) -> 
     page.get_by_role("button", name="Join", exact=True).click()
     expect(page.locator("#join-error")).to_contain_text("Can't reach the server")
     assert page.url.endswith("/")
+    expect(page.locator(".form-error")).to_have_count(1)  # only the latest try's message
+
+    # Create's message goes under Create room, in view (on a phone the solo form is far above).
+    page.set_viewport_size(PHONE)
+    page.get_by_role("button", name="Create room").click()
+    created = page.locator("form[data-form='create'] .form-error")
+    expect(created).to_contain_text("Can't reach the server")
+    expect(page.locator(".form-error")).to_have_count(1)
+    page.wait_for_timeout(600)  # a smooth scroll
+    assert created.evaluate(
+        "e => { const r = e.getBoundingClientRect(); "
+        "return r.top >= 0 && r.bottom <= innerHeight; }"
+    )
+    page.get_by_role("button", name="Refresh").click()
+    expect(page.get_by_text("Can't reach the server to list the public rooms.")).to_be_visible()
+    page.set_viewport_size(DESKTOP)
 
     page.unroute("**/api/**")
     page.route("**/api/solo", lambda route: route.fulfill(status=503, body=""))

@@ -6,8 +6,9 @@ import { settingsFields, settingsSummary, BOT_LEVELS, TARGET_LIMITS } from "./se
 const SOLO_TARGETS = [200, 300, 500];
 const SOLO_TURNS = [[0, "Off"], [15, "15 s"], [30, "30 s"], [60, "1 min"]];
 
-function publicRooms(rooms, loading) {
+function publicRooms(rooms, loading, failed) {
   if (loading && !rooms) return h("p", { class: "muted" }, "Loading rooms…");
+  if (failed && (!rooms || rooms.length === 0)) return h("p", { class: "muted" }, failed);
   if (!rooms || rooms.length === 0) {
     return h("p", { class: "muted" }, "No public room is waiting for players right now. Create one!");
   }
@@ -89,13 +90,14 @@ export function renderHome(model) {
           })),
         soloChoices(model.solo),
         h("button", { type: "submit", class: "btn primary big", disabled: busy }, "Play solo")),
-      error ? h("p", { class: "form-error", role: "alert" }, error) : null),
+      error && error.form === "solo" ? h("p", { class: "form-error", role: "alert" }, error.text) : null),
     h("div", { class: "home-grid" },
       h("section", { class: "card-panel", "aria-labelledby": "create-title" },
         h("h2", { id: "create-title" }, "Create a room"),
         h("form", { "data-form": "create", class: "create-form" },
           settingsFields(settings, { prefix: "new", includePublic: true }),
-          h("button", { type: "submit", class: "btn primary", disabled: busy }, "Create room"))),
+          h("button", { type: "submit", class: "btn primary", disabled: busy }, "Create room"),
+          error && error.form === "create" ? h("p", { class: "form-error", role: "alert" }, error.text) : null)),
       h("div", { class: "stack" },
         h("section", { class: "card-panel", "aria-labelledby": "join-title" },
           h("h2", { id: "join-title" }, "Join a room"),
@@ -113,6 +115,6 @@ export function renderHome(model) {
           h("div", { class: "panel-head" },
             h("h2", { id: "rooms-title" }, "Public rooms"),
             h("button", { type: "button", class: "btn small ghost", "data-action": "refresh-rooms" }, "Refresh")),
-          publicRooms(rooms, roomsLoading)))),
+          publicRooms(rooms, roomsLoading, model.roomsError)))),
   ];
 }
