@@ -283,6 +283,24 @@ def test_review_step_buttons_stay_in_reach_on_a_phone(
     assert page.locator(".review-side > :last-child").evaluate(IN_VIEW)
 
 
+def test_the_reviews_score_sheet_fits_its_column_on_a_desktop(
+    new_page: Any, finished_game: dict[str, Any]
+) -> None:
+    """The review's score sheet (its side column) shows every column, the running score
+    included, at 1280 and 1024 wide: it was cut to "SC" and needed a sideways scroll, in a
+    box a keyboard could not reach (now focusable and named, should it ever overflow)."""
+    page = new_page(viewport=DESKTOP)
+    page.goto(f"/#review/{finished_game['game_id']}")
+    page.locator(".review-where").get_by_text("step 1 of").wait_for()
+    page.keyboard.press("End")
+    box = page.locator(".review-side .table-scroll")
+    box.wait_for()
+    for width in (1280, 1024):
+        page.set_viewport_size({"width": width, "height": 800})
+        assert box.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), width
+    assert box.get_attribute("tabindex") == "0" and box.get_attribute("aria-label")
+
+
 def test_your_own_bid_reads_as_words(new_page: Any) -> None:
     """7. The contracts line says "Your turn to bid" for you, not "You bidding…"; the other
     seats keep "<name> bidding…", "<name> yet to bid" or their contract."""

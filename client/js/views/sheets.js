@@ -125,7 +125,8 @@ export function scoreTable(room, view, history) {
   const sides = view.scores.map((_, i) => i);
   const mySide = mySideOf(room, view);
   if (!history.length) return h("p", { class: "muted" }, "No hand has finished yet.");
-  return h("div", { class: "table-scroll" },
+  // Focusable and named: a keyboard user can scroll it when it is wider than its box.
+  return h("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-label": "Score by hand" },
     h("table", { class: "result-table score-sheet-table" },
       h("caption", { class: "sr-only" }, "Score by hand"),
       h("thead", {}, h("tr", {},
