@@ -47,6 +47,10 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
       // hello adds only what is missing (state.js, addChat).
       if (link.state !== "open" && clocksFrozenAt === null) clocksFrozenAt = Date.now();
       if (link.state !== "open") replayUntil = null;
+      // The banner's live region says the drop (once: its countdown is hidden from screen
+      // readers); the way back is said here.
+      const wasDown = state.link && (state.link.state === "down" || (state.link.state === "connecting" && state.link.attempt));
+      if (link.state === "open" && wasDown) announce("Reconnected");
       state = { ...state, link };
       render();
     },

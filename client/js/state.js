@@ -109,8 +109,9 @@ function applyStateMessage(prev, message) {
     next.recentTrick = null;
   }
 
-  // Cards played by others, bids made: short announcements.
-  if (sameHand && nv.phase === "bidding") {
+  // Cards played by others, bids made: short announcements (the hand's last bid too, which
+  // comes with the phase already "playing").
+  if (sameHand && (nv.phase === "bidding" || pv.phase === "bidding")) {
     nv.bids.forEach((bid, seat) => {
       if (bid !== null && pv.bids[seat] === null && seat !== room.you) {
         events.push(`${seatName(room, seat)} bids ${bidText(bid)}`);

@@ -308,3 +308,29 @@ def test_arrow_keys_move_along_the_bids_and_over_the_cards_that_cannot_be_played
     if legal.count() > 1:
         page.keyboard.press("ArrowRight")
         assert page.evaluate(focused) == legal.nth(1).get_attribute("data-key")
+
+
+def test_every_bid_is_announced_the_hands_last_one_too(new_page: Any) -> None:
+    """The live region reads each other player's bid; the hand's last bid, which comes with
+    play already begun, was never read. The page's own reducer (state.js), given the state
+    before and after the last bid."""
+    page = new_page()
+    page.goto("/")
+    page.locator("#solo-title").wait_for()
+    events = page.evaluate(
+        """async () => {
+          const { initialState, reduce } = await import("/js/state.js");
+          const names = ["You", "West Bot", "North Bot", "East Bot"];
+          const seats = names.map((name) => ({ name, kind: "bot" }));
+          const room = { you: 0, game_id: 1, code: "T", seats };
+          const view = (phase, bids, to_act) => ({
+            mode: "individual", phase, hand_number: 1, bids, to_act, tricks: [], history: [],
+            current_trick: { cards: [] }, last_trick: null, tricks_won: [0, 0, 0, 0],
+          });
+          const bidding = view("bidding", [2, 3, 4, null], 3);
+          const before = { ...initialState("T"), seq: 3, room, view: bidding };
+          const last = { type: "state", seq: 4, room, view: view("playing", [2, 3, 4, 1], 1) };
+          return reduce(before, last).events;
+        }"""
+    )
+    assert "East Bot bids 1" in events, events

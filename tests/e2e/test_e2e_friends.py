@@ -33,10 +33,10 @@ def test_friends_private_room(new_page: Any, screenshots: Path) -> None:
 
     friend = new_page()
     friend.goto(invite)
-    friend.get_by_role("button", name="Sit in the North seat").wait_for()
+    friend.get_by_role("button", name="Sit here, in the North seat").wait_for()
     assert friend.get_by_role("button", name="Start game").count() == 0
     friend.get_by_label("Your name").fill(FRIEND_NAME)
-    friend.get_by_role("button", name="Sit in the North seat").click()
+    friend.get_by_role("button", name="Sit here, in the North seat").click()
     friend.locator(".lobby-seat.mine").wait_for()
     assert friend.evaluate(f"localStorage.getItem('spades.token.{code}')")
 

@@ -362,8 +362,17 @@ def test_the_results_say_who_asked_to_play_again_and_who_is_waited_for(new_page:
 def test_a_lost_link_shows_in_view_and_the_turn_waits_for_it(new_page: Any) -> None:
     """A phone player scrolled down to the hand when the link drops sees the banner (it is
     pinned over the top bar, not above the fold), and the bid buttons say they cannot be
-    used rather than look ready; all comes back with the link."""
+    used rather than look ready; all comes back with the link. A screen reader hears the
+    drop once (the banner's countdown is hidden from it) and "Reconnected" at the end."""
     page = new_page(viewport=PHONE, **TOUCH)
+    page.add_init_script(
+        """window.__said = [];
+        document.addEventListener("DOMContentLoaded", () => {
+          const live = document.getElementById("live");
+          const note = () => { if (live.textContent) window.__said.push(live.textContent); };
+          new MutationObserver(note).observe(live, { childList: true, characterData: true });
+        });"""
+    )
     link = LinkSwitch(page)
     made = page.request.post(
         "/api/solo", data={"name": "Tess", "mode": "individual", "bot_level": "basic"}
@@ -381,6 +390,7 @@ def test_a_lost_link_shows_in_view_and_the_turn_waits_for_it(new_page: Any) -> N
     assert page.evaluate("scrollY") == top  # the table did not move under the thumb
     expect(bid).to_have_attribute("aria-disabled", "true")
     expect(page.locator(".status-text")).to_have_text("Your turn · waiting for the connection")
+    expect(page.locator(".banner .retry-in")).to_have_attribute("aria-hidden", "true")
 
     link.restore()
     page.get_by_role("button", name="Reconnect now").click()
@@ -389,3 +399,4 @@ def test_a_lost_link_shows_in_view_and_the_turn_waits_for_it(new_page: Any) -> N
         "aria-disabled", "true"
     )
     expect(page.locator(".status-text")).to_have_text("Your turn to bid")
+    page.wait_for_function("() => window.__said.includes('Reconnected')")

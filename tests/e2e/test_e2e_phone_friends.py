@@ -40,7 +40,7 @@ def test_a_chat_message_out_of_view_shows_for_a_moment(new_page: Any) -> None:
     friend = new_page(viewport=DESKTOP)
     friend.goto(invite)
     friend.get_by_label("Your name").fill("Finn")
-    friend.get_by_role("button", name="Sit in the North seat").click()
+    friend.get_by_role("button", name="Sit here, in the North seat").click()
     friend.locator(".lobby-seat.mine").wait_for()
     friend.get_by_role("textbox", name="Message").fill("hello from Finn")
     friend.get_by_role("button", name="Send").click()

@@ -327,7 +327,7 @@ def test_lobby_shows_teams_and_confirms_replacing_a_person(
     guest = new_page()
     guest.goto(f"/r/{code}")
     guest.get_by_label("Your name").fill("Guesty")
-    guest.get_by_role("button", name="Sit in the West seat").click()
+    guest.get_by_role("button", name="Sit here, in the West seat").click()
     host.goto(f"/r/{code}")
     teams = host.get_by_role("list", name="Teams")
     teams.get_by_text("Guesty").wait_for()

@@ -70,7 +70,7 @@ export function banner(link) {
   const text = link.state === "connecting" ? "Reconnecting…" : "Connection lost. Reconnecting";
   return h("div", { class: "banner" },
     h("span", { class: "spinner", "aria-hidden": "true" }),
-    h("span", {}, text, link.state === "down" && link.retryAt ? h("span", { "data-deadline": String(link.retryAt), "data-kind": "retry", class: "retry-in" }) : null),
+    h("span", {}, text, link.state === "down" && link.retryAt ? h("span", { "data-deadline": String(link.retryAt), "data-kind": "retry", class: "retry-in", "aria-hidden": "true" }) : null),
     h("button", { type: "button", class: "btn small", "data-action": "reconnect" }, "Reconnect now"));
 }
 

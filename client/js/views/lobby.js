@@ -39,7 +39,7 @@ function seatCard(state, room, info, me) {
   const where = SEAT_NAMES[info.seat];
   const controls = [];
   if (room.you === null && info.kind === "empty") {
-    controls.push(h("button", { type: "button", class: "btn primary small", "data-action": "sit", "data-seat": String(info.seat), "aria-label": `Sit in the ${where} seat`, "data-key": `sit-${info.seat}` }, "Sit here"));
+    controls.push(h("button", { type: "button", class: "btn primary small", "data-action": "sit", "data-seat": String(info.seat), "aria-label": `Sit here, in the ${where} seat`, "data-key": `sit-${info.seat}` }, "Sit here"));
   }
   if (isHost && !mine && state.confirmBot === info.seat && info.kind === "human") {
     controls.push(h("div", { class: "confirm-bot", role: "group", "aria-label": `Replace ${seatName(room, info.seat)} with a bot?` },
