@@ -100,3 +100,13 @@ export function trackDirty(root) {
   root.addEventListener("input", mark);
   root.addEventListener("change", mark);
 }
+
+/** A table box that scrolls sideways (wider than its room) takes the focus, so a keyboard
+ * can scroll it; one that fits is skipped by Tab. Run after drawing and on resize. */
+export function focusWideTables(root) {
+  for (const box of root.querySelectorAll(".table-scroll")) {
+    const wide = box.scrollWidth > box.clientWidth + 1;
+    if (wide && box.getAttribute("tabindex") !== "0") box.setAttribute("tabindex", "0");
+    else if (!wide && box.hasAttribute("tabindex")) box.removeAttribute("tabindex");
+  }
+}

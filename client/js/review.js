@@ -4,7 +4,7 @@
 
 import { announce } from "./announce.js";
 import { bidText, cardName, parseCard, placeOf, SEAT_NAMES, sortHand } from "./cards.js";
-import { h, mount } from "./dom.js";
+import { focusWideTables, h, mount } from "./dom.js";
 import { scoreTable } from "./views/sheets.js";
 
 const RANKS = "23456789TJQKA";
@@ -153,7 +153,11 @@ export function startReview(main, gameId, startStep) {
   const model = { gameId, record: null, steps: [], index: 0 };
   document.title = `Spades · Game ${gameId} review`;
 
-  const render = () => mount(main, reviewView(model));
+  const render = () => {
+    mount(main, reviewView(model));
+    focusWideTables(main);
+  };
+  window.addEventListener("resize", () => focusWideTables(main));
 
   const go = (index) => {
     model.index = Math.max(0, Math.min(model.steps.length - 1, index));

@@ -5,7 +5,7 @@
 import * as api from "./api.js";
 import { announce } from "./announce.js";
 import { Connection } from "./connection.js";
-import { h, mount, trackDirty } from "./dom.js";
+import { focusWideTables, h, mount, trackDirty } from "./dom.js";
 import { bindActions } from "./input.js";
 import { initialState, myClockRuns, reduce, remaining, seatName } from "./state.js";
 import * as storage from "./storage.js";
@@ -87,6 +87,13 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
     if (msg.type === "error" && msg.code !== "replaced") showToast(state.toast.text);
     if (state.notice && state.notice !== before.notice) showToast(state.notice.text);
     if (msg.type === "chat" && state.chat !== before.chat) chatArrived(msg);
+    // The host's role came to this seat (the host left): said, not only a button appearing.
+    const mine = state.room && state.room.you;
+    if (mine !== null && mine !== undefined && before.room && before.room.host_seat !== mine && state.room.host_seat === mine) {
+      const text = state.room.status === "open" ? "You are the host now: you can start the game." : "You are the host now.";
+      showToast(text);
+      announce(text);
+    }
     if (state.lastGame && state.lastGame !== before.lastGame && !before.playAgainAsked) {
       showToast(`${newGameStarter(state)} started a new game`);
     }
@@ -257,12 +264,18 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
       content = renderLobby(state, { name: storage.getName() });
     }
     mount(main, content);
+    focusWideTables(main);
     // mount() draws the dialog anew for each state: only its first drawing fades in.
     const overlay = main.querySelector(".overlay");
     const dialog = overlay && overlay.querySelector("[role='dialog']");
     const dialogKey = dialog ? `${dialog.className}|${dialog.getAttribute("aria-labelledby")}|${(main.querySelector(`#${dialog.getAttribute("aria-labelledby")}`) || {}).textContent}` : null;
     if (overlay && dialogKey === shownDialog) overlay.classList.add("steady");
     shownDialog = dialogKey;
+    // A dialog is modal: the top bar and the skip link go inert with the table, so Tab
+    // stays in the dialog (and the browser's own controls). The banner stays usable.
+    const modal = Boolean(dialog);
+    const skip = document.querySelector(".skip-link");
+    for (const el of [top, skip]) if (el && el.inert !== modal) el.inert = modal;
 
     for (const el of main.querySelectorAll("[data-seen]")) state.seenTrickCards.add(el.dataset.seen);
     if (state.seenTrickCards.size > 400) state.seenTrickCards = new Set([...state.seenTrickCards].slice(-100));
@@ -436,7 +449,8 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
     if (step === undefined || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
     const group = event.target.closest && event.target.closest("[data-group='hand'], [data-group='bids']");
     if (!group) return;
-    const all = [...group.querySelectorAll("button[data-key]")];
+    // The moves only: Hint, in the same row, is one Tab away.
+    const all = [...group.querySelectorAll("button[data-action='bid'], button[data-action='look'], button[data-action='play']")];
     const usable = all.filter((el) => el.getAttribute("aria-disabled") !== "true");
     const items = usable.length ? usable : all;
     if (!items.length) return;
@@ -458,6 +472,7 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
     } else if (open && open.classList.contains("game-over")) actions["close-over"]();
   });
   setInterval(tick, 250);
+  window.addEventListener("resize", () => focusWideTables(main));
   // Phones freeze background tabs and drop sockets: try again as soon as we are back.
   const retrySoon = () => {
     if (!conn.isOpen && state.link.state !== "closed") conn.reconnectNow();

@@ -280,7 +280,7 @@ def test_arrow_keys_move_along_the_bids_and_over_the_cards_that_cannot_be_played
         "/api/solo", data={"name": "Kai", "mode": "individual", "bot_level": "basic"}
     ).json()
     open_with_token(page, made)
-    bids = page.locator(".bid-panel .bid-buttons button[data-key]")
+    bids = page.locator(".bid-panel .bid-buttons button[data-action='bid']")
     bids.first.wait_for()
     focused = "() => document.activeElement.dataset.key"
     bids.first.focus()

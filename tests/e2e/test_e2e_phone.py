@@ -146,7 +146,7 @@ def test_side_plates_keep_their_card_count_inside_on_a_phone(new_page: Any) -> N
     for place in ("left", "right", "top"):
         plate = page.locator(f".seat-plate.place-{place}")
         count = plate.locator(".cards-left")
-        expect(count).to_have_text("13")
+        expect(count).to_have_text("13 cards")  # "cards" for screen readers only
         assert _inside(count.bounding_box(), plate.bounding_box()), place
 
 
@@ -198,8 +198,16 @@ def test_score_sheet_opens_at_its_top(new_page: Any, finished_game: dict[str, An
     page.keyboard.press("Tab")
     close = sheet.get_by_role("button", name="Close", exact=True)
     assert close.evaluate("e => e === document.activeElement")
+    # Modal: Tab never reaches the top bar or the skip link behind the dialog.
+    for _ in range(8):
+        page.keyboard.press("Tab")
+        behind = page.evaluate(
+            "() => !!document.activeElement.closest('#topbar, .skip-link, .table-screen')"
+        )
+        assert not behind
     page.keyboard.press("Escape")
     sheet.wait_for(state="detached")
+    assert not page.evaluate("() => document.getElementById('topbar').inert")
 
 
 def test_the_score_charts_labels_stay_readable_on_a_phone(
@@ -298,7 +306,14 @@ def test_the_reviews_score_sheet_fits_its_column_on_a_desktop(
     for width in (1280, 1024):
         page.set_viewport_size({"width": width, "height": 800})
         assert box.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), width
-    assert box.get_attribute("tabindex") == "0" and box.get_attribute("aria-label")
+    assert box.get_attribute("aria-label")
+    # Made focusable only when it does scroll (a keyboard can then reach what is hidden).
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.evaluate(
+        "() => { const e = document.querySelector('.review-side .table-scroll'); "
+        "e.style.width = '200px'; window.dispatchEvent(new Event('resize')); }"
+    )
+    expect(box).to_have_attribute("tabindex", "0")
 
 
 def test_your_own_bid_reads_as_words(new_page: Any) -> None:

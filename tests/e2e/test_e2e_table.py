@@ -228,7 +228,7 @@ def test_a_full_room_says_so_instead_of_asking_for_a_seat(new_page: Any) -> None
     guest.goto(f"/r/{made['code']}")
     guest.get_by_text("This room is full").wait_for()
     assert guest.get_by_label("Your name").count() == 0
-    assert guest.get_by_role("button", name=re.compile("^Sit in")).count() == 0
+    assert guest.get_by_role("button", name=re.compile("^Sit here")).count() == 0
 
 
 def test_timeouts_are_told_and_i_am_back_takes_the_seat_back(new_page: Any, tmp_path: Path) -> None:

@@ -8,7 +8,8 @@ const SOLO_TURNS = [[0, "Off"], [15, "15 s"], [30, "30 s"], [60, "1 min"]];
 
 function publicRooms(rooms, loading, failed) {
   if (loading && !rooms) return h("p", { class: "muted" }, "Loading rooms…");
-  if (failed && (!rooms || rooms.length === 0)) return h("p", { class: "muted" }, failed);
+  // The last list we had may be out of date: said above it.
+  if (failed) return [h("p", { class: "muted rooms-error" }, failed), rooms && rooms.length ? publicRooms(rooms, false, null) : null];
   if (!rooms || rooms.length === 0) {
     return h("p", { class: "muted" }, "No public room is waiting for players right now. Create one!");
   }

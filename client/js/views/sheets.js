@@ -1,7 +1,7 @@
 // The result sheet after each hand and the game-over screen with its score chart.
 
 import { h, s } from "../dom.js";
-import { bidText } from "../cards.js";
+import { bidText, cardName } from "../cards.js";
 import { sideName, who, myClockRuns } from "../state.js";
 import { awayNotice, countdown } from "./common.js";
 import { sideSeats, mySideOf } from "./score.js";
@@ -66,12 +66,11 @@ function lastTrickOfHand(room, view, hand) {
 function cardFaceMini(code) {
   const red = code[1] === "H" || code[1] === "D";
   const suit = { S: "♠", H: "♥", C: "♣", D: "♦" }[code[1]];
-  const names = { S: "Spades", H: "Hearts", C: "Clubs", D: "Diamonds" };
-  const ranks = { T: "Ten", J: "Jack", Q: "Queen", K: "King", A: "Ace" };
   const label = code[0] === "T" ? "10" : code[0];
+  // The same name as everywhere else ("Eight of Clubs", not "8 of Clubs").
   return h("span", { class: ["mini-card", red ? "red" : null] },
     h("span", { "aria-hidden": "true" }, `${label}${suit}`),
-    h("span", { class: "sr-only" }, `${ranks[code[0]] || code[0]} of ${names[code[1]]}`), " ");
+    h("span", { class: "sr-only" }, cardName(code)), " ");
 }
 
 export function handSheet(state) {
@@ -125,8 +124,9 @@ export function scoreTable(room, view, history) {
   const sides = view.scores.map((_, i) => i);
   const mySide = mySideOf(room, view);
   if (!history.length) return h("p", { class: "muted" }, "No hand has finished yet.");
-  // Focusable and named: a keyboard user can scroll it when it is wider than its box.
-  return h("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-label": "Score by hand" },
+  // Named, and focusable when it is wider than its box (dom.js, focusWideTables), so a
+  // keyboard can scroll to what is hidden.
+  return h("div", { class: "table-scroll", role: "region", "aria-label": "Score by hand" },
     h("table", { class: "result-table score-sheet-table" },
       h("caption", { class: "sr-only" }, "Score by hand"),
       h("thead", {}, h("tr", {},

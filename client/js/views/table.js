@@ -48,8 +48,10 @@ function seatPlate(state, seat, me) {
     h("div", { class: "plate-stats" },
       h("span", { class: "stat" }, h("span", { class: "k" }, "Bid "), h("b", {}, bid === null ? "–" : bidText(bid))),
       h("span", { class: "stat" }, h("span", { class: "k" }, "Won "), h("b", {}, String(view.tricks_won[seat]))),
-      room.you === seat ? null : h("span", { class: "stat cards-left", "aria-label": `${view.hand_sizes[seat]} cards` },
-        h("span", { class: "mini-back", "aria-hidden": "true" }), h("b", {}, String(view.hand_sizes[seat])))),
+      // Words for a screen reader (an aria-label on a plain span is not read): "13 cards".
+      room.you === seat ? null : h("span", { class: "stat cards-left" },
+        h("span", { class: "mini-back", "aria-hidden": "true" }), h("b", {}, String(view.hand_sizes[seat])),
+        h("span", { class: "sr-only" }, " cards"))),
     turn ? h("div", { class: "turn-flag" },
       h("span", {}, turnWord(room, view, seat)),
       clock && clock.turn_deadline ? countdown(clock.turn_deadline, "Time left for this turn") : null) : null);
@@ -90,7 +92,7 @@ function trickArea(state, me) {
         return h("li", { class: ["played", `from-${placeOf(seat, me)}`, fresh ? "enter" : null, seat === leader ? "led" : null, done && seat === shown.winner ? "winner" : null], "data-seen": key },
           cardFace(card),
           ...trickMarks(seat === leader, done && seat === shown.winner),
-          h("span", { class: "sr-only" }, ` played by ${who(room, seat)}${seat === leader ? ", led" : ""}`));
+          h("span", { class: "sr-only" }, ` played by ${who(room, seat)}${seat === leader ? ", led" : ""}${done && seat === shown.winner ? ", won the trick" : ""}`));
       })),
   );
 }
@@ -98,8 +100,12 @@ function trickArea(state, me) {
 // The leader's and the winner's marks; one card that led and won gets one mark, which sits
 // centred on its outer edge (two side by side overlapped on a phone's narrow trick card).
 function trickMarks(led, won) {
-  if (led && won) return [h("span", { class: "won-mark led-won" }, "Led · Won")];
-  return [led ? h("span", { class: "led-mark" }, "Led") : null, won ? h("span", { class: "won-mark" }, "Won") : null];
+  // Hidden from screen readers: the card's own words say it ("played by West, led").
+  if (led && won) return [h("span", { class: "won-mark led-won", "aria-hidden": "true" }, "Led · Won")];
+  return [
+    led ? h("span", { class: "led-mark", "aria-hidden": "true" }, "Led") : null,
+    won ? h("span", { class: "won-mark", "aria-hidden": "true" }, "Won") : null,
+  ];
 }
 
 function biddingPanel(state, legal) {
@@ -298,6 +304,8 @@ export function renderTable(state, { strip = null, held = false } = {}) {
   const order = [0, 1, 2, 3].map((i) => (ref + i) % 4);
   const screen = h("div", { class: ["table-screen", `mode-${view.mode}`, offline(state) ? "offline" : null] },
     h("section", { class: "play-area", "aria-label": "Table" },
+      // The page's heading for screen readers (the room's code is in the top bar).
+      h("h1", { class: "sr-only" }, `Room ${room.code}: the table`),
       strip,
       awayNotice(state),
       miniScore(room, view),
