@@ -101,6 +101,17 @@ async def test_static_client_is_served(tmp_path: Path) -> None:
         page = await server.get("/r/ABC234")
         assert page.status_code == 200 and "Spades client" in page.text
         assert (await server.get("/app.js")).text == "export {};"
+        # A browser at an address that is nothing here gets a page in words, 404; the API
+        # and the files a page loads keep their JSON 404.
+        html = {"accept": "text/html,application/xhtml+xml,*/*;q=0.8"}
+        missing = await server.http.get("/review", headers=html)
+        assert missing.status_code == 404 and "Page not found" in missing.text
+        assert missing.headers["content-type"].startswith("text/html")
+        assert '<html lang="en">' in missing.text and 'href="/"' in missing.text
+        api = await server.http.get("/api/rooms/ZZZZZZ", headers=html)
+        assert api.status_code == 404 and api.json()["detail"]
+        asset = await server.http.get("/js/nothing.js", headers={"accept": "*/*"})
+        assert asset.status_code == 404 and asset.json()["detail"]
     async with running_server(tmp_path, client_dir=str(tmp_path / "missing")) as server:
         assert (await server.get("/")).status_code == 200
         assert (await server.get("/r/ABC234")).status_code == 200
