@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 from cluster_support import REDIS_URL, redis_unreachable
+from sqlalchemy import text
 
 from ci_env import skip_or_fail
 from spades.cluster.lease import RedisOwnership
@@ -91,3 +93,39 @@ async def test_loads_count_the_live_processes_and_forget_the_dead(redis: object)
     await b.redis.delete(b.alive_key("b-1"))  # as when b's key lapsed
     assert await a.loads() == {"a-1": 2}
     assert await redis.smembers(a.nodes_key) == {b"a-1"}  # type: ignore[attr-defined]
+
+
+async def test_a_counter_behind_the_store_is_brought_up_in_one_step(
+    redis: object, tmp_path: Path
+) -> None:
+    """Redis lost its data: the room's counter starts again at 1 while the store holds 7.
+    The claim is refused (an equal or older number would leave the old owner unfenced),
+    the counter is brought up to the store's number, and the claim tried again gets 8:
+    one step, not one refused claim per number."""
+    from spades.config import Settings
+    from spades.rooms import RoomConfig, RoomManager
+    from spades.store import RoomRow, SeatRow, open_store
+    from spades.store.migrate import upgrade
+
+    url = f"sqlite+aiosqlite:///{tmp_path / 'spades.db'}"
+    upgrade(url)
+    store = await open_store(url)
+    try:
+        # (A cluster's room id is its code.)
+        seats = [SeatRow("R1", 0, name="Ann", token_hash="a" * 64)] + [
+            SeatRow("R1", n) for n in (1, 2, 3)
+        ]
+        row = RoomRow(id="R1", code="R1", settings={}, host_seat=0)
+        await store.create_room(row, seats, fence=7)
+        prefix = f"{PREFIX}catch-up:"
+        ownership = _node(redis, prefix, "n-1")
+        config = RoomConfig.pick(Settings(database_url=url, bot_delay=0.0, bot_workers="thread"))
+        manager = RoomManager(store, config, ownership=ownership)
+        await manager.get("R1")
+        assert ownership.held["R1"] == "n-1|8"
+        async with store.engine.connect() as conn:
+            stored = await conn.execute(text("SELECT fence FROM rooms WHERE id = 'R1'"))
+            assert stored.scalar_one() == 8
+        await manager.stop()
+    finally:
+        await store.close()

@@ -68,6 +68,13 @@ redis.call('SET', KEYS[1], ARGV[2] .. '|' .. fence, 'PX', ARGV[3])
 return fence
 """
 
+# KEYS: fence. ARGV: a number the counter must reach (the room's stored fencing number).
+RAISE_FENCE = """
+local now = tonumber(redis.call('GET', KEYS[1]) or '0')
+if now < tonumber(ARGV[1]) then redis.call('SET', KEYS[1], ARGV[1]) end
+return 1
+"""
+
 RENEW_CHUNK = 500
 
 
@@ -94,6 +101,7 @@ class RedisOwnership:
         self._renew = redis.register_script(RENEW)
         self._release = redis.register_script(RELEASE)
         self._hand_over = redis.register_script(HAND_OVER)
+        self._raise_fence = redis.register_script(RAISE_FENCE)
         self._last_renewed = time.monotonic()
         self.lost = 0  # leases this process lost (lapsed or taken), for /metrics
 
@@ -155,6 +163,12 @@ class RedisOwnership:
             return None
         self.held[room_id] = f"{self.node_id}|{fence}"
         return fence
+
+    async def fence_at_least(self, room_id: str, number: int) -> None:
+        """The room's counter is behind the store's number (Redis lost its data and began
+        again at 1): bring it up, so the next claim gets a number above the store's at once
+        rather than one refused claim per step."""
+        await self._raise_fence(keys=[self.fence_key(room_id)], args=[number])
 
     async def release(self, room_id: str) -> None:
         value = self.held.pop(room_id, None)

@@ -229,6 +229,11 @@ class ClusterNode:
         while not self._stopping:
             await asyncio.sleep(self.orphan_every)
             try:
+                # Redis lost its data (restarted empty): the list of rooms to sweep went
+                # with it, and a room nobody connects to would never be claimed again.
+                # One SET NX per sweep finds out, and lists the store's rooms again.
+                if self.manager is not None:
+                    await self._seed_rooms(self.manager)
                 await self.claim_orphans()
             except asyncio.CancelledError:
                 raise

@@ -9,7 +9,7 @@ import secrets
 from datetime import timedelta
 from typing import Any
 
-from spades.store.protocol import CodeTaken, NotFound, RoomRow, RoomStatus, Store
+from spades.store.protocol import CodeTaken, FencedOut, NotFound, RoomRow, RoomStatus, Store
 
 from .bots import BotRunner
 from .broadcast import Hub, LocalHub
@@ -196,13 +196,13 @@ class RoomManager:
                     return room
                 if self.draining:
                     raise OwnedElsewhere(await self.ownership.owner_of(code) or "", code)
-                fence = await self.ownership.claim(code)
-                if fence is None:
-                    raise OwnedElsewhere(await self.ownership.owner_of(code) or "", code)
                 try:
-                    # Fence first, then read: the old owner can write nothing after the
-                    # fence moved, so this read sees the whole log.
-                    await self.store.claim_room(code, fence)
+                    fence = await self._fenced_claim(code)
+                except NotFound as exc:
+                    raise RoomNotFound(f"no room {code}") from exc
+                try:
+                    # Fenced first (`_fenced_claim`), then read: the old owner can write
+                    # nothing after the fence moved, so this read sees the whole log.
                     stored = await self.store.load_room(code)
                     if stored.room.status == "abandoned":
                         raise RoomNotFound(f"room {code} was closed")
@@ -224,6 +224,33 @@ class RoomManager:
                 self._claims[code] = (lock, users - 1)
             else:
                 del self._claims[code]
+
+    async def _fenced_claim(self, code: str) -> int:
+        """Lease the room and make its number the store's; a number not above the store's
+        (Redis began its counters again) brings the counter up and tries once more."""
+        for attempt in range(2):
+            fence = await self.ownership.claim(code)
+            if fence is None:
+                raise OwnedElsewhere(await self.ownership.owner_of(code) or "", code)
+            try:
+                await self.store.claim_room(code, fence)
+                return fence
+            except FencedOut as exc:
+                await self._release(code)
+                if attempt or exc.current is None:
+                    raise
+                log.warning(
+                    "room %s: lease number %d is not above the store's %d; catching up",
+                    code,
+                    fence,
+                    exc.current,
+                    extra={"room": code},
+                )
+                await self.ownership.fence_at_least(code, exc.current)
+            except BaseException:
+                await self._release(code)
+                raise
+        raise AssertionError("unreachable")  # pragma: no cover
 
     async def create(
         self, host_name: str, settings: dict[str, Any] | RoomSettings, *, solo: bool = False

@@ -43,6 +43,10 @@ class Ownership(Protocol):
 
     async def release(self, room_id: str) -> None: ...
 
+    async def fence_at_least(self, room_id: str, number: int) -> None:
+        """The next claim's number must be above `number` (the store's, for this room)."""
+        ...
+
     async def hand_over(self, room_id: str, node: str) -> None:
         """Pass a held lease straight to `node` (a newer fencing number, so nothing written
         here counts any more), so no third process can claim the room in between."""
@@ -65,6 +69,9 @@ class LocalOwnership:
         return 0
 
     async def release(self, room_id: str) -> None:
+        return None
+
+    async def fence_at_least(self, room_id: str, number: int) -> None:
         return None
 
     async def hand_over(self, room_id: str, node: str) -> None:

@@ -30,8 +30,12 @@ class FencedOut(StoreError):
     """A write refused because a newer owner's fencing number exists for the room.
 
     Cluster mode: the process that sees this no longer owns the room and must drop it.
-    Nothing of the refused write was stored.
+    Nothing of the refused write was stored. `current`: the room's number, when known.
     """
+
+    def __init__(self, message: str, current: int | None = None) -> None:
+        super().__init__(message)
+        self.current = current
 
 
 class StorageUnavailable(StoreError):
@@ -153,7 +157,8 @@ class Store(Protocol):
 
     async def claim_room(self, room_id: str, fence: int) -> None:
         """Make `fence` the room's fencing number, so older owners' writes fail from now on.
-        Raises FencedOut if the room already has a higher one, NotFound if no such room."""
+        Raises FencedOut (with the room's number) unless `fence` is higher than the room's
+        (0, a single process's, excepted), NotFound if no such room."""
         ...
 
     async def set_seat(

@@ -393,12 +393,16 @@ class SqlStore:
         return str(found)
 
     async def claim_room(self, room_id: str, fence: int) -> None:
-        """Make `fence` the room's fencing number (raises FencedOut if it has a higher one).
+        """Make `fence` the room's fencing number: it must be higher than the room's (else
+        FencedOut, with the room's number). An equal number is refused too: it is the
+        current owner's, which a claim must fence out (after Redis lost its counters they
+        start again from 1 and came back up to the owner's own number). 0 is the single
+        process's number, which owns every room: nobody to fence.
 
         On PostgreSQL the UPDATE waits for a write of the old owner that holds the room's
         row, so once this returns no write with an older number can commit.
         """
-        await self._run_write(lambda conn: _fence_room(conn, room_id, fence))
+        await self._run_write(lambda conn: _fence_room(conn, room_id, fence, claim=fence > 0))
 
     async def public_rooms(self, limit: int | None = None) -> list[dict[str, Any]]:
         """Open public rooms with a free seat, oldest first, as RoomManager lists them
@@ -1229,17 +1233,21 @@ def _append_checked(
     return outcomes
 
 
-def _fence_room(conn: Connection, room_id: str, fence: int | None) -> None:
+def _fence_room(conn: Connection, room_id: str, fence: int | None, *, claim: bool = False) -> None:
     """Check `fence` against the room's in the caller's transaction (raising the room's to
-    it when it is newer), or refuse the write: FencedOut, or NotFound for no such room."""
+    it when it is newer), or refuse the write: FencedOut, or NotFound for no such room.
+    `claim`: a new owner's number must be newer than the room's, not only as new."""
     if fence is None:
         return
     rows = _lock_fences(conn, select(ROOMS.c.id, ROOMS.c.fence).where(ROOMS.c.id == room_id))
     current = {str(room): int(f) for room, f in rows}
     if room_id not in current:
         raise NotFound(f"no room {room_id!r}")
-    if _raise_fences(conn, current, {(room_id, fence)}):
-        raise FencedOut(f"room {room_id!r} has a newer owner (fence {current[room_id]} > {fence})")
+    stored = current[room_id]
+    if (claim and fence <= stored) or _raise_fences(conn, current, {(room_id, fence)}):
+        raise FencedOut(
+            f"room {room_id!r} has a newer owner (fence {stored} >= {fence})", current=stored
+        )
 
 
 def _fence_game(conn: Connection, game_id: int, fence: int | None) -> None:
