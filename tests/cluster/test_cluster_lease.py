@@ -129,3 +129,43 @@ async def test_a_counter_behind_the_store_is_brought_up_in_one_step(
         await manager.stop()
     finally:
         await store.close()
+
+
+async def test_a_sweep_lists_the_rooms_again_after_redis_lost_them(
+    redis: object, tmp_path: Path
+) -> None:
+    """Redis restarted empty: the sweep's list of rooms (and the flag saying it was made)
+    went with it. The next sweep makes it again from the store, and claims a room that
+    nobody connects to (its bots and clocks would otherwise stand still for good)."""
+    from cluster_support import REDIS_URL
+
+    from spades.cluster.node import ClusterNode
+    from spades.config import Settings
+    from spades.rooms import RoomConfig, RoomManager
+    from spades.store import RoomRow, SeatRow, open_store
+    from spades.store.migrate import upgrade
+
+    url = f"sqlite+aiosqlite:///{tmp_path / 'spades.db'}"
+    upgrade(url)
+    store = await open_store(url)
+    prefix = f"{PREFIX}reseed:"
+    node = ClusterNode(
+        REDIS_URL, prefix=prefix, node_id="s-1", lease_ttl=5.0, orphan_every=60, orphan_batch=8
+    )
+    try:
+        seats = [SeatRow("R2", 0, name="Ann", token_hash="a" * 64)] + [
+            SeatRow("R2", n) for n in (1, 2, 3)
+        ]
+        await store.create_room(RoomRow(id="R2", code="R2", settings={}, host_seat=0), seats)
+        config = RoomConfig.pick(Settings(database_url=url, bot_delay=0.0, bot_workers="thread"))
+        manager = RoomManager(store, config, ownership=node.ownership)
+        await node.start(manager)
+        keys = [key async for key in redis.scan_iter(match=f"{prefix}*")]  # type: ignore[attr-defined]
+        await redis.delete(*keys)  # type: ignore[attr-defined]
+        assert await node.sweep_once() == 1
+        assert "R2" in manager.rooms
+        assert await redis.sismember(node.rooms_key, "R2")  # type: ignore[attr-defined]
+        await manager.stop()
+    finally:
+        await node.stop()
+        await store.close()

@@ -225,16 +225,19 @@ class ClusterNode:
         if stored.room.status in ("finished", "abandoned"):
             await self.redis.srem(self.rooms_key, room_id)
 
+    async def sweep_once(self) -> int:
+        """One orphan sweep. Redis lost its data (restarted empty): the list of rooms to
+        sweep went with it, and a room nobody connects to would never be claimed again. One
+        SET NX per sweep finds out, and lists the store's rooms again."""
+        if self.manager is not None:
+            await self._seed_rooms(self.manager)
+        return await self.claim_orphans()
+
     async def _orphans_forever(self) -> None:
         while not self._stopping:
             await asyncio.sleep(self.orphan_every)
             try:
-                # Redis lost its data (restarted empty): the list of rooms to sweep went
-                # with it, and a room nobody connects to would never be claimed again.
-                # One SET NX per sweep finds out, and lists the store's rooms again.
-                if self.manager is not None:
-                    await self._seed_rooms(self.manager)
-                await self.claim_orphans()
+                await self.sweep_once()
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
