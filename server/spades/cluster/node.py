@@ -272,7 +272,7 @@ class ClusterNode:
     async def drain(self) -> None:
         """SIGTERM: take no more rooms, hand every room over, tell the peers."""
         manager = self.manager
-        if manager is None:
+        if manager is None or manager.draining:  # drained already (serve, then the app)
             return
         count = len(manager.rooms)
         manager.draining = True
