@@ -217,16 +217,23 @@ def test_the_score_charts_labels_stay_readable_on_a_phone(
     on a 390 px phone (they were 7 px), and no two hand numbers overlap."""
     page = new_page(viewport=PHONE, **TOUCH)
     open_with_token(page, finished_game)
-    chart = page.locator(".game-over svg.score-chart")
-    chart.wait_for()
-    sizes = chart.evaluate(
-        "svg => [...svg.querySelectorAll('text.tick')].map(t => t.getBoundingClientRect())"
-        ".map(r => ({h: r.height, l: r.left, r: r.right, t: r.top}))"
-    )
-    rendered = chart.evaluate(
-        "svg => parseFloat(getComputedStyle(svg.querySelector('text.tick')).fontSize)"
-        " * svg.getBoundingClientRect().width / svg.viewBox.baseVal.width"
-    )
+    # Measured in one go on the chart as drawn now (the dialog is drawn anew on each
+    # state: a chart held from before may be detached, and measures as nothing).
+    measured = page.wait_for_function(
+        """() => {
+          const svg = document.querySelector(".game-over svg.score-chart");
+          const box = svg && svg.getBoundingClientRect();
+          if (!box || !box.width) return null;
+          const ticks = [...svg.querySelectorAll("text.tick")];
+          const size = parseFloat(getComputedStyle(ticks[0]).fontSize);
+          return {
+            rendered: size * box.width / svg.viewBox.baseVal.width,
+            sizes: ticks.map((t) => t.getBoundingClientRect())
+              .map((r) => ({ l: r.left, r: r.right, t: r.top })),
+          };
+        }"""
+    ).json_value()
+    rendered, sizes = measured["rendered"], measured["sizes"]
     assert rendered >= 10, rendered
     bottom = max(box["t"] for box in sizes)
     row = sorted((box for box in sizes if box["t"] == bottom), key=lambda box: box["l"])
