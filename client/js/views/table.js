@@ -319,7 +319,7 @@ export function renderTable(state, { strip = null, held = false } = {}) {
       sideTools(state, legal)),
     h("aside", { class: "side", "aria-label": "Scores and chat" },
       scoreboard(room, view),
-      chatPanel(state.chat, { canSend: state.link.state === "open" })));
+      chatPanel(state.chat, { canSend: !offline(state) })));
   // Offline, a bid could not be sent: the buttons say so rather than fail on a click.
   if (offline(state)) {
     for (const button of screen.querySelectorAll(".bid-panel [data-action='bid'], .bid-panel [data-action='look']")) button.setAttribute("aria-disabled", "true");

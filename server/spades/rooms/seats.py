@@ -78,9 +78,15 @@ def host_gone(
     host = seats[host_seat]
     if host.kind != "human":
         return True
-    if connected or host.disconnected_at is None:
-        return False
-    return now - host.disconnected_at >= grace
+    until = None if connected else host_away_until(host, grace)
+    return until is not None and now >= until
+
+
+def host_away_until(host: Seat, grace: float) -> float | None:
+    """When a disconnected human host's role passes on (None: not a host who dropped)."""
+    if host.kind != "human" or host.disconnected_at is None:
+        return None
+    return host.disconnected_at + grace
 
 
 def first_human(seats: Sequence[Seat]) -> int | None:

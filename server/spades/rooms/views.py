@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .broadcast import Message
+from .seats import host_away_until
 
 if TYPE_CHECKING:
     from .room import Room
@@ -38,9 +39,8 @@ def room_dict(room: Room, you: int | None = None) -> dict[str, Any]:
     host_back_by = None
     host_seat = room.host_seat
     if host_seat is not None and host_seat not in online:
-        host = room.seats[host_seat]
-        if host.kind == "human" and host.disconnected_at is not None:
-            host_back_by = round((host.disconnected_at + room.config.grace_seconds) * 1000)
+        until = host_away_until(room.seats[host_seat], room.config.grace_seconds)
+        host_back_by = None if until is None else round(until * 1000)
     # Everything the dict is made of, and it is made from this alone (so the two cannot drift).
     key = (
         room.room_id,
