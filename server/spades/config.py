@@ -24,6 +24,12 @@ class Settings(BaseSettings):
         "or in a thread of the server (thread); see docs/performance.md",
     )
 
+    pg_writer: Literal["process", "inline"] = Field(
+        "process",
+        description="on PostgreSQL, insert appended actions from a child process (process) or "
+        "on the server's own connection (inline); see docs/performance.md",
+    )
+
     commit_interval: float = Field(
         0.01,
         ge=0,

@@ -160,7 +160,11 @@ def create_app(
                 settings.database_url,
                 clock=store_clock,
                 on_commit=metrics.store_commit,
-                writer_process=settings.sqlite_writer == "process",
+                writer_process=(
+                    settings.pg_writer == "process"
+                    if settings.database_url.startswith("postgresql")
+                    else settings.sqlite_writer == "process"
+                ),
                 commit_interval=settings.commit_interval,
                 hide_parameters=True,
             )

@@ -33,7 +33,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from spades.engine import Rules
 from spades.engine.game import RECORD_FORMAT
 
-from . import sqlite_log
+from . import pg_log, sqlite_log
 from .db import (
     COMMAND_TIMEOUT,
     create_engine,
@@ -203,7 +203,7 @@ class SqlStore:
         # Batches of appends alone (the hot path) go to a writer process; batches with other
         # writes, or fenced appends, run in the appender thread (sqlite_log.py says why).
         self._writer_process = (
-            WriterProcess(str(engine.url.database))
+            WriterProcess.sqlite(str(engine.url.database))
             if self._appender is not None and writer_process
             else None
         )
@@ -211,6 +211,19 @@ class SqlStore:
         # committed, so a batch that follows them skips reading the log (`_insert_followers`).
         self._last_seq: dict[int, int] = {}
         self._postgres = engine.url.get_backend_name() == "postgresql"
+        # ...and those batches go to a writer process of their own (pg_log.py says why).
+        self._pg_writer = (
+            WriterProcess(
+                pg_log.__file__,
+                env={
+                    pg_log.DSN_VARIABLE: _driver_dsn(engine.url),
+                    pg_log.TIMEOUT_VARIABLE: str(COMMAND_TIMEOUT),
+                },
+                name="PostgreSQL writer",
+            )
+            if self._postgres and writer_process
+            else None
+        )
         self._driver: Any = None  # asyncpg's connection for `_insert_followers`
         self._driver_loop: asyncio.AbstractEventLoop | None = None
         self._inflight: list[_Pending | _Job] = []
@@ -671,6 +684,8 @@ class SqlStore:
         PostgreSQL. The primary key (game_id, seq) still refuses a number another writer
         took meanwhile: then nothing is stored, the counts are forgotten, and False sends
         the batch down the checked path."""
+        if self._pg_writer is not None:
+            return await self._insert_followers_in_writer(rows, stamp)
         columns: tuple[list[Any], ...] = ([], [], [], [], [])
         for r in rows:
             columns[0].append(r.game_id)
@@ -687,6 +702,28 @@ class SqlStore:
             return False
         except _PG_LOST as exc:
             raise self._driver_lost(exc) from exc
+        self._remember(rows, [None] * len(rows))
+        return True
+
+    async def _insert_followers_in_writer(self, rows: list[ActionRow], stamp: datetime) -> bool:
+        """`_insert_followers` by the PostgreSQL writer process: the same statement and the
+        same answers, at the cost of one pipe write and read here."""
+        assert self._pg_writer is not None
+        try:
+            sent = [
+                (r.game_id, r.seq, r.seat, r.action, r.at and _utc(r.at).isoformat()) for r in rows
+            ]
+            await self._pg_writer.request((_utc(stamp).isoformat(), sent))
+        except WriterRefused as exc:
+            self._last_seq.clear()
+            if exc.kind == "integrity":
+                return False
+            if exc.kind == "lost":  # in doubt, as a lost connection of our own
+                raise StorageUnavailable(f"the database is unavailable: {exc}") from exc
+            raise StoreError(f"the appends were not stored: {exc}") from exc
+        except WriterLost as exc:  # in doubt: the room finds out from the log (`Room.act`)
+            self._last_seq.clear()
+            raise StorageUnavailable(f"the PostgreSQL writer stopped: {exc}") from exc
         self._remember(rows, [None] * len(rows))
         return True
 
@@ -791,9 +828,8 @@ class SqlStore:
         return StorageUnavailable(f"the database is unavailable: {exc!r}")
 
     async def _connect_driver(self) -> Any:
-        url = self.engine.url.set(drivername="postgresql")
         return await asyncpg.connect(
-            url.render_as_string(hide_password=False),
+            _driver_dsn(self.engine.url),
             timeout=10,
             command_timeout=COMMAND_TIMEOUT,
         )
@@ -1157,6 +1193,8 @@ class SqlStore:
                 await self._writer
         if self._writer_process is not None:
             await self._writer_process.close()
+        if self._pg_writer is not None:
+            await self._pg_writer.close()
         if self._driver is not None:
             driver, self._driver = self._driver, None
             with contextlib.suppress(Exception):
@@ -1190,6 +1228,12 @@ _PG_INSERT_HANDS = (
 )
 # The driver connection is lost, or the outcome of its statement is in doubt.
 _PG_LOST = (asyncpg.PostgresConnectionError, asyncpg.InterfaceError, OSError, TimeoutError)
+
+
+def _driver_dsn(url: URL) -> str:
+    """asyncpg's address of a PostgreSQL URL (SQLAlchemy's names a driver asyncpg does not
+    know)."""
+    return url.set(drivername="postgresql").render_as_string(hide_password=False)
 
 
 def _utc(value: datetime) -> datetime:

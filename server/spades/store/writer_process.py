@@ -1,4 +1,5 @@
-"""The server's end of the SQLite writer process (`sqlite_log.py` is the child's script)."""
+"""The server's end of a writer process: SQLite's (`sqlite_log.py` is the child's script) or
+PostgreSQL's (`pg_log.py`)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import asyncio
 import contextlib
 import logging
 import marshal
+import os
 import sys
 from typing import Any
 
@@ -31,16 +33,24 @@ class WriterRefused(StoreError):
 
 
 class WriterProcess:
-    """Commits batches of appends on an SQLite file through a child process.
+    """Commits batches of appends through a child process.
 
-    One batch at a time (the store's write lock sees to that). The child is started on the
-    first batch and again after it was lost; it ends when this end closes its stdin, or when
-    the server dies (its stdin then closes too).
+    One batch at a time (the store's writer task sees to that). The child is started on
+    the first batch and again after it was lost; it ends when this end closes its stdin, or
+    when the server dies (its stdin then closes too).
     """
 
-    def __init__(self, path: str) -> None:
-        self.path = path
+    def __init__(
+        self, script: str, *args: str, env: dict[str, str] | None = None, name: str = "writer"
+    ) -> None:
+        self.args = [script, *args]
+        self.env = env
+        self.name = name
         self._proc: asyncio.subprocess.Process | None = None
+
+    @classmethod
+    def sqlite(cls, path: str) -> WriterProcess:
+        return cls(sqlite_log.__file__, path, name="SQLite writer")
 
     @property
     def pid(self) -> int | None:
@@ -52,10 +62,10 @@ class WriterProcess:
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
             "-I",
-            sqlite_log.__file__,
-            self.path,
+            *self.args,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
+            env=None if self.env is None else {**os.environ, **self.env},
         )
         try:
             ready = await self._answer(proc)
@@ -64,31 +74,35 @@ class WriterProcess:
             raise
         if ready != ("ready", None):
             self._kill(proc)
-            raise WriterLost(f"the SQLite writer did not start: {ready!r}")
+            raise WriterLost(f"the {self.name} did not start: {ready!r}")
         return proc
 
-    @staticmethod
-    async def _answer(proc: asyncio.subprocess.Process) -> Any:
+    async def _answer(self, proc: asyncio.subprocess.Process) -> Any:
         assert proc.stdout is not None
         try:
             head = await proc.stdout.readexactly(sqlite_log.HEADER.size)
             (size,) = sqlite_log.HEADER.unpack(head)
             body = await proc.stdout.readexactly(size)
         except (asyncio.IncompleteReadError, ConnectionError) as exc:
-            raise WriterLost(f"the SQLite writer stopped (exit {proc.returncode})") from exc
+            raise WriterLost(f"the {self.name} stopped (exit {proc.returncode})") from exc
         return marshal.loads(body)
 
     async def commit(
         self, rows: list[sqlite_log.Row], now: str, hands: list[sqlite_log.Hand] | None = None
     ) -> list[sqlite_log.Outcome]:
-        """Store `rows` (and finished `hands`' rows) in one transaction: the rows' outcomes,
-        or WriterRefused (nothing stored) or WriterLost (unknown)."""
+        """SQLite's: store `rows` (and finished `hands`' rows) in one transaction: the rows'
+        outcomes, or WriterRefused (nothing stored) or WriterLost (unknown)."""
+        return list(await self.request((now, rows, hands) if hands else (now, rows)))
+
+    async def request(self, payload: Any) -> Any:
+        """Send one request and wait for its answer: the value of an ("ok", value) answer;
+        WriterRefused for any other kind; WriterLost when the child died meanwhile."""
         if self._proc is None or self._proc.returncode is not None:
             self._proc = await self._start()
         proc = self._proc
         assert proc.stdin is not None
         try:
-            proc.stdin.write(sqlite_log.frame((now, rows, hands) if hands else (now, rows)))
+            proc.stdin.write(sqlite_log.frame(payload))
             await proc.stdin.drain()
             kind, value = await self._answer(proc)
         except BaseException as exc:
@@ -103,11 +117,11 @@ class WriterProcess:
                         await proc.wait()
                 if isinstance(exc, WriterLost):
                     raise
-                raise WriterLost(f"the SQLite writer stopped: {exc!r}") from exc
+                raise WriterLost(f"the {self.name} stopped: {exc!r}") from exc
             raise
         if kind != "ok":
             raise WriterRefused(kind, str(value))
-        return list(value)
+        return value
 
     @staticmethod
     def _kill(proc: asyncio.subprocess.Process) -> None:
@@ -125,6 +139,6 @@ class WriterProcess:
             async with asyncio.timeout(10):
                 await proc.wait()
         except TimeoutError:
-            log.warning("the SQLite writer did not stop; killing it")
+            log.warning("the %s did not stop; killing it", self.name)
             self._kill(proc)
             await proc.wait()
