@@ -18,6 +18,7 @@ from store_support import FakeClock
 
 from spades.store import (
     ActionRow,
+    FencedOut,
     RoomRow,
     SeatRow,
     SequenceError,
@@ -229,3 +230,121 @@ def test_the_child_refuses_a_malformed_request_and_stays_up(db_url: str) -> None
             await store.close()
 
     asyncio.run(run())
+
+
+# --- a cluster owner's appends: fenced, on the same fast path ----------------------------
+
+
+@pytest.fixture(params=[True, False], ids=["process", "inline"])
+async def fenced_store(
+    db_url: str, clock: FakeClock, request: pytest.FixtureRequest
+) -> AsyncIterator[SqlStore]:
+    store = await open_store(db_url, clock=clock, writer_process=request.param)
+    yield store
+    await store.close()
+
+
+async def fenced_game(store: SqlStore, fence: int, room_id: str = "r1") -> int:
+    room = RoomRow(id=room_id, code=room_id.upper(), settings=SETTINGS, host_seat=0)
+    await store.create_room(room, [SeatRow(room_id, i) for i in range(4)], fence=fence)
+    return await store.start_game(room_id, {}, 0, "seed", fence=fence)
+
+
+def count_fast_batches(store: SqlStore) -> list[int]:
+    """Rows per batch that took the fast path (inserted all at once)."""
+    seen: list[int] = []
+    if store._pg_writer is not None:
+        child = store._pg_writer
+        real_request = child.request
+
+        async def request(payload: object) -> object:
+            count = await real_request(payload)
+            assert isinstance(payload, tuple)
+            if len(payload) == 3 and count == len(payload[1]):
+                seen.append(int(count))
+            return count
+
+        child.request = request  # type: ignore[method-assign]
+    else:
+        real_inline = store._insert_followers_inline
+
+        async def inline(
+            rows: list[ActionRow], stamp: datetime, fences: list[int | None] | None
+        ) -> int | None:
+            count = await real_inline(rows, stamp, fences)
+            if fences is not None and count == len(rows):
+                seen.append(count)
+            return count
+
+        store._insert_followers_inline = inline  # type: ignore[method-assign]
+    return seen
+
+
+async def test_fenced_appends_that_follow_take_the_fast_path(fenced_store: SqlStore) -> None:
+    game = await fenced_game(fenced_store, 3)
+    fast = count_fast_batches(fenced_store)
+    await fenced_store.append_action(ActionRow(game, 1, 0, play(1)), fence=3)
+    await asyncio.gather(
+        *(
+            fenced_store.append_action(ActionRow(game, s, s % 4, play(s)), fence=3)
+            for s in range(2, 30)
+        )
+    )
+    assert sum(fast) == 29
+    assert [r[2] for r in await stored(fenced_store, game)] == [play(s) for s in range(1, 30)]
+
+
+async def test_a_fenced_out_owner_stores_nothing_and_is_told(
+    fenced_store: SqlStore, db_url: str, clock: FakeClock
+) -> None:
+    game = await fenced_game(fenced_store, 1)
+    await fenced_store.append_action(ActionRow(game, 1, 0, play(1)), fence=1)
+    other = await open_store(db_url, clock=clock)
+    try:
+        await other.claim_room("r1", 2)  # another process took the room
+        with pytest.raises(FencedOut):
+            await fenced_store.append_action(ActionRow(game, 2, 1, play(2)), fence=1)
+        await other.append_action(ActionRow(game, 2, 1, play(20)), fence=2)
+    finally:
+        await other.close()
+    assert [r[2] for r in await stored(fenced_store, game)] == [play(1), play(20)]
+
+
+async def test_a_newer_fence_takes_the_checked_path_and_raises_the_rooms(
+    fenced_store: SqlStore,
+) -> None:
+    game = await fenced_game(fenced_store, 1)
+    fast = count_fast_batches(fenced_store)
+    await fenced_store.append_action(ActionRow(game, 1, 0, play(1)), fence=4)
+    assert fast == []  # the fence did not match: nothing went in on the fast path
+    with pytest.raises(FencedOut):
+        await fenced_store.append_action(ActionRow(game, 2, 1, play(2)), fence=3)
+    await fenced_store.append_action(ActionRow(game, 2, 1, play(2)), fence=4)
+    assert fast == [1]
+    assert [r[0] for r in await stored(fenced_store, game)] == [1, 2]
+
+
+async def test_a_claim_that_commits_while_the_insert_waits_fences_it_out(
+    fenced_store: SqlStore,
+) -> None:
+    """The fast path locks the room's row as the checked path does: an insert that waits
+    for a claim's transaction sees the claim's fence once it commits, and stores nothing."""
+    game = await fenced_game(fenced_store, 1)
+    await fenced_store.append_action(ActionRow(game, 1, 0, play(1)), fence=1)
+    url = fenced_store.engine.url.set(drivername="postgresql")
+    claimer = await asyncpg.connect(url.render_as_string(hide_password=False))
+    try:
+        claim = claimer.transaction()
+        await claim.start()
+        await claimer.execute("UPDATE rooms SET fence = 2 WHERE id = 'r1'")
+        append = asyncio.ensure_future(
+            fenced_store.append_action(ActionRow(game, 2, 1, play(2)), fence=1)
+        )
+        await asyncio.sleep(0.3)
+        assert not append.done()  # waiting for the room's row
+        await claim.commit()
+        with pytest.raises(FencedOut):
+            await append
+    finally:
+        await claimer.close()
+    assert [r[0] for r in await stored(fenced_store, game)] == [1]

@@ -15,8 +15,10 @@ path): the statement is one atomic INSERT whose primary key (game_id, seq) refus
 another writer took. Everything else (checked appends, fenced appends, finished hands,
 rooms) stays on the server's own connections.
 
-Request: `(now, rows)`, rows as `(game_id, seq, seat, action, at)`, times as ISO 8601 text
-with an offset (`at` None: `now`). Answer: `("ok", None)` (committed); `("integrity",
+Request: `(now, rows)` or `(now, rows, fences)`, rows as `(game_id, seq, seat, action, at)`,
+times as ISO 8601 text with an offset (`at` None: `now`), fences one per row (a cluster
+owner's, `INSERT_FENCED_ACTIONS`). Answer: `("ok", count)` (committed: every row, or with
+fences none when one did not match); `("integrity",
 message)` (nothing stored: a remembered count was behind the log); `("lost", message)`
 (the connection failed or timed out: the rows may or may not be stored; the next request
 connects anew); or `("error", message)` (the statement was refused: nothing stored).
@@ -47,11 +49,39 @@ else:  # run as the writer's script. The frames are sqlite_log's; `-I` keeps thi
 DSN_VARIABLE = "SPADES_PG_LOG_DSN"
 TIMEOUT_VARIABLE = "SPADES_PG_LOG_TIMEOUT"
 
+# One statement for the whole batch (a column per array), so it is atomic on its own.
 INSERT_ACTIONS = (
     "INSERT INTO actions (game_id, seq, seat, action, at) "
     "SELECT * FROM unnest($1::integer[], $2::integer[], $3::integer[], $4::json[], "
     "$5::timestamptz[])"
 )
+
+# The same for a cluster owner's appends, each with its room's fence ($6): all the rows or
+# none. It locks the batch's rooms as the checked path does (`sql._lock_fences`: in id order,
+# so two processes cannot deadlock, and a claim waits for this insert or this insert sees
+# the claim), then inserts only if every row's fence is its room's. Any other case (a
+# newer owner, a fence to raise, no such game) inserts nothing, and the store takes the
+# checked path, which tells each row's refusal. The count(*) makes the lock read run to the
+# end before the first row goes in.
+INSERT_FENCED_ACTIONS = (
+    "WITH batch AS MATERIALIZED (SELECT * FROM unnest($1::integer[], $2::integer[], "
+    "$3::integer[], $4::json[], $5::timestamptz[], $6::bigint[]) "
+    "AS b(game_id, seq, seat, action, at, fence)), "
+    "locked AS MATERIALIZED (SELECT rooms.id, rooms.fence FROM rooms WHERE rooms.id IN "
+    "(SELECT games.room_id FROM games WHERE games.id = ANY($1::integer[])) "
+    "ORDER BY rooms.id FOR NO KEY UPDATE OF rooms) "
+    "INSERT INTO actions (game_id, seq, seat, action, at) "
+    "SELECT game_id, seq, seat, action, at FROM batch "
+    "WHERE (SELECT count(*) FROM locked) >= 0 AND NOT EXISTS (SELECT 1 FROM batch "
+    "LEFT JOIN games ON games.id = batch.game_id LEFT JOIN locked ON locked.id = games.room_id "
+    "WHERE locked.fence IS DISTINCT FROM batch.fence)"
+)
+
+
+def inserted(status: str) -> int:
+    """The row count of an INSERT's status ("INSERT 0 12")."""
+    return int(status.rsplit(" ", 1)[-1])
+
 
 # The connection is lost, or the outcome of its statement is in doubt.
 LOST = (asyncpg.PostgresConnectionError, asyncpg.InterfaceError, OSError, TimeoutError)
@@ -66,7 +96,7 @@ class Inserter:
         self.conn: Any = None
 
     async def insert(self, request: Any) -> tuple[str, Any]:
-        now_text, rows = request
+        now_text, rows, *fenced = request
         now = datetime.fromisoformat(now_text)
         columns: tuple[list[Any], ...] = ([], [], [], [], [])
         for game_id, seq, seat, action, at in rows:
@@ -80,7 +110,10 @@ class Inserter:
                 self.conn = await asyncpg.connect(
                     self.dsn, timeout=self.timeout, command_timeout=self.timeout
                 )
-            await self.conn.execute(INSERT_ACTIONS, *columns)
+            if fenced:
+                status = await self.conn.execute(INSERT_FENCED_ACTIONS, *columns, fenced[0])
+            else:
+                status = await self.conn.execute(INSERT_ACTIONS, *columns)
         except asyncpg.IntegrityConstraintViolationError as exc:
             return ("integrity", str(exc))
         except LOST as exc:
@@ -91,7 +124,7 @@ class Inserter:
             return ("lost", repr(exc))
         except Exception as exc:  # the statement's own refusal (a bad value): nothing stored
             return ("error", repr(exc))
-        return ("ok", None)
+        return ("ok", inserted(status))
 
 
 def main() -> int:

@@ -613,7 +613,7 @@ class SqlStore:
                 elif (
                     self._postgres
                     and self._follows(rows, fences)
-                    and await self._insert_followers(rows, stamp)
+                    and await self._insert_followers(rows, stamp, fences)
                 ):
                     outcomes = [None] * len(rows)
                 else:
@@ -656,9 +656,10 @@ class SqlStore:
                 job.future.set_exception(value)
 
     def _follows(self, rows: list[ActionRow], fences: list[int | None]) -> bool:
-        """Whether every row is the next of its game after the counts this store remembers
-        (and none is fenced: those are checked against their room in the transaction)."""
-        if any(f is not None for f in fences):
+        """Whether every row is the next of its game after the counts this store remembers,
+        and the rows are all fenced (a cluster owner's) or all not."""
+        fenced = fences[0] is not None
+        if any((f is not None) is not fenced for f in fences):
             return False
         last = self._last_seq
         seen: dict[int, int] = {}
@@ -676,16 +677,37 @@ class SqlStore:
             if outcome is None and r.seq > self._last_seq.get(r.game_id, 0):
                 self._last_seq[r.game_id] = r.seq
 
-    async def _insert_followers(self, rows: list[ActionRow], stamp: datetime) -> bool:
+    async def _insert_followers(
+        self, rows: list[ActionRow], stamp: datetime, fences: list[int | None]
+    ) -> bool:
         """PostgreSQL's hot path: rows that follow the remembered counts, inserted as one
-        atomic statement on a driver connection of its own, without reading the log's
-        counts first and past SQLAlchemy's pool (whose pre-ping is three round trips) and
-        statement machinery: together they were a third of a busy server's CPU on
-        PostgreSQL. The primary key (game_id, seq) still refuses a number another writer
-        took meanwhile: then nothing is stored, the counts are forgotten, and False sends
-        the batch down the checked path."""
+        atomic statement (`pg_log.INSERT_ACTIONS`, or `INSERT_FENCED_ACTIONS` for a cluster
+        owner's rows) by the writer process, or on a driver connection of the server's own:
+        without reading the log's counts first, and past SQLAlchemy's pool (whose pre-ping
+        is three round trips) and statement machinery, which together were a third of a
+        busy server's CPU on PostgreSQL, and half of a cluster node's.
+
+        False sends the batch down the checked path: the primary key (game_id, seq)
+        refused a number another writer took (nothing is stored, and the counts are
+        forgotten), or a fence did not match its room's (nothing is stored; the checked
+        path tells which rows are fenced out, or raises the room's fence)."""
+        fenced = fences[0] is not None
         if self._pg_writer is not None:
-            return await self._insert_followers_in_writer(rows, stamp)
+            count = await self._insert_followers_in_writer(rows, stamp, fences if fenced else None)
+        else:
+            count = await self._insert_followers_inline(rows, stamp, fences if fenced else None)
+        if count is None:
+            self._last_seq.clear()
+            return False
+        if count != len(rows):
+            return False
+        self._remember(rows, [None] * len(rows))
+        return True
+
+    async def _insert_followers_inline(
+        self, rows: list[ActionRow], stamp: datetime, fences: list[int | None] | None
+    ) -> int | None:
+        """The rows inserted, or None when the primary key refused them."""
         columns: tuple[list[Any], ...] = ([], [], [], [], [])
         for r in rows:
             columns[0].append(r.game_id)
@@ -696,36 +718,42 @@ class SqlStore:
         try:
             # The connection's command_timeout bounds the statement (no asyncio.timeout per
             # batch: it costs two lookups of the running loop and a timer).
-            await (await self._pg_driver()).execute(_PG_INSERT_ACTIONS, *columns)
+            driver = await self._pg_driver()
+            if fences is None:
+                status = await driver.execute(pg_log.INSERT_ACTIONS, *columns)
+            else:
+                status = await driver.execute(pg_log.INSERT_FENCED_ACTIONS, *columns, fences)
         except asyncpg.IntegrityConstraintViolationError:
-            self._last_seq.clear()
-            return False
+            return None
         except _PG_LOST as exc:
             raise self._driver_lost(exc) from exc
-        self._remember(rows, [None] * len(rows))
-        return True
+        return pg_log.inserted(status)
 
-    async def _insert_followers_in_writer(self, rows: list[ActionRow], stamp: datetime) -> bool:
-        """`_insert_followers` by the PostgreSQL writer process: the same statement and the
-        same answers, at the cost of one pipe write and read here."""
+    async def _insert_followers_in_writer(
+        self, rows: list[ActionRow], stamp: datetime, fences: list[int | None] | None
+    ) -> int | None:
+        """`_insert_followers_inline` by the PostgreSQL writer process: the same statement
+        and the same answers, at the cost of one pipe write and read here."""
         assert self._pg_writer is not None
+        sent = [(r.game_id, r.seq, r.seat, r.action, r.at and _utc(r.at).isoformat()) for r in rows]
+        request = (
+            (_utc(stamp).isoformat(), sent)
+            if fences is None
+            else (_utc(stamp).isoformat(), sent, fences)
+        )
         try:
-            sent = [
-                (r.game_id, r.seq, r.seat, r.action, r.at and _utc(r.at).isoformat()) for r in rows
-            ]
-            await self._pg_writer.request((_utc(stamp).isoformat(), sent))
+            count = await self._pg_writer.request(request)
         except WriterRefused as exc:
-            self._last_seq.clear()
             if exc.kind == "integrity":
-                return False
+                return None
+            self._last_seq.clear()
             if exc.kind == "lost":  # in doubt, as a lost connection of our own
                 raise StorageUnavailable(f"the database is unavailable: {exc}") from exc
             raise StoreError(f"the appends were not stored: {exc}") from exc
         except WriterLost as exc:  # in doubt: the room finds out from the log (`Room.act`)
             self._last_seq.clear()
             raise StorageUnavailable(f"the PostgreSQL writer stopped: {exc}") from exc
-        self._remember(rows, [None] * len(rows))
-        return True
+        return int(count)
 
     async def _pg_jobs(self, jobs: list[_Job]) -> list[tuple[bool, Any]]:
         """PostgreSQL: the batch's hands in one statement, then each other write in order.
@@ -1210,14 +1238,6 @@ _LAST_SEQS = (
     .select_from(GAMES.outerjoin(ACTIONS, ACTIONS.c.game_id == GAMES.c.id))
     .where(GAMES.c.id.in_(bindparam("ids", expanding=True)))
     .group_by(GAMES.c.id)
-)
-
-
-# One statement for the whole batch (a column per array), so it is atomic on its own.
-_PG_INSERT_ACTIONS = (
-    "INSERT INTO actions (game_id, seq, seat, action, at) "
-    "SELECT * FROM unnest($1::integer[], $2::integer[], $3::integer[], $4::json[], "
-    "$5::timestamptz[])"
 )
 
 
