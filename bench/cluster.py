@@ -94,6 +94,9 @@ class Node:
         self.log = log
         self.proc: subprocess.Popen[bytes] | None = None
         self._last_cpu = (time.monotonic(), 0.0)
+        from bench.load import ChildrenCpu  # load imports this module lazily too
+
+        self.children = ChildrenCpu()
 
     def start(self) -> None:
         with self.log.open("ab") as out:
@@ -228,6 +231,12 @@ class ClusterServer:
         """CPU % (of one core) of every process since the last call, summed."""
         self.last_cpu = [n.cpu_percent() for n in self.nodes]
         return sum(self.last_cpu)
+
+    def children_cpu_percent(self) -> float | None:
+        """CPU % (of one core) of the processes' writer processes since the last call."""
+        found = [n.children.percent(n.proc.pid) for n in self.nodes if n.proc is not None]
+        used = [c for c in found if c is not None]
+        return sum(used) if used else None
 
     def rss_bytes(self) -> int:
         return sum(n.rss_bytes() for n in self.nodes)

@@ -123,7 +123,7 @@ class ServerProcess:
         # The kernel's share of the server's CPU since the last `cpu_percent` (socket
         # writes, and on loopback the receiving side of each, are most of it).
         self.system_share: float | None = None
-        self._last_children: tuple[float, dict[int, float]] = (time.monotonic(), {})
+        self._children = ChildrenCpu()
 
     async def wait_ready(self, client: httpx.AsyncClient) -> None:
         deadline = time.monotonic() + self.ready_seconds
@@ -140,21 +140,9 @@ class ServerProcess:
         return _proc_cpu_seconds(self.proc.pid)
 
     def children_cpu_percent(self) -> float | None:
-        """CPU % of one core the server's child processes (its SQLite writer) used since the
-        last call; a child that appeared meanwhile counts from its start. None when the
-        server has none (PostgreSQL)."""
-        now, seen = time.monotonic(), {}
-        path = f"/proc/{self.proc.pid}/task/{self.proc.pid}/children"
-        with contextlib.suppress(OSError), open(path) as fh:
-            for pid in fh.read().split():
-                with contextlib.suppress(OSError):
-                    seen[int(pid)] = _proc_cpu_seconds(int(pid))
-        then, before = self._last_children
-        self._last_children = (now, seen)
-        if not seen:
-            return None
-        used = sum(cpu - before.get(pid, 0.0) for pid, cpu in seen.items())
-        return 100.0 * used / max(now - then, 1e-9)
+        """CPU % of one core the server's child processes (its writer process) used since
+        the last call (`ChildrenCpu`)."""
+        return self._children.percent(self.proc.pid)
 
     def cpu_percent(self) -> float:
         """CPU % of one core since the last call."""
@@ -593,6 +581,30 @@ def percentile(values: list[float], q: float) -> float:
         return float("nan")
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+class ChildrenCpu:
+    """CPU a process's children (its store's writer process) use: they work for the
+    server, so the figures report it beside the server's own."""
+
+    def __init__(self) -> None:
+        self._last: tuple[float, dict[int, float]] = (time.monotonic(), {})
+
+    def percent(self, parent: int) -> float | None:
+        """CPU % of one core used since the last call; a child that appeared meanwhile
+        counts from its start. None when there is no child."""
+        now, seen = time.monotonic(), {}
+        path = f"/proc/{parent}/task/{parent}/children"
+        with contextlib.suppress(OSError), open(path) as fh:
+            for pid in fh.read().split():
+                with contextlib.suppress(OSError):
+                    seen[int(pid)] = _proc_cpu_seconds(int(pid))
+        then, before = self._last
+        self._last = (now, seen)
+        if not seen:
+            return None
+        used = sum(cpu - before.get(pid, 0.0) for pid, cpu in seen.items())
+        return 100.0 * used / max(now - then, 1e-9)
 
 
 def _proc_cpu_seconds(pid: int) -> float:
