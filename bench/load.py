@@ -640,7 +640,8 @@ def report(
     # Everything an accepted action costs the server process (validation, store, every
     # connection's message), as CPU time of the window over the actions /metrics counted.
     cpu_ms = cpu_percent / 100 * seconds * 1000 / accepted if accepted else None
-    # The SQLite writer process works for the server too: its CPU is reported beside.
+    # The store's writer process (SQLite's or PostgreSQL's) works for the server too: its
+    # CPU is reported beside.
     writer = writer_cpu
     if writer is None and hasattr(server, "children_cpu_percent"):
         writer = server.children_cpu_percent()
@@ -684,7 +685,7 @@ def report(
     if cpu_ms is not None:
         print(f"server CPU ms per action: {cpu_ms:.3f} ({accepted} actions)", flush=True)
         if writer_ms is not None:
-            print(f"SQLite writer process CPU ms per action: {writer_ms:.3f}", flush=True)
+            print(f"writer process CPU ms per action: {writer_ms:.3f}", flush=True)
     RESULTS.append(out)
     return out
 

@@ -3,6 +3,16 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from spades.store import RoomRow, SeatRow, SqlStore
+
+SETTINGS: dict[str, Any] = {
+    "mode": "partnership",
+    "target": 300,
+    "bot_level": "basic",
+    "public": False,
+}
 
 
 class FakeClock:
@@ -16,3 +26,10 @@ class FakeClock:
 
     def advance(self, delta: timedelta) -> None:
         self.now += delta
+
+
+async def new_game(store: SqlStore, room_id: str = "r1") -> int:
+    """A room of four empty seats, and a game started in it: the game's id."""
+    room = RoomRow(id=room_id, code=room_id.upper(), settings=SETTINGS, host_seat=0)
+    await store.create_room(room, [SeatRow(room_id, i) for i in range(4)])
+    return await store.start_game(room_id, {}, 0, "seed")

@@ -14,7 +14,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 from sqlalchemy import text
-from store_support import FakeClock
+from store_support import SETTINGS, FakeClock, new_game
 
 from spades.store import (
     ActionRow,
@@ -28,8 +28,6 @@ from spades.store import (
 )
 from spades.store.writer_process import WriterProcess, WriterRefused
 
-SETTINGS = {"mode": "partnership", "target": 300, "bot_level": "basic", "public": False}
-
 
 @pytest.fixture
 def backend() -> str:
@@ -41,12 +39,6 @@ async def pg_store(db_url: str, clock: FakeClock) -> AsyncIterator[SqlStore]:
     store = await open_store(db_url, clock=clock, commit_interval=0.005)
     yield store
     await store.close()
-
-
-async def new_game(store: SqlStore, room_id: str = "r1") -> int:
-    room = RoomRow(id=room_id, code=room_id.upper(), settings=SETTINGS, host_seat=0)
-    await store.create_room(room, [SeatRow(room_id, i) for i in range(4)])
-    return await store.start_game(room_id, {}, 0, "seed")
 
 
 def play(n: int) -> dict[str, object]:

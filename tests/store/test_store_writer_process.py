@@ -15,13 +15,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import StatementError
-from store_support import FakeClock
+from store_support import FakeClock, new_game
 
 from spades.store import (
     ActionRow,
     HandRow,
-    RoomRow,
-    SeatRow,
     SqlStore,
     StorageUnavailable,
     StoreError,
@@ -29,7 +27,6 @@ from spades.store import (
     sqlite_log,
 )
 
-SETTINGS = {"mode": "partnership", "target": 300, "bot_level": "basic", "public": False}
 SUMMARY = {"hand": 1, "bids": [3, "nil", 4, 2], "tricks": [3, 0, 5, 5], "points": [71, -20]}
 
 
@@ -42,12 +39,6 @@ async def sqlite_store(
     store = await open_store(f"sqlite+aiosqlite:///{path}", clock=clock)
     yield store
     await store.close()
-
-
-async def new_game(store: SqlStore, room_id: str = "r1") -> int:
-    room = RoomRow(id=room_id, code=room_id.upper(), settings=SETTINGS, host_seat=0)
-    await store.create_room(room, [SeatRow(room_id, i) for i in range(4)])
-    return await store.start_game(room_id, {}, 0, "seed")
 
 
 def bid(n: int) -> dict[str, object]:
