@@ -190,6 +190,40 @@ def test_db_upgrade_on_postgresql(installed: Installed, pg_database: str) -> Non
     assert "up to date" in current.stdout, current
 
 
+# Appends on PostgreSQL through the installed wheel's writer process (`pg_log.py`, run by
+# path with `python -I`): the script must find its frames module and the driver there.
+PG_WRITER_PROBE = """
+import asyncio, os, sys
+from spades.store import ActionRow, RoomRow, SeatRow, open_store
+
+async def main():
+    store = await open_store(os.environ["SPADES_DATABASE_URL"])
+    try:
+        await store.create_room(RoomRow(id="w", code="WHEEL", settings={}), [SeatRow("w", 0)])
+        game = await store.start_game("w", {}, 0, "seed")
+        for seq in (1, 2, 3):
+            await store.append_action(ActionRow(game, seq, 0, {"type": "bid", "bid": seq}))
+        child = store._pg_writer.pid
+        assert child is not None and child != os.getpid(), child
+        stored = [a.seq for a in (await store.get_room("w")).actions]
+        print(stored, child)
+    finally:
+        await store.close()
+
+asyncio.run(main())
+"""
+
+
+def test_the_postgresql_writer_process_runs_from_the_wheel(
+    installed: Installed, pg_database: str
+) -> None:
+    env = {"SPADES_DATABASE_URL": pg_database}
+    assert installed.run(service_command("migrate"), env).returncode == 0
+    out = installed.run(["python", "-c", PG_WRITER_PROBE], env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("[1, 2, 3] "), out.stdout
+
+
 def free_port() -> int:
     import socket
 
