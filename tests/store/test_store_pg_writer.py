@@ -340,3 +340,16 @@ async def test_a_claim_that_commits_while_the_insert_waits_fences_it_out(
     finally:
         await claimer.close()
     assert [r[0] for r in await stored(fenced_store, game)] == [1]
+
+
+async def test_a_value_marshal_cannot_carry_fails_its_batch_and_spares_the_child(
+    pg_store: SqlStore,
+) -> None:
+    game = await new_game(pg_store)
+    await pg_store.append_action(ActionRow(game, 1, 0, play(1)))
+    pid = writer_pid(pg_store)
+    with pytest.raises(ValueError):
+        await pg_store.append_action(ActionRow(game, 2, 1, {"type": "play", "odd": object()}))
+    await pg_store.append_action(ActionRow(game, 2, 1, play(2)))
+    assert writer_pid(pg_store) == pid
+    assert [r[2] for r in await stored(pg_store, game)] == [play(1), play(2)]

@@ -97,12 +97,15 @@ class WriterProcess:
     async def request(self, payload: Any) -> Any:
         """Send one request and wait for its answer: the value of an ("ok", value) answer;
         WriterRefused for any other kind; WriterLost when the child died meanwhile."""
+        # Encoded first: a value marshal cannot carry fails this request alone, and the
+        # child, which has seen nothing of it, goes on.
+        data = sqlite_log.frame(payload)
         if self._proc is None or self._proc.returncode is not None:
             self._proc = await self._start()
         proc = self._proc
         assert proc.stdin is not None
         try:
-            proc.stdin.write(sqlite_log.frame(payload))
+            proc.stdin.write(data)
             await proc.stdin.drain()
             kind, value = await self._answer(proc)
         except BaseException as exc:
@@ -111,7 +114,8 @@ class WriterProcess:
             self._proc = None
             self._kill(proc)
             if isinstance(exc, (WriterLost, ConnectionError, OSError)):
-                # Dead before anyone reads the log, so what it holds is final.
+                # Dead before anyone reads the log: on SQLite what it holds is then final
+                # (PostgreSQL's server may still finish a statement the child had sent).
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(10):
                         await proc.wait()
