@@ -147,6 +147,13 @@ def test_game_over_keeps_its_scroll_when_a_new_state_comes(
     open_with_token(page, finished_game)
     box = page.locator(".sheet.game-over")
     box.wait_for()
+    # Laid out in full first (its chart and scores come in as the page settles): only then
+    # is it longer than the screen, which this test needs.
+    page.wait_for_function(
+        "() => { const e = document.querySelector('.sheet.game-over');"
+        " return !!e && e.scrollHeight - e.clientHeight > 50; }",
+        timeout=10_000,
+    )
     box.evaluate("e => { e.scrollTop = e.scrollHeight; }")
     scrolled = box.evaluate("e => e.scrollTop")
     assert scrolled > 50, "the dialog should be longer than the screen for this test"
