@@ -691,11 +691,11 @@ class SqlStore:
         refused a number another writer took (nothing is stored, and the counts are
         forgotten), or a fence did not match its room's (nothing is stored; the checked
         path tells which rows are fenced out, or raises the room's fence)."""
-        fenced = fences[0] is not None
+        given = fences if fences[0] is not None else None  # (`_follows`: all or none)
         if self._pg_writer is not None:
-            count = await self._insert_followers_in_writer(rows, stamp, fences if fenced else None)
+            count = await self._insert_followers_in_writer(rows, stamp, given)
         else:
-            count = await self._insert_followers_inline(rows, stamp, fences if fenced else None)
+            count = await self._insert_followers_inline(rows, stamp, given)
         if count is None:
             self._last_seq.clear()
             return False
@@ -736,11 +736,8 @@ class SqlStore:
         and the same answers, at the cost of one pipe write and read here."""
         assert self._pg_writer is not None
         sent = [(r.game_id, r.seq, r.seat, r.action, r.at and _utc(r.at).isoformat()) for r in rows]
-        request = (
-            (_utc(stamp).isoformat(), sent)
-            if fences is None
-            else (_utc(stamp).isoformat(), sent, fences)
-        )
+        now = _utc(stamp).isoformat()
+        request = (now, sent) if fences is None else (now, sent, fences)
         try:
             count = await self._pg_writer.request(request)
         except WriterRefused as exc:
