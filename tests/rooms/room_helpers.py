@@ -30,6 +30,9 @@ class Conn:
         self.applied: list[tuple[dict[str, Any], dict[str, Any]]] = []  # (event, state after)
         self.closed: tuple[int, str] | None = None
         self.event = asyncio.Event()
+        # The latest state, kept as it comes: tests poll it after every action, and looking
+        # it up in `messages` each time made a long game's test quadratic (once past 300 s).
+        self._last_state: dict[str, Any] | None = None
 
     def send(self, message: dict[str, Any] | bytes) -> None:
         if isinstance(message, bytes):  # an event, encoded once for every connection
@@ -37,10 +40,11 @@ class Conn:
             assert isinstance(message, dict)
         if message["type"] in ("state", "event"):
             self.wire.append(message)
-            states = self.states()
-            raw, message = message, receive(states[-1] if states else None, message)
+            raw, message = message, receive(self._last_state, message)
             if raw["type"] == "event":
                 self.applied.append((raw, message))
+        if message["type"] == "state":
+            self._last_state = message
         self.messages.append(message)
         self.event.set()
 
@@ -51,7 +55,9 @@ class Conn:
         return [m for m in self.messages if m["type"] == "state"]
 
     def last_state(self) -> dict[str, Any]:
-        return self.states()[-1]
+        if self._last_state is None:
+            raise IndexError("no state yet")
+        return self._last_state
 
     def errors(self) -> list[dict[str, Any]]:
         return [m for m in self.messages if m["type"] == "error"]
