@@ -25,6 +25,10 @@ BOT_LEVELS: tuple[str, ...] = LEVELS
 MIN_TARGET, MAX_TARGET = 50, 10_000
 MAX_TURN_SECONDS = 600
 MAX_GAME_MINUTES = 600
+# The longest display name and chat message, in characters: the room's limit and the wire's cap
+# (an operator may set a lower limit, never a higher one).
+NAME_LENGTH = 24
+CHAT_LENGTH = 300
 
 _RULES = Rules()  # the engine's defaults
 
