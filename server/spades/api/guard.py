@@ -20,6 +20,8 @@ import re
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+from spades.codes import CloseCode
+
 from .limits import Action, Limiter, limit_key
 from .metrics import Metrics
 from .models import Refusal
@@ -30,7 +32,7 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-CLOSE_TOO_MANY = 4029
+CLOSE_TOO_MANY = CloseCode.TOO_MANY
 
 # The web client is static files of this server: its scripts, its stylesheet, its own
 # WebSocket. Inline style *attributes* are allowed (the client sets a few, e.g. a bar's

@@ -20,6 +20,7 @@ import orjson
 from fastapi import WebSocket, WebSocketDisconnect
 from pydantic import ValidationError
 
+from spades.codes import CloseCode
 from spades.config import Settings
 from spades.rooms import (
     CLOSE_ABANDONED,
@@ -39,10 +40,10 @@ from .wsprotocol import DIRECT, DirectSender
 
 log = logging.getLogger(__name__)
 
-CLOSE_POLICY = 1008  # message rate exceeded
-CLOSE_TOO_BIG = 1009  # repeated oversize frames
-CLOSE_NO_HELLO = 4008  # no `hello` within SPADES_HELLO_SECONDS of connecting
-CLOSE_NO_ROOM = 4004
+CLOSE_POLICY = CloseCode.POLICY
+CLOSE_TOO_BIG = CloseCode.TOO_BIG
+CLOSE_NO_HELLO = CloseCode.NO_HELLO
+CLOSE_NO_ROOM = CloseCode.NO_ROOM
 
 _ids = itertools.count(1)
 _CLOSE = object()

@@ -12,8 +12,8 @@ REST calls that need the room's actor (join, the room's state) are asked of the 
 same way (`call`, answered by `reply`).
 
 When the owner changes or is gone (its channel has no listener, or the lease names another
-process), the edge closes the socket with CLOSE_RECONNECT: the client reconnects at once and
-lands on the new owner, or on an edge that relays to it.
+process), the edge closes the socket with 4012 (`CloseCode.RECONNECT`): the client reconnects
+at once and lands on the new owner, or on an edge that relays to it.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from typing import Any
 
 import orjson
 
+from spades.codes import CloseCode, ErrorCode
 from spades.rooms import (
-    CLOSE_RECONNECT,
     BadRequest,
     OwnedElsewhere,
     Room,
@@ -82,7 +82,7 @@ class RemoteConnection:
         nothing, which is fine), and the room forgets it."""
         if self.closed:
             return
-        self.close(CLOSE_RECONNECT, "the room moved: reconnect")
+        self.close(CloseCode.RECONNECT, "the room moved: reconnect")
         room = self.room
         if room is not None and not room.closed:
             self.relay._spawn(_quietly(room.call(room.detach, self)))
@@ -152,7 +152,7 @@ class RelayedRoom:
         self.closed = True
         if self._conn is not None:
             self.relay.links.pop(self._conn.conn_id, None)
-            self._conn.close(CLOSE_RECONNECT, "the room moved: reconnect")
+            self._conn.close(CloseCode.RECONNECT, "the room moved: reconnect")
 
 
 class Relay:
@@ -314,7 +314,7 @@ class Relay:
             remote = self.remotes.get((edge, msg["c"]))
             if remote is None or remote.room is None or remote.room.closed:
                 self.post(
-                    edge, {"t": "x", "c": msg["c"], "code": CLOSE_RECONNECT, "reason": "moved"}
+                    edge, {"t": "x", "c": msg["c"], "code": CloseCode.RECONNECT, "reason": "moved"}
                 )
                 return
             # Queued on the room in arrival order (the task's first step enqueues).
@@ -338,7 +338,7 @@ class Relay:
 
     def _moved(self, edge: str, edge_conn: int) -> None:
         reason = "the room moved: reconnect"
-        self.post(edge, {"t": "x", "c": edge_conn, "code": CLOSE_RECONNECT, "reason": reason})
+        self.post(edge, {"t": "x", "c": edge_conn, "code": CloseCode.RECONNECT, "reason": reason})
 
     def forget(self, remote: RemoteConnection) -> None:
         self.remotes.pop((remote.edge, remote.edge_conn), None)
@@ -361,10 +361,10 @@ class Relay:
                 }
             )
             if room.closed:
-                remote.close(CLOSE_RECONNECT, "the room moved: reconnect")
+                remote.close(CloseCode.RECONNECT, "the room moved: reconnect")
         except Exception:
             log.exception("room %s: relayed message failed", room.code, extra={"room": room.code})
-            remote.close(1011, "server error")
+            remote.close(CloseCode.SERVER_ERROR, "server error")
 
     # --- REST calls -------------------------------------------------------------------
 
@@ -407,7 +407,11 @@ class Relay:
             reply["err"] = {"kind": type(exc).__name__, "code": exc.code, "message": exc.message}
         except Exception:
             log.exception("relay: call %s failed", msg.get("op"))
-            reply["err"] = {"kind": "RoomError", "code": "server_error", "message": "failed"}
+            reply["err"] = {
+                "kind": "RoomError",
+                "code": ErrorCode.SERVER_ERROR,
+                "message": "failed",
+            }
         self.post(edge, reply)
 
     # --- finding a room: here, or relayed to its owner -------------------------------

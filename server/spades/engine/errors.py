@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from spades.codes import ErrorCode
+
 
 class ActionError(Exception):
     """An action the engine refuses. The game is unchanged when this is raised."""
 
-    code = "illegal_action"
+    code: ErrorCode = ErrorCode.ILLEGAL_ACTION
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -14,51 +16,51 @@ class ActionError(Exception):
 
 
 class MalformedAction(ActionError):
-    code = "malformed_action"
+    code = ErrorCode.MALFORMED_ACTION
 
 
 class GameOver(ActionError):
-    code = "game_over"
+    code = ErrorCode.GAME_OVER
 
 
 class NotYourTurn(ActionError):
-    code = "not_your_turn"
+    code = ErrorCode.NOT_YOUR_TURN
 
 
 class WrongPhase(ActionError):
-    code = "wrong_phase"
+    code = ErrorCode.WRONG_PHASE
 
 
 class BidOutOfRange(ActionError):
-    code = "bid_out_of_range"
+    code = ErrorCode.BID_OUT_OF_RANGE
 
 
 class NilNotAllowed(ActionError):
-    code = "nil_not_allowed"
+    code = ErrorCode.NIL_NOT_ALLOWED
 
 
 class BlindNilNotAllowed(ActionError):
-    code = "blind_nil_not_allowed"
+    code = ErrorCode.BLIND_NIL_NOT_ALLOWED
 
 
 class MustLookFirst(ActionError):
-    code = "must_look_first"
+    code = ErrorCode.MUST_LOOK_FIRST
 
 
 class NothingToLook(ActionError):
-    code = "nothing_to_look"
+    code = ErrorCode.NOTHING_TO_LOOK
 
 
 class CardNotInHand(ActionError):
-    code = "card_not_in_hand"
+    code = ErrorCode.CARD_NOT_IN_HAND
 
 
 class MustFollowSuit(ActionError):
-    code = "must_follow_suit"
+    code = ErrorCode.MUST_FOLLOW_SUIT
 
 
 class SpadesNotBroken(ActionError):
-    code = "spades_not_broken"
+    code = ErrorCode.SPADES_NOT_BROKEN
 
 
 class RecordError(ValueError):

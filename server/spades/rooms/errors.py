@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from spades.codes import ErrorCode
+
 
 class RoomError(Exception):
-    code = "refused"
+    # Typed `str` (an ErrorCode is one) until the last spelled codes in rooms/ become
+    # ErrorCode members: then `ErrorCode` here too.
+    code: str = ErrorCode.REFUSED
 
     def __init__(self, message: str, code: str | None = None) -> None:
         super().__init__(message)
@@ -14,41 +18,41 @@ class RoomError(Exception):
 
 
 class RoomNotFound(RoomError):
-    code = "room_not_found"
+    code = ErrorCode.ROOM_NOT_FOUND
 
 
 class RoomFull(RoomError):
-    code = "room_full"
+    code = ErrorCode.ROOM_FULL
 
 
 class ServerFull(RoomError):
     """This process holds as many rooms as it may: a new one is refused (try later)."""
 
-    code = "server_full"
+    code = ErrorCode.SERVER_FULL
 
 
 class BadToken(RoomError):
-    code = "bad_token"
+    code = ErrorCode.BAD_TOKEN
 
 
 class HostOnly(RoomError):
-    code = "host_only"
+    code = ErrorCode.HOST_ONLY
 
 
 class NotSeated(RoomError):
-    code = "not_seated"
+    code = ErrorCode.NOT_SEATED
 
 
 class WrongStatus(RoomError):
-    code = "wrong_status"
+    code = ErrorCode.WRONG_STATUS
 
 
 class BadRequest(RoomError):
-    code = "bad_request"
+    code = ErrorCode.BAD_REQUEST
 
 
 class RoomMoved(RoomError):
     """A write this process may no longer make: another process owns the room now (the
     store fenced it out, ownership.py). Nothing changed; the client reconnects (4012)."""
 
-    code = "room_moved"
+    code = ErrorCode.ROOM_MOVED

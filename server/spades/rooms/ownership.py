@@ -13,6 +13,7 @@ import logging
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from spades.codes import CloseCode
 from spades.store.protocol import FencedOut
 
 from .errors import RoomError
@@ -20,7 +21,7 @@ from .errors import RoomError
 log = logging.getLogger(__name__)
 
 # The close code that tells a client "this room moved to another process: reconnect now".
-CLOSE_RECONNECT = 4012
+CLOSE_RECONNECT = CloseCode.RECONNECT
 
 
 class OwnedElsewhere(RoomError):
