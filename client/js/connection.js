@@ -1,6 +1,7 @@
 // The WebSocket half of the protocol: one socket per room page, "hello" first, automatic
 // reconnection with exponential backoff and jitter, keep-alive pings, request ids.
 
+import { CloseCode } from "./codes.js";
 import { EventFollower } from "./events.js";
 
 const PING_EVERY_MS = 15000;
@@ -14,22 +15,22 @@ const MOVED_QUICK = 3;
 const MOVED_FLOOR_MS = 500;
 // This long without a moved close ends a run of them.
 const MOVED_CALM_MS = 30000;
-// 4001: the seat was opened in another tab; 4002: room abandoned; 4004: no such room;
-// 4013: the room has as many spectators as it lets in.
-const FATAL_CLOSE_CODES = new Set([4001, 4002, 4004, 4013]);
-// 4012: the room moved to another server process (cluster failover or drain); 1012: the
-// server is restarting. Both mean "reconnect now": the room is ready elsewhere.
-const MOVED_CLOSE_CODES = new Set([4012, 1012]);
+// Closes after which a retry would meet the same refusal: the seat was opened in another tab,
+// the room was abandoned, there is no such room, the room has as many spectators as it lets in.
+const FATAL_CLOSE_CODES = new Set([CloseCode.REPLACED, CloseCode.ABANDONED, CloseCode.NO_ROOM, CloseCode.CROWDED]);
+// The room moved to another server process (cluster failover or drain), or the server is
+// restarting. Both mean "reconnect now": the room is ready elsewhere.
+const MOVED_CLOSE_CODES = new Set([CloseCode.RECONNECT, CloseCode.RESTARTING]);
 // Moves: a move sent just before the link dropped may never have reached the room (a room
 // that moved refuses it unstored, with 4012). It is sent again after the reconnect only if
 // the room still stands where it was sent (same seq) and the move is still legal; otherwise
 // it was played, or the turn went on without it, and it is dropped.
 const GAME_ACTIONS = new Set(["look", "bid", "play"]);
 const CLOSE_REASONS = {
-  4001: "This seat was opened in another tab or window.",
-  4002: "This room was closed because nobody was playing.",
-  4004: "This room does not exist.",
-  4013: "This room has as many spectators as it can take. Try again later.",
+  [CloseCode.REPLACED]: "This seat was opened in another tab or window.",
+  [CloseCode.ABANDONED]: "This room was closed because nobody was playing.",
+  [CloseCode.NO_ROOM]: "This room does not exist.",
+  [CloseCode.CROWDED]: "This room has as many spectators as it can take. Try again later.",
 };
 
 export class Connection {

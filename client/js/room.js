@@ -4,6 +4,7 @@
 
 import * as api from "./api.js";
 import { announce } from "./announce.js";
+import { ErrorCode } from "./codes.js";
 import { Connection } from "./connection.js";
 import { focusWideTables, h, mount, trackDirty } from "./dom.js";
 import { bindActions } from "./input.js";
@@ -15,7 +16,6 @@ import { gameOver, handSheet, resultStrip, scoreSheet } from "./views/sheets.js"
 import { readSettings, settingsChanges, wireCustomTarget } from "./views/settings.js";
 import { renderTable } from "./views/table.js";
 
-const TOKEN_ERRORS = new Set(["bad_token", "invalid_token", "unknown_token", "forbidden", "unauthorized", "auth"]);
 const RECENT_TRICK_MS = 1600;
 // The 13th trick stays in view this long before the hand's result sheet opens.
 const FINAL_TRICK_MS = 1400;
@@ -60,11 +60,11 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
     if (msg.type === "seated" && msg.token) {
       storage.setToken(code, msg.token);
     }
-    if (msg.type === "error" && TOKEN_ERRORS.has(msg.code)) {
+    if (msg.type === "error" && msg.code === ErrorCode.BAD_TOKEN) {
       // A stale seat token (seat freed by the host, other server): we are a spectator now.
       storage.clearToken(code);
     }
-    if (msg.type === "error" && (msg.code === "not_found" || msg.code === "room_not_found")) {
+    if (msg.type === "error" && msg.code === ErrorCode.ROOM_NOT_FOUND) {
       state = { ...state, link: { state: "closed", reason: "This room does not exist." } };
       conn.stop();
       render();
@@ -84,7 +84,7 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
       state.playAgainAsked = false;
     }
     // "replaced" comes with a close (4001) that the banner explains.
-    if (msg.type === "error" && msg.code !== "replaced") showToast(state.toast.text);
+    if (msg.type === "error" && msg.code !== ErrorCode.REPLACED) showToast(state.toast.text);
     if (state.notice && state.notice !== before.notice) showToast(state.notice.text);
     if (msg.type === "chat" && state.chat !== before.chat) chatArrived(msg);
     // The host's role came to this seat (the host left): said, not only a button appearing.

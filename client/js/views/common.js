@@ -2,6 +2,7 @@
 
 import { h } from "../dom.js";
 import { parseCard } from "../cards.js";
+import { CloseCode } from "../codes.js";
 
 /** A card face (not interactive), e.g. in the trick. */
 export function cardFace(code, attrs = {}) {
@@ -63,7 +64,7 @@ export function banner(link) {
   if (link.state === "closed") {
     return h("div", { class: "banner bad" },
       h("span", {}, link.reason || "This room is closed."),
-      link.code === 4001 ? h("button", { type: "button", class: "btn small", "data-action": "reconnect" }, "Play in this tab") : null,
+      link.code === CloseCode.REPLACED ? h("button", { type: "button", class: "btn small", "data-action": "reconnect" }, "Play in this tab") : null,
       h("a", { class: "btn small", href: "/" }, "Back to home"));
   }
   if (link.state === "connecting" && !link.attempt) return null;
