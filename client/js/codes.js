@@ -13,9 +13,9 @@ export const CloseCode = Object.freeze({
   ABANDONED: 4002, // the room was abandoned
   SLOW: 4003, // the client read its messages too slowly
   NO_ROOM: 4004, // no such room (at connect)
-  NO_HELLO: 4008, // no `hello` within `SPADES_HELLO_SECONDS` (15 s) of connecting
+  NO_HELLO: 4008, // no `hello` within `SPADES_HELLO_SECONDS` of connecting
   RECONNECT: 4012, // the room moved to another server process (cluster failover, a drain, or a process that may no longer write for it): reconnect **now**, with the same token
-  CROWDED: 4013, // the room already has `SPADES_SPECTATORS_PER_ROOM` (200) spectators; sent with an `error` `room_crowded`. Seated players always get in
+  CROWDED: 4013, // the room already has `SPADES_SPECTATORS_PER_ROOM` spectators; sent with an `error` `room_crowded`. Seated players always get in
   TOO_MANY: 4029, // too many connections from one address in a minute, or too many held open at once (`SPADES_SOCKETS_PER_ADDRESS`)
 });
 

@@ -1,7 +1,7 @@
 """The protocol's codes: the `code` of every refusal and `error` message, and the WebSocket
-close codes. Each is spelled here and nowhere else in Python; docs/protocol.md's tables and the
-web client's `client/js/codes.js` are generated from these classes (`python -m
-spades.api.codes_doc`), so a new code needs no other edit than a member here.
+close codes. Each is spelled here and nowhere else in Python (tests/test_codes.py);
+docs/protocol.md's tables and the web client's `client/js/codes.js` are generated from these
+classes (`python -m spades.api.codes_doc`), so a new code is a member here and a run of that.
 
 Standard library only: every layer imports it, the engine included. The members are `str`
 and `int`, so any JSON encoder writes them as the plain values the wire has always carried.
@@ -153,7 +153,7 @@ class CloseCode(IntEnum):
     ABANDONED = 4002, "the room was abandoned"
     SLOW = 4003, "the client read its messages too slowly"
     NO_ROOM = 4004, "no such room (at connect)"
-    NO_HELLO = 4008, "no `hello` within `SPADES_HELLO_SECONDS` (15 s) of connecting"
+    NO_HELLO = 4008, "no `hello` within `SPADES_HELLO_SECONDS` of connecting"
     RECONNECT = (
         4012,
         "the room moved to another server process (cluster failover, a drain, or a process "
@@ -161,7 +161,7 @@ class CloseCode(IntEnum):
     )
     CROWDED = (
         4013,
-        "the room already has `SPADES_SPECTATORS_PER_ROOM` (200) spectators; sent with an "
+        "the room already has `SPADES_SPECTATORS_PER_ROOM` spectators; sent with an "
         "`error` `room_crowded`. Seated players always get in",
     )
     TOO_MANY = (
