@@ -32,7 +32,7 @@ def _end(name: str) -> str:
     return f"<!-- END GENERATED {name} -->"
 
 
-def _cell(member: ErrorCode | CloseCode) -> str:
+def _row(member: ErrorCode | CloseCode) -> str:
     shown = f"`{member.value}`" if isinstance(member, ErrorCode) else str(member.value)
     if "|" in member.meaning:
         raise ValueError(f"{member!r}: a meaning cannot hold '|' (it ends a table cell)")
@@ -40,7 +40,7 @@ def _cell(member: ErrorCode | CloseCode) -> str:
 
 
 def table(codes: type[ErrorCode] | type[CloseCode], head: str) -> str:
-    rows = [head, "|---|---|", *(_cell(member) for member in codes)]
+    rows = [head, "|---|---|", *(_row(member) for member in codes)]
     return "\n".join(rows) + "\n"
 
 
