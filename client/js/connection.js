@@ -2,6 +2,7 @@
 // reconnection with exponential backoff and jitter, keep-alive pings, request ids.
 
 import { EventFollower } from "./events.js";
+import { GAME_ACTIONS as MOVES } from "./messages.js";
 
 const PING_EVERY_MS = 15000;
 const SILENCE_LIMIT_MS = 40000;
@@ -24,7 +25,7 @@ const MOVED_CLOSE_CODES = new Set([4012, 1012]);
 // that moved refuses it unstored, with 4012). It is sent again after the reconnect only if
 // the room still stands where it was sent (same seq) and the move is still legal; otherwise
 // it was played, or the turn went on without it, and it is dropped.
-const GAME_ACTIONS = new Set(["look", "bid", "play"]);
+const GAME_ACTIONS = new Set(MOVES);
 const CLOSE_REASONS = {
   4001: "This seat was opened in another tab or window.",
   4002: "This room was closed because nobody was playing.",
