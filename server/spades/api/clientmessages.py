@@ -1,8 +1,9 @@
-"""Generate client/js/messages.js, the web client's copy of the message registry.
+"""Generate the copies of the client message registry that cannot import it.
 
-The client has no build step, so it cannot read spades.rooms.protocol itself: this writes
-what it needs of it as an ES module. `python -m spades.api.clientmessages` rewrites the
-file; `--check` exits 1 when it is stale (tests/api/test_client_messages.py checks too).
+The web client has no build step, so it cannot read spades.rooms.protocol itself: it gets
+what it needs as an ES module, client/js/messages.js. docs/protocol.md gets the table of
+rate costs. `python -m spades.api.clientmessages` rewrites both; `--check` exits 1 when
+either is stale (tests/api/test_client_messages.py checks too).
 """
 
 from __future__ import annotations
@@ -14,11 +15,21 @@ from pathlib import Path
 
 from spades.rooms.protocol import GAME_ACTIONS, MESSAGES
 
-MODULE = Path(__file__).resolve().parents[3] / "client" / "js" / "messages.js"
+from .limits import FRAME_COST, KIB_COST
+
+ROOT = Path(__file__).resolve().parents[3]
+MODULE = ROOT / "client" / "js" / "messages.js"
+DOC = ROOT / "docs" / "protocol.md"
+BEGIN = "<!-- BEGIN GENERATED MESSAGE COSTS (python -m spades.api.clientmessages) -->"
+END = "<!-- END GENERATED MESSAGE COSTS -->"
 
 
 def _names(names: Iterable[str]) -> str:
     return json.dumps(list(names), indent=2)
+
+
+def _number(value: float) -> str:
+    return f"{value:g}"
 
 
 def generated() -> str:
@@ -35,16 +46,44 @@ def generated() -> str:
     )
 
 
+def cost_table() -> str:
+    """The rate costs of docs/protocol.md, cheapest first (then in declared order)."""
+    rows = sorted(MESSAGES.values(), key=lambda t: t.cost)
+    lines = ["| message | costs |", "|---|---|"]
+    lines += [f"| `{t.name}` | {_number(t.cost)} |" for t in rows]
+    lines.append(f"| a frame that is not a message | {_number(FRAME_COST)} |")
+    return (
+        "\n".join(lines)
+        + f"\n\nand {_number(KIB_COST)} more per KiB of the frame. Anything that makes the "
+        "server build and send states, or run a bot search, costs more than a `ping`.\n"
+    )
+
+
+def render(text: str) -> str:
+    """docs/protocol.md's text with the cost table brought up to date."""
+    head, _, rest = text.partition(BEGIN)
+    _, _, tail = rest.partition(END)
+    return f"{head}{BEGIN}\n\n{cost_table()}\n{END}{tail}"
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    new = generated()
+    doc = DOC.read_text(encoding="utf-8")
+    if BEGIN not in doc or END not in doc:
+        print(f"{DOC}: markers missing", file=sys.stderr)
+        return 2
+    outputs = {MODULE: generated(), DOC: render(doc)}
     if "--check" in argv:
-        old = MODULE.read_text(encoding="utf-8") if MODULE.is_file() else ""
-        if old != new:
-            print(f"{MODULE} is stale: run python -m spades.api.clientmessages", file=sys.stderr)
-            return 1
-        return 0
-    MODULE.write_text(new, encoding="utf-8")
+        stale = [
+            path
+            for path, new in outputs.items()
+            if not path.is_file() or path.read_text(encoding="utf-8") != new
+        ]
+        for path in stale:
+            print(f"{path} is stale: run python -m spades.api.clientmessages", file=sys.stderr)
+        return 1 if stale else 0
+    for path, new in outputs.items():
+        path.write_text(new, encoding="utf-8")
     return 0
 
 
