@@ -72,3 +72,6 @@ def test_text_over_the_wire_cap_is_answered_as_the_room_answers_it(
         assert error is None and parsed is not None
     else:
         assert parsed is None and error["code"] == code and error["ref"] == 7
+        if code == "too_long":
+            limit = NAME_LENGTH if message["type"] == "sit" else CHAT_LENGTH
+            assert error["message"].endswith(f"longer than {limit} characters")

@@ -264,10 +264,7 @@ def _invalid(exc: ValidationError, ref: Any) -> dict[str, Any]:
     first = exc.errors()[0]
     loc = first["loc"][1:]
     if first["type"] == "string_too_long" and len(loc) == 1 and loc[0] in TEXT_FIELDS:
-        # A name or chat text over the wire's cap (the room's own limit) is answered as the
-        # room answers one over its limit.
-        what = "chat message" if loc[0] == "text" else "name"
-        limit = TEXT_FIELDS[str(loc[0])]
+        what, limit = TEXT_FIELDS[str(loc[0])], first.get("ctx", {}).get("max_length")
         return _error("too_long", f"{what} is longer than {limit} characters", ref)
     where = ".".join(str(p) for p in loc)[:100] or "message"
     return _error("invalid_message", f"{where}: {first['msg']}", ref)

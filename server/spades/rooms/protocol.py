@@ -36,8 +36,9 @@ CARD_LENGTH = 4
 MIN_BID, MAX_BID = 0, 13
 NamedBid = Literal["nil", "blind nil"]
 NAMED_BIDS: frozenset[str] = frozenset(get_args(NamedBid))
-# What a client message's text fields are capped at on the wire: the room's own limits.
-TEXT_FIELDS = {"name": NAME_LENGTH, "text": CHAT_LENGTH}
+# The text fields capped on the wire at the room's own limit, and what the room calls them:
+# one over the cap is answered `too_long`, as the room answers one over its limit.
+TEXT_FIELDS = {"name": "name", "text": "chat message"}
 
 
 class Strict(BaseModel):
@@ -99,7 +100,7 @@ class Hello(ClientMessageBase):
 class Sit(ClientMessageBase):
     type: Literal["sit"]
     seat: int | None = Field(None, ge=0, le=3, description="null = the first free seat")
-    name: str = Field(max_length=TEXT_FIELDS["name"])
+    name: str = Field(max_length=NAME_LENGTH)
 
 
 @message(commands.stand, cost=3.0)
@@ -150,9 +151,7 @@ class Hint(ClientMessageBase):
 @message(commands.chat, cost=2.0)
 class Chat(ClientMessageBase):
     type: Literal["chat"]
-    text: str = Field(
-        max_length=TEXT_FIELDS["text"], description="plain text; the room's limit applies"
-    )
+    text: str = Field(max_length=CHAT_LENGTH, description="plain text; the room's limit applies")
 
 
 @message(commands.play_again, cost=3.0)
