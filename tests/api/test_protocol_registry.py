@@ -35,12 +35,23 @@ def test_each_type_has_one_model_a_cost_and_a_handler_of_the_room_or_the_connect
     assert {"type", "id", "bid", "card"} == protocol.GAME_ACTION_FIELDS
 
 
-def test_a_type_is_registered_once() -> None:
+def test_the_registry_is_sealed_and_a_type_is_registered_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with pytest.raises(RuntimeError, match=r"declared in spades\.rooms\.protocol only"):
+
+        @protocol.message(None, cost=1.0)
+        class Later(protocol.ClientMessageBase):
+            type: Literal["later"]
+
+    monkeypatch.setattr(protocol, "_sealed", False)
     with pytest.raises(ValueError, match="twice"):
 
         @protocol.message(None, cost=1.0)
         class Again(protocol.ClientMessageBase):
             type: Literal["ping"]
+
+    assert "later" not in protocol.MESSAGES and len(protocol._REGISTERED) == len(protocol.MESSAGES)
 
 
 def test_the_schema_lists_the_registry_and_the_rooms_text_caps() -> None:
