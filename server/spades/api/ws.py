@@ -67,8 +67,9 @@ class WsConnection:
     driven synchronously, which is how it finishes unless the client has stopped reading
     (the transport's flow control). Only then does a task take over, finishing that write
     and the backlog behind it, in order; a backlog of `send_queue` messages means the
-    client cannot keep up, and it is cut off (CLOSE_SLOW). A writer task per socket, woken
-    through a queue for every message, cost a busy server a tenth of its event loop.
+    client cannot keep up, and it is cut off (CLOSE_SLOW). Not a writer task per socket,
+    woken through a queue for every message: that task switch per message and socket was
+    a large share of a busy server's event loop (docs/performance.md, "The socket path").
 
     Why stepping the ASGI send by hand is safe (issue 13): the first step runs inside a
     task, the room's actor or this socket's endpoint (`send` outside any task starts the
@@ -104,8 +105,8 @@ class WsConnection:
         else:
             if self.metrics is not None and message.get("type") == "error":
                 self.metrics.error_sent(str(message.get("code")))
-            # orjson, not json: encoding state messages was the largest single cost of a
-            # busy server (about a sixth of its CPU with the standard library).
+            # orjson, not json: with the standard library, encoding state messages was the
+            # largest single cost of a busy server (docs/performance.md, "The socket path").
             payload = orjson.dumps(message)
         if self._backlog is not None:
             if len(self._backlog) >= self.limit:
@@ -236,8 +237,9 @@ def parse_frame(data: str | bytes) -> tuple[dict[str, Any] | None, Any]:
         except (ValueError, RecursionError):
             return None, _error("bad_json", "that is not JSON")
     if type(raw) is dict and raw.keys() <= GAME_ACTION_FIELDS:
-        # The game's own moves, in the shape the clients send them, skip the models: a
-        # sixth of the receive path's CPU. Anything else is left to the models.
+        # The game's own moves, in the shape the clients send them, skip the models (the
+        # models' validation was a large share of the receive path: docs/performance.md,
+        # "The socket path"). Anything else is left to the models.
         move = _game_move(raw)
         if move is not None and ("\\" not in data or not _SURROGATE_ESCAPE.search(data)):
             return move, None
