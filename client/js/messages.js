@@ -24,3 +24,6 @@ export const GAME_ACTIONS = Object.freeze([
   "bid",
   "play"
 ]);
+// The longest display name (`sit`) and chat text (`chat`) the server takes.
+export const NAME_LENGTH = 24;
+export const CHAT_LENGTH = 300;

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from spades.rooms.protocol import GAME_ACTIONS, MESSAGES
+from spades.rooms.settings import CHAT_LENGTH, NAME_LENGTH
 
 from .limits import FRAME_COST, KIB_COST
 
@@ -43,6 +44,9 @@ def generated() -> str:
         f"export const MESSAGE_TYPES = Object.freeze({_names(MESSAGES)});\n"
         "// The game's moves (the engine's actions).\n"
         f"export const GAME_ACTIONS = Object.freeze({_names(moves)});\n"
+        "// The longest display name (`sit`) and chat text (`chat`) the server takes.\n"
+        f"export const NAME_LENGTH = {NAME_LENGTH};\n"
+        f"export const CHAT_LENGTH = {CHAT_LENGTH};\n"
     )
 
 

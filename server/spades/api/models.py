@@ -18,7 +18,7 @@ from spades.rooms.protocol import MAX_ID as MAX_ID
 from spades.rooms.protocol import MIN_ID as MIN_ID
 from spades.rooms.protocol import ClientMessage as ClientMessage
 from spades.rooms.protocol import MessageId, Strict
-from spades.rooms.settings import RoomSettings
+from spades.rooms.settings import NAME_LENGTH, RoomSettings
 
 
 def settings_dict(model: BaseModel) -> dict[str, Any]:
@@ -32,7 +32,7 @@ def settings_dict(model: BaseModel) -> dict[str, Any]:
 class CreateRoom(RoomSettings):
     """A room's settings (each optional: its default) and the host's name."""
 
-    name: str = Field(min_length=1, max_length=64, description="the host's display name")
+    name: str = Field(min_length=1, max_length=NAME_LENGTH, description="the host's display name")
 
 
 class CreateSolo(CreateRoom):
@@ -50,7 +50,7 @@ class RoomCreated(BaseModel):
 
 
 class JoinRoom(Strict):
-    name: str = Field("", max_length=64)
+    name: str = Field("", max_length=NAME_LENGTH)
     seat: int | None = Field(None, ge=0, le=3)
     spectator: bool = False
 
