@@ -3,6 +3,7 @@
 
 import { CloseCode } from "./codes.js";
 import { EventFollower } from "./events.js";
+import { GAME_ACTIONS as MOVES } from "./messages.js";
 
 const PING_EVERY_MS = 15000;
 const SILENCE_LIMIT_MS = 40000;
@@ -25,7 +26,7 @@ const MOVED_CLOSE_CODES = new Set([CloseCode.RECONNECT, CloseCode.RESTARTING]);
 // that moved refuses it unstored, with 4012). It is sent again after the reconnect only if
 // the room still stands where it was sent (same seq) and the move is still legal; otherwise
 // it was played, or the turn went on without it, and it is dropped.
-const GAME_ACTIONS = new Set(["look", "bid", "play"]);
+const GAME_ACTIONS = new Set(MOVES);
 const CLOSE_REASONS = {
   [CloseCode.REPLACED]: "This seat was opened in another tab or window.",
   [CloseCode.ABANDONED]: "This room was closed because nobody was playing.",

@@ -55,10 +55,16 @@ GAME_MOVES = [
     '{"type":"bid","bid":"nil"}',
     '{"type":"bid","bid":"blind nil","id":null}',
     '{"id":-9223372036854775808,"type":"look"}',
+    '{"type":"bid","bid":13}',
+    '{"type":"play","card":"ABCD"}',
+    '{"type":"play","card":"7C","id":"' + "x" * 64 + '"}',
 ]
 NOT_FAST = [
     '{"type":"play","card":7}',
     '{"type":"bid","bid":14}',
+    '{"type":"bid","bid":-1}',
+    '{"type":"bid","bid":"nil "}',
+    '{"type":"play","card":"ABCDE"}',
     '{"type":"bid","bid":true}',
     '{"type":"bid","bid":"3"}',
     '{"type":"play","card":"7C","bid":1}',

@@ -7,6 +7,7 @@ import { settingsFields, settingsSummary, BOT_LEVELS } from "./settings.js";
 import { chatPanel } from "./chat.js";
 import { countdown } from "./common.js";
 import { pastGames } from "./sheets.js";
+import { NAME_LENGTH } from "../messages.js";
 
 const TEAM_NAMES = ["Team 1", "Team 2"];
 
@@ -88,7 +89,7 @@ export function renderLobby(state, { name }) {
       me === null && room.seats.some((s) => s.kind === "empty")
         ? h("div", { class: "field sit-name" },
           h("label", { for: "sit-name" }, "Your name"),
-          h("input", { id: "sit-name", maxlength: 24, value: name, placeholder: "Player", "data-key": "sit-name", autocomplete: "nickname" }),
+          h("input", { id: "sit-name", maxlength: NAME_LENGTH, value: name, placeholder: "Player", "data-key": "sit-name", autocomplete: "nickname" }),
           h("p", { class: "muted small" }, "Pick an empty seat to join the table."))
         : null,
       me === null && !room.seats.some((s) => s.kind === "empty")

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Literal, Protocol
 
 from spades.config import Settings
+from spades.rooms.protocol import MESSAGE_COSTS as MESSAGE_COSTS
 
 # What a client may do per address, per minute.
 Action = Literal["create", "join", "connect", "lookup"]
@@ -91,27 +92,10 @@ class LocalLimiter:
         return self._held.get(address, 0)
 
 
-# What a WebSocket message costs against its connection's bucket (a ping costs 1). Anything
-# that makes the server build and send states (to one or to every connection of the room),
-# or run a bot search, costs more; so does size (one more per KiB). A client playing
-# normally spends a few tokens a second; a flood of hellos runs dry as fast as the bucket
-# allows (`SPADES_MESSAGES_PER_SECOND`, burst `SPADES_MESSAGE_BURST`).
-MESSAGE_COSTS: dict[str, float] = {
-    "ping": 1.0,
-    "chat": 2.0,
-    "look": 3.0,
-    "bid": 3.0,
-    "play": 3.0,
-    "sit": 3.0,
-    "stand": 3.0,
-    "start": 3.0,
-    "set_seat": 3.0,
-    "settings": 3.0,
-    "play_again": 3.0,
-    "back": 3.0,
-    "hint": 5.0,
-    "hello": 5.0,
-}
+# What a WebSocket message costs against its connection's bucket: declared with each type
+# in the registry (spades.rooms.protocol). A client playing normally spends a few tokens a
+# second; a flood of hellos runs dry as fast as the bucket allows
+# (`SPADES_MESSAGES_PER_SECOND`, burst `SPADES_MESSAGE_BURST`).
 FRAME_COST = 1.0  # a frame that is not a message (garbage, or too big to parse)
 KIB_COST = 1.0  # and one more per KiB parsed
 

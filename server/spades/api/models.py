@@ -1,4 +1,5 @@
-"""Wire models: every REST body and every WebSocket message, as pydantic models.
+"""Wire models: every REST body and every server WebSocket message, as pydantic models (the
+client's messages: spades.rooms.protocol, re-exported here).
 
 docs/protocol.md embeds the JSON Schema generated from these (`python -m spades.api.schema`).
 """
@@ -7,28 +8,17 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel, TypeAdapter
+from pydantic import BaseModel, Field, TypeAdapter
 
-from spades.rooms.settings import RoomSettings
-
-# A message id is echoed back as `ref`: text of at most 64 characters or a 64-bit integer
-# (a bigger one could not be written back).
-MIN_ID, MAX_ID = -(2**63), 2**63 - 1
-MessageId = (
-    Annotated[str, Field(max_length=64)] | Annotated[int, Field(ge=MIN_ID, le=MAX_ID)] | None
-)
-
-
-class _Strict(BaseModel):
-    # strict: a value of the wrong JSON type is refused, not converted ("bid": true or
-    # "5" is not a bid of 1 or 5; "seat": "2" is not seat 2), as the JSON Schema says.
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-
-class RoomSettingsIn(RootModel[dict[str, Any]]):
-    """Settings a host may change before the start: any fields of `RoomSettings` (their
-    limits and defaults: GET /api/settings); missing fields keep their value. The room
-    checks them (`bad_request` naming the field)."""
+# The client's messages are declared with their handlers and rate costs in the registry
+# (spades.rooms.protocol); the names the rest of the api uses are re-exported here.
+from spades.rooms.protocol import CLIENT_MESSAGE as CLIENT_MESSAGE
+from spades.rooms.protocol import CLIENT_TYPES as CLIENT_TYPES
+from spades.rooms.protocol import MAX_ID as MAX_ID
+from spades.rooms.protocol import MIN_ID as MIN_ID
+from spades.rooms.protocol import ClientMessage as ClientMessage
+from spades.rooms.protocol import MessageId, Strict
+from spades.rooms.settings import NAME_LENGTH, RoomSettings
 
 
 def settings_dict(model: BaseModel) -> dict[str, Any]:
@@ -42,7 +32,7 @@ def settings_dict(model: BaseModel) -> dict[str, Any]:
 class CreateRoom(RoomSettings):
     """A room's settings (each optional: its default) and the host's name."""
 
-    name: str = Field(min_length=1, max_length=64, description="the host's display name")
+    name: str = Field(min_length=1, max_length=NAME_LENGTH, description="the host's display name")
 
 
 class CreateSolo(CreateRoom):
@@ -59,8 +49,8 @@ class RoomCreated(BaseModel):
     token: str
 
 
-class JoinRoom(_Strict):
-    name: str = Field("", max_length=64)
+class JoinRoom(Strict):
+    name: str = Field("", max_length=NAME_LENGTH)
     seat: int | None = Field(None, ge=0, le=3)
     spectator: bool = False
 
@@ -143,119 +133,6 @@ class Refusal(BaseModel):
     """A refused REST request (404, 409, 413, 429, ...); 422 lists the fields instead."""
 
     detail: str
-
-
-# --- WebSocket: client -> server ----------------------------------------------------------
-
-
-class _ClientMessage(_Strict):
-    id: MessageId = Field(None, description="echoed as `ref` in the reply")
-
-
-class Hello(_ClientMessage):
-    type: Literal["hello"]
-    token: str | None = Field(None, max_length=64, description="seat token; null = spectator")
-
-
-class Sit(_ClientMessage):
-    type: Literal["sit"]
-    seat: int | None = Field(None, ge=0, le=3, description="null = the first free seat")
-    name: str = Field(max_length=64)
-
-
-class Stand(_ClientMessage):
-    type: Literal["stand"]
-
-
-class Start(_ClientMessage):
-    type: Literal["start"]
-
-
-class SetSeat(_ClientMessage):
-    type: Literal["set_seat"]
-    seat: int = Field(ge=0, le=3)
-    to: Literal["bot", "empty"]
-
-
-class ChangeSettings(_ClientMessage):
-    type: Literal["settings"]
-    settings: RoomSettingsIn
-
-
-class Look(_ClientMessage):
-    type: Literal["look"]
-
-
-class Bid(_ClientMessage):
-    type: Literal["bid"]
-    bid: Annotated[int, Field(ge=0, le=13)] | Literal["nil", "blind nil"]
-
-
-class Play(_ClientMessage):
-    type: Literal["play"]
-    card: str = Field(max_length=4, description="rank then suit: AS, TH, 10H, 2C")
-
-
-class Hint(_ClientMessage):
-    type: Literal["hint"]
-
-
-class Chat(_ClientMessage):
-    type: Literal["chat"]
-    text: str = Field(max_length=4096, description="plain text; the room's limit applies")
-
-
-class PlayAgain(_ClientMessage):
-    type: Literal["play_again"]
-
-
-class Back(_ClientMessage):
-    """Take your seat back from the bot after being marked away or timed out."""
-
-    type: Literal["back"]
-
-
-class Ping(_ClientMessage):
-    type: Literal["ping"]
-
-
-ClientMessage = Annotated[
-    Hello
-    | Sit
-    | Stand
-    | Start
-    | SetSeat
-    | ChangeSettings
-    | Look
-    | Bid
-    | Play
-    | Hint
-    | Chat
-    | PlayAgain
-    | Back
-    | Ping,
-    Field(discriminator="type"),
-]
-CLIENT_MESSAGE = TypeAdapter(ClientMessage)
-CLIENT_TYPES = frozenset(
-    m.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]
-    for m in (
-        Hello,
-        Sit,
-        Stand,
-        Start,
-        SetSeat,
-        ChangeSettings,
-        Look,
-        Bid,
-        Play,
-        Hint,
-        Chat,
-        PlayAgain,
-        Back,
-        Ping,
-    )
-)
 
 
 # --- WebSocket: server -> client ----------------------------------------------------------

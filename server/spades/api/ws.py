@@ -32,10 +32,22 @@ from spades.rooms import (
     RoomNotFound,
 )
 from spades.rooms.observer import now
+from spades.rooms.protocol import (
+    CARD_LENGTH,
+    CLIENT_MESSAGE,
+    CLIENT_TYPES,
+    GAME_ACTION_FIELDS,
+    ID_LENGTH,
+    MAX_BID,
+    MAX_ID,
+    MIN_BID,
+    MIN_ID,
+    NAMED_BIDS,
+    TEXT_FIELDS,
+)
 
 from .limits import FRAME_COST, KIB_COST, MESSAGE_COSTS, TokenBucket
 from .metrics import Metrics
-from .models import CLIENT_MESSAGE, CLIENT_TYPES, MAX_ID, MIN_ID
 from .wsprotocol import DIRECT, DirectSender
 
 log = logging.getLogger(__name__)
@@ -56,8 +68,9 @@ class WsConnection:
     driven synchronously, which is how it finishes unless the client has stopped reading
     (the transport's flow control). Only then does a task take over, finishing that write
     and the backlog behind it, in order; a backlog of `send_queue` messages means the
-    client cannot keep up, and it is cut off (CLOSE_SLOW). A writer task per socket, woken
-    through a queue for every message, cost a busy server a tenth of its event loop.
+    client cannot keep up, and it is cut off (CLOSE_SLOW). Not a writer task per socket,
+    woken through a queue for every message: that task switch per message and socket was
+    a large share of a busy server's event loop (docs/performance.md, "The socket path").
 
     Why stepping the ASGI send by hand is safe (issue 13): the first step runs inside a
     task, the room's actor or this socket's endpoint (`send` outside any task starts the
@@ -93,8 +106,8 @@ class WsConnection:
         else:
             if self.metrics is not None and message.get("type") == "error":
                 self.metrics.error_sent(str(message.get("code")))
-            # orjson, not json: encoding state messages was the largest single cost of a
-            # busy server (about a sixth of its CPU with the standard library).
+            # orjson, not json: with the standard library, encoding state messages was the
+            # largest single cost of a busy server (docs/performance.md, "The socket path").
             payload = orjson.dumps(message)
         if self._backlog is not None:
             if len(self._backlog) >= self.limit:
@@ -182,12 +195,12 @@ async def _finish(write: Coroutine[Any, Any, None], waiting: Any) -> None:
 
 def _echoable(ref: Any) -> bool:
     """An `id` the replies can echo as `ref`: what `MessageId` accepts (a 64-bit integer, or
-    text of at most 64 characters); anything else is answered with `ref: null`."""
+    text of at most ID_LENGTH characters); anything else is answered with `ref: null`."""
     if isinstance(ref, bool):
         return False
     if isinstance(ref, int):
         return MIN_ID <= ref <= MAX_ID
-    return isinstance(ref, str) and len(ref) <= 64 and _writable(ref)
+    return isinstance(ref, str) and len(ref) <= ID_LENGTH and _writable(ref)
 
 
 def _writable(text: str) -> bool:
@@ -224,9 +237,10 @@ def parse_frame(data: str | bytes) -> tuple[dict[str, Any] | None, Any]:
             raw = json.loads(data)
         except (ValueError, RecursionError):
             return None, _error("bad_json", "that is not JSON")
-    if type(raw) is dict and raw.keys() <= _GAME_KEYS:
-        # The game's own moves, in the shape the clients send them, skip the models: a
-        # sixth of the receive path's CPU. Anything else is left to the models.
+    if type(raw) is dict and raw.keys() <= GAME_ACTION_FIELDS:
+        # The game's own moves, in the shape the clients send them, skip the models (the
+        # models' validation was a large share of the receive path: docs/performance.md,
+        # "The socket path"). Anything else is left to the models.
         move = _game_move(raw)
         if move is not None and ("\\" not in data or not _SURROGATE_ESCAPE.search(data)):
             return move, None
@@ -244,32 +258,39 @@ def parse_frame(data: str | bytes) -> tuple[dict[str, Any] | None, Any]:
     try:
         message = CLIENT_MESSAGE.validate_python(raw)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"][1:])[:100] or "message"
-        return None, _error("invalid_message", f"{where}: {first['msg']}", ref)
+        return None, _invalid(exc, ref)
     return message.model_dump(), None
 
 
-_GAME_KEYS = frozenset(("type", "id", "card", "bid"))
-_BIDS = frozenset(("nil", "blind nil"))
+def _invalid(exc: ValidationError, ref: Any) -> dict[str, Any]:
+    """The error that answers a message its model refused: its first fault."""
+    first = exc.errors()[0]
+    loc = first["loc"][1:]
+    if first["type"] == "string_too_long" and len(loc) == 1 and loc[0] in TEXT_FIELDS:
+        what, limit = TEXT_FIELDS[str(loc[0])], first.get("ctx", {}).get("max_length")
+        return _error("too_long", f"{what} is longer than {limit} characters", ref)
+    where = ".".join(str(p) for p in loc)[:100] or "message"
+    return _error("invalid_message", f"{where}: {first['msg']}", ref)
 
 
 def _game_move(raw: dict[str, Any]) -> dict[str, Any] | None:
     """`raw` as the models would give it, if it is a well-formed `play`, `bid` or `look`
-    with an echoable `id` (or none); None: let the models decide."""
+    with an echoable `id` (or none); None: let the models decide. Its limits are the
+    models' own (rooms/protocol.py); tests/api/test_ws_direct.py holds the two to agreeing."""
     ref = raw.get("id")
     plain_id = ref is None or (type(ref) is int and MIN_ID <= ref <= MAX_ID)
-    if not plain_id and (type(ref) is not str or len(ref) > 64):
+    if not plain_id and (type(ref) is not str or len(ref) > ID_LENGTH):
         return None
     kind = raw.get("type")
     if kind == "play":
         card = raw.get("card")
-        if type(card) is str and len(card) <= 4 and "bid" not in raw:
+        if type(card) is str and len(card) <= CARD_LENGTH and "bid" not in raw:
             return {"id": ref, "type": "play", "card": card}
     elif kind == "bid":
         bid = raw.get("bid")
         if "card" not in raw and (
-            (type(bid) is int and 0 <= bid <= 13) or (type(bid) is str and bid in _BIDS)
+            (type(bid) is int and MIN_BID <= bid <= MAX_BID)
+            or (type(bid) is str and bid in NAMED_BIDS)
         ):
             return {"id": ref, "type": "bid", "bid": bid}
     elif kind == "look" and "card" not in raw and "bid" not in raw:

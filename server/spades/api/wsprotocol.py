@@ -2,9 +2,10 @@
 
 Every accepted action sends one frame to each seat and spectator of the room, and each
 went through Starlette's `send_text`, its exception wrapper, uvicorn's ASGI `send` (an
-awaited coroutine) and websockets' frame builder before reaching the transport: about a
-sixth of a busy server's CPU for a few hundred bytes per socket. And each message received
-paused and resumed the socket's reading (two `epoll_ctl` changes per message).
+awaited coroutine) and websockets' frame builder before reaching the transport: a large
+share of a busy server's CPU for a few hundred bytes per socket. And each message received
+paused and resumed the socket's reading (two `epoll_ctl` changes per message). The figures
+are in docs/performance.md, "The socket path".
 
 - `DirectSender` (in the ASGI scope's extensions, as `spades.direct`) writes a text frame
   straight to the transport when nothing stands in the way: the handshake is done, no
@@ -25,10 +26,9 @@ paused and resumed the socket's reading (two `epoll_ctl` changes per message).
   a `ping` message every 15 s). A silent socket is pinged and closed without a pong, as
   before.
 - A client's control pings have a budget (`PING_BURST` at once, then one per
-  `PING_EVERY` seconds): each is answered by a pong outside the message rate limit, and a
-  flood of them (two million in 8 s) took three quarters of a core. Past the budget the
-  socket is closed with 1008. Browsers send no such pings; libraries send one every 20 s
-  or so.
+  `PING_EVERY` seconds): each is answered by a pong outside the message rate limit, so a
+  flood of them would take the CPU for pongs. Past the budget the socket is closed with
+  1008. Browsers send no such pings; libraries send one every 20 s or so.
 - Reading pauses only once `READ_BACKLOG` messages wait for the app, not at the first one.
   The per-connection rate limit (api/limits.py) bounds what a client may send; this only
   bounds what is buffered before the app has read it.
@@ -266,7 +266,7 @@ class GameSocketProtocol(WebSocketsSansIOProtocol):
         super().pause_writing()
         # A peer that does not read stops being read too: otherwise each of its pings
         # (control frames, outside the message rate limit) queues a pong in the send buffer,
-        # which grew without bound (a ping flood took a server to a gigabyte in 19 s).
+        # which would grow without bound.
         if not self.transport.is_closing():
             self.transport.pause_reading()
 

@@ -1,4 +1,5 @@
-"""What a connection may ask of its room, one function per message type.
+"""What a connection may ask of its room, one function per message type (which function
+answers which type is declared in the registry, rooms/protocol.py).
 
 Each runs inside the room's actor. A refusal raises a `RoomError` (or the engine's
 `ActionError`) before anything changed; `Room.handle` answers it as an `error`.
@@ -226,20 +227,3 @@ async def chat(room: Room, conn: Connection, msg: Message, ref: Any) -> None:
     at = await room.write(room.store.add_chat(room.room_id, seat, name, text))
     # The stored time: a client that reconnects is sent the message again with it.
     room.audience.send_all({"type": "chat", "seat": seat, "name": name, "text": text, "at": at})
-
-
-COMMANDS: dict[str, Command] = {
-    "sit": sit,
-    "stand": stand,
-    "set_seat": set_seat,
-    "settings": settings,
-    "start": start,
-    "play_again": play_again,
-    "back": back,
-    "look": game_action,
-    "bid": game_action,
-    "play": game_action,
-    "hint": hint,
-    "chat": chat,
-}
-GAME_ACTIONS = ("look", "bid", "play")

@@ -35,13 +35,13 @@ from .audience import CLOSE_ABANDONED, Audience
 from .bots import BotRunner
 from .broadcast import Connection, Hub
 from .clock import Clock
-from .commands import COMMANDS, GAME_ACTIONS
 from .config import RoomConfig
 from .errors import RoomError, RoomMoved
 from .events import Events
 from .gameclock import GameClock
 from .observer import NO_OBSERVER, Observer, now
 from .ownership import CLOSE_RECONNECT
+from .protocol import COMMANDS, GAME_ACTIONS
 from .recovery import replay, resume, room_from_stored
 from .seats import Seat
 from .settings import RoomSettings
