@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel, TypeAdapter
 
-from spades.rooms.settings import RoomSettings
+from spades.rooms.settings import NAME_LENGTH, RoomSettings
 
 # A message id is echoed back as `ref`: text of at most 64 characters or a 64-bit integer
 # (a bigger one could not be written back).
@@ -42,7 +42,7 @@ def settings_dict(model: BaseModel) -> dict[str, Any]:
 class CreateRoom(RoomSettings):
     """A room's settings (each optional: its default) and the host's name."""
 
-    name: str = Field(min_length=1, max_length=64, description="the host's display name")
+    name: str = Field(min_length=1, max_length=NAME_LENGTH, description="the host's display name")
 
 
 class CreateSolo(CreateRoom):
@@ -60,7 +60,7 @@ class RoomCreated(BaseModel):
 
 
 class JoinRoom(_Strict):
-    name: str = Field("", max_length=64)
+    name: str = Field("", max_length=NAME_LENGTH)
     seat: int | None = Field(None, ge=0, le=3)
     spectator: bool = False
 
