@@ -1,6 +1,7 @@
 // The chat panel: messages as plain text, and a box to send one.
 
 import { h } from "../dom.js";
+import { CHAT_LENGTH } from "./settings.js";
 
 export function chatPanel(chat, { canSend }) {
   return h("section", { class: "chat card-panel", "aria-labelledby": "chat-title" },
@@ -12,6 +13,6 @@ export function chatPanel(chat, { canSend }) {
         h("span", {}, m.text)))),
     h("form", { class: "chat-form inline", "data-form": "chat" },
       h("label", { class: "sr-only", for: "chat-input" }, "Message"),
-      h("input", { id: "chat-input", name: "chat-input", maxlength: 300, autocomplete: "off", placeholder: canSend ? "Say something…" : "Connecting…", "data-key": "chat-input" }),
+      h("input", { id: "chat-input", name: "chat-input", maxlength: CHAT_LENGTH, autocomplete: "off", placeholder: canSend ? "Say something…" : "Connecting…", "data-key": "chat-input" }),
       h("button", { type: "submit", class: "btn small" }, "Send")));
 }

@@ -3,7 +3,7 @@
 import { h } from "../dom.js";
 import { SEAT_NAMES, placeOf } from "../cards.js";
 import { seatName } from "../state.js";
-import { settingsFields, settingsSummary, BOT_LEVELS } from "./settings.js";
+import { settingsFields, settingsSummary, BOT_LEVELS, NAME_LENGTH } from "./settings.js";
 import { chatPanel } from "./chat.js";
 import { countdown } from "./common.js";
 import { pastGames } from "./sheets.js";
@@ -88,7 +88,7 @@ export function renderLobby(state, { name }) {
       me === null && room.seats.some((s) => s.kind === "empty")
         ? h("div", { class: "field sit-name" },
           h("label", { for: "sit-name" }, "Your name"),
-          h("input", { id: "sit-name", maxlength: 24, value: name, placeholder: "Player", "data-key": "sit-name", autocomplete: "nickname" }),
+          h("input", { id: "sit-name", maxlength: NAME_LENGTH, value: name, placeholder: "Player", "data-key": "sit-name", autocomplete: "nickname" }),
           h("p", { class: "muted small" }, "Pick an empty seat to join the table."))
         : null,
       me === null && !room.seats.some((s) => s.kind === "empty")
