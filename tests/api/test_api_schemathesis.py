@@ -20,8 +20,8 @@ schema = schemathesis.openapi.from_dict(create_app(make_settings(Path("/nonexist
 
 
 # Left out, on purpose: pydantic's lax mode takes 0 for false and "5" for 5 (so some
-# "invalid" generated bodies are accepted); a name the schema allows (64 characters) can
-# be over the server's SPADES_NAME_LENGTH (a setting, so not in the schema) and refused;
+# "invalid" generated bodies are accepted); a name the schema allows (NAME_LENGTH) can
+# be over a lower SPADES_NAME_LENGTH (a setting, so not in the schema) and refused;
 # a path served by two routes (GET and POST /api/rooms) answers an unknown method with the
 # first route's `Allow` only. None of these is a crash or an answer the schema forbids.
 EXCLUDED = [
