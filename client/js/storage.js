@@ -1,5 +1,5 @@
 // What the browser remembers between visits: seat tokens per room, the player's name,
-// and the last used game settings.
+// and the last used game settings (their defaults are the server's).
 
 const TOKEN_PREFIX = "spades.token.";
 const NAME_KEY = "spades.name";
@@ -30,44 +30,23 @@ export const clearToken = (code) => write(TOKEN_PREFIX + code, null);
 export const getName = () => read(NAME_KEY) || "";
 export const setName = (name) => write(NAME_KEY, name);
 
-export const DEFAULT_SETTINGS = Object.freeze({
-  mode: "partnership",
-  target: 300,
-  turn_seconds: 0,
-  game_minutes: 0,
-  rules: { nil: true, blind_nil: true, blind_nil_deficit: 100 },
-  bot_level: "basic",
-  public: false,
-});
-
-export function getSettings() {
-  const raw = read(SETTINGS_KEY);
-  if (!raw) return structuredClone(DEFAULT_SETTINGS);
+// Settings are remembered as they were last chosen; what was never chosen is the server's
+// default (GET /api/settings, views/settings.js), so none is spelled here.
+function readObject(key) {
   try {
-    const saved = JSON.parse(raw);
-    return {
-      ...structuredClone(DEFAULT_SETTINGS),
-      ...saved,
-      rules: { ...DEFAULT_SETTINGS.rules, ...(saved.rules || {}) },
-    };
+    const saved = JSON.parse(read(key) || "{}");
+    return saved && typeof saved === "object" && !Array.isArray(saved) ? saved : {};
   } catch {
-    return structuredClone(DEFAULT_SETTINGS);
+    return {};
   }
 }
 
+/** The create form's last settings (possibly some fields only, or none). */
+export const getSettings = () => readObject(SETTINGS_KEY);
 export const setSettings = (settings) => write(SETTINGS_KEY, JSON.stringify(settings));
 
-/** Play solo's own choices: every player for themself by default. */
-export const DEFAULT_SOLO = Object.freeze({ mode: "individual", target: 300, turn_seconds: 0, bot_level: "basic" });
-
-export function getSolo() {
-  try {
-    return { ...DEFAULT_SOLO, ...(JSON.parse(read(SOLO_KEY) || "{}") || {}) };
-  } catch {
-    return { ...DEFAULT_SOLO };
-  }
-}
-
+/** Play solo's last choices (possibly some fields only, or none). */
+export const getSolo = () => readObject(SOLO_KEY);
 export const setSolo = (solo) => write(SOLO_KEY, JSON.stringify(solo));
 
 /** How many finished hands of a game this tab has already shown (so a reload does not re-show). */

@@ -11,6 +11,8 @@ from typing import Literal
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from spades.rooms.settings import CHAT_LENGTH, NAME_LENGTH
+
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="SPADES_", extra="ignore")
@@ -121,8 +123,9 @@ class Settings(BaseSettings):
     lookups_per_minute: int = Field(
         120, ge=1, description="rooms looked up by code (GET /api/rooms/CODE) per client address"
     )
-    chat_length: int = Field(300, ge=1)
-    name_length: int = Field(24, ge=1)
+    # an operator may shorten names and chat, never lengthen them past the wire's cap
+    chat_length: int = Field(CHAT_LENGTH, ge=1, le=CHAT_LENGTH)
+    name_length: int = Field(NAME_LENGTH, ge=1, le=NAME_LENGTH)
     send_queue: int = Field(256, ge=8, description="queued messages before a slow client is cut")
     sockets_per_address: int = Field(
         32, ge=0, description="WebSockets one client address may hold open at once; 0 = no cap"

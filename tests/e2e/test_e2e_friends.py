@@ -20,7 +20,10 @@ def test_friends_private_room(new_page: Any, screenshots: Path) -> None:
     host.goto("/")
     host.get_by_label("Your name").fill("Hosty")
     fill_create_form(host, mode="partnership", target=300, bots="easy")
-    assert host.get_by_label("List in public rooms").is_checked() is False
+    # A room is public by default (the server's default); this one is for friends only.
+    listed = host.get_by_label("List in public rooms")
+    assert listed.is_checked() is True
+    listed.uncheck()
     host.get_by_role("button", name="Create room").click()
     host.wait_for_url(re.compile(r"/r/[^/]+$"))
     host.get_by_role("button", name="Start game").wait_for()

@@ -1,10 +1,9 @@
 // The home page: play solo, create a room, join by code, public rooms.
 
 import { h } from "../dom.js";
-import { settingsFields, settingsSummary, BOT_LEVELS, TARGET_LIMITS } from "./settings.js";
-
-const SOLO_TARGETS = [200, 300, 500];
-const SOLO_TURNS = [[0, "Off"], [15, "15 s"], [30, "30 s"], [60, "1 min"]];
+import {
+  settingsFields, settingsSummary, soloDefaults, targetPresets, turnChoices, BOT_LEVELS, NAME_LENGTH, TARGET_LIMITS,
+} from "./settings.js";
 
 function publicRooms(rooms, loading, failed) {
   if (loading && !rooms) return h("p", { class: "muted" }, "Loading rooms…");
@@ -28,9 +27,12 @@ function publicRooms(rooms, loading, failed) {
     }));
 }
 
-// Play solo's own choices, remembered between visits (storage.getSolo).
-function soloChoices(solo) {
-  const custom = !SOLO_TARGETS.includes(Number(solo.target));
+// Play solo's own choices, remembered between visits (storage.getSolo) over the server's
+// solo settings (soloDefaults).
+function soloChoices(given) {
+  const solo = { ...soloDefaults(), ...given };
+  const presets = targetPresets();
+  const custom = !presets.includes(Number(solo.target));
   const chip = (name, value, checked, label) => h("label", { class: "chip", for: `${name}-${value}` },
     h("input", { type: "radio", id: `${name}-${value}`, name, value: String(value), checked, "data-key": `${name}-${value}` }),
     h("span", {}, label));
@@ -43,7 +45,7 @@ function soloChoices(solo) {
     h("fieldset", { class: "field" },
       h("legend", {}, "Solo target"),
       h("div", { class: "chips" },
-        SOLO_TARGETS.map((t) => chip("solo-target", t, !custom && Number(solo.target) === t, String(t))),
+        presets.map((t) => chip("solo-target", t, !custom && Number(solo.target) === t, String(t))),
         chip("solo-target", "custom", custom, "Other"),
         h("label", { class: "sr-only", for: "solo-target-value" }, "Other solo target"),
         h("input", {
@@ -55,7 +57,7 @@ function soloChoices(solo) {
       h("div", { class: "field" },
         h("label", { for: "solo-turn" }, "Solo turn timer"),
         h("select", { id: "solo-turn", name: "solo-turn", "data-key": "solo-turn" },
-          SOLO_TURNS.map(([v, text]) => h("option", { value: String(v), selected: Number(solo.turn_seconds) === v }, text)))),
+          turnChoices().map(([v, text]) => h("option", { value: String(v), selected: Number(solo.turn_seconds) === v }, text)))),
       h("div", { class: "field" },
         h("label", { for: "solo-bots" }, "Solo bot level"),
         h("select", { id: "solo-bots", name: "solo-bots", "data-key": "solo-bots" },
@@ -65,12 +67,13 @@ function soloChoices(solo) {
 
 /** Read Play solo's choices back from its form. */
 export function readSolo(form) {
+  const defaults = soloDefaults();
   const picked = form.querySelector("input[name='solo-target']:checked");
-  let target = picked ? picked.value : "300";
+  let target = picked ? picked.value : String(defaults.target);
   if (target === "custom") target = form.elements.namedItem("solo-target-value").value;
   return {
-    mode: form.querySelector("input[name='solo-mode']:checked")?.value || "individual",
-    target: Number.parseInt(target, 10) || 300,
+    mode: form.querySelector("input[name='solo-mode']:checked")?.value || defaults.mode,
+    target: Number.parseInt(target, 10) || defaults.target,
     turn_seconds: Number.parseInt(form.elements.namedItem("solo-turn").value, 10) || 0,
     bot_level: form.elements.namedItem("solo-bots").value,
   };
@@ -86,7 +89,7 @@ export function renderHome(model) {
         h("div", { class: "field" },
           h("label", { for: "player-name" }, "Your name"),
           h("input", {
-            id: "player-name", name: "player-name", maxlength: 24, autocomplete: "nickname",
+            id: "player-name", name: "player-name", maxlength: NAME_LENGTH, autocomplete: "nickname",
             placeholder: "Player", value: name, "data-key": "player-name",
           })),
         soloChoices(model.solo),

@@ -1,7 +1,8 @@
 // The game settings form, shared by "Create room" on the home page and the host's
 // settings in a room. Its fields, limits, defaults and titles come from the server's
 // RoomSettings, served as JSON Schema at GET /api/settings: nothing is repeated here but
-// the presentation (presets, the words for each choice, the order of the fields).
+// the presentation (the words for each choice, the order of the fields). The values offered
+// as one click (`presets`) and Play solo's own settings (`solo`) are served beside it.
 
 import { h } from "../dom.js";
 
@@ -12,7 +13,7 @@ async function loadSchema() {
   } catch {
     // offline: fields without limits; the server still checks everything
   }
-  return { properties: {}, $defs: {} };
+  return { properties: {}, $defs: {}, presets: {}, solo: {}, lengths: {} };
 }
 
 const SCHEMA = await loadSchema();
@@ -23,9 +24,29 @@ const CHOICE_WORDS = {
   mode: { partnership: "Partners (2 vs 2)", individual: "Every player for themself" },
   bot_level: { easy: "Easy", basic: "Normal", strong: "Hard" },
 };
-const TARGET_PRESETS = [200, 300, 500];
-const TURN_CHOICES = [[0, "Off"], [15, "15 s"], [30, "30 s"], [60, "1 min"], [120, "2 min"]];
-const CLOCK_CHOICES = [[0, "None"], [15, "15 min"], [30, "30 min"], [45, "45 min"], [60, "1 hour"], [90, "1 h 30"]];
+const PRESETS = SCHEMA.presets || {};
+const preset = (name) => PRESETS[name] || [];
+
+/** A turn timer in words: "Off", "15 s", "1 min", "2 min". */
+const turnWords = (seconds) => {
+  if (!seconds) return "Off";
+  return seconds % 60 ? `${seconds} s` : `${seconds / 60} min`;
+};
+/** A game clock in words: "None", "45 min", "1 hour", "1 h 30". */
+const clockWords = (minutes) => {
+  if (!minutes) return "None";
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  const rest = minutes % 60;
+  if (rest) return `${hours} h ${String(rest).padStart(2, "0")}`;
+  return hours === 1 ? "1 hour" : `${hours} hours`;
+};
+
+/** The targets offered as one click, within the server's limits. */
+export const targetPresets = () => preset("target").filter((t) => within(FIELDS.target, t));
+/** The turn timers offered, as [seconds, words]. */
+export const turnChoices = () => preset("turn_seconds").map((s) => [s, turnWords(s)]);
+const clockChoices = () => preset("game_minutes").map((m) => [m, clockWords(m)]);
 // Rule options shown with the bids; the others go under "More rules", in schema order.
 const BID_RULES = ["nil", "blind_nil"];
 // Form names of the rule options (kept stable: saved forms and tests use them).
@@ -42,6 +63,9 @@ const title = (field, fallback) => ((field && field.title) || fallback).replace(
 const within = (field, value) => !field
   || ((field.minimum === undefined || value >= field.minimum) && (field.maximum === undefined || value <= field.maximum));
 
+/** The longest name and chat message the server takes (it may be set to take less). */
+export { NAME_LENGTH, CHAT_LENGTH } from "../messages.js";
+
 /** The target's limits as the server states them (`minimum`, `maximum`). */
 export const TARGET_LIMITS = FIELDS.target || {};
 
@@ -56,6 +80,11 @@ export function defaultSettings() {
   for (const [name, field] of Object.entries(FIELDS)) if ("default" in field) settings[name] = field.default;
   for (const [name, field] of Object.entries(RULES)) settings.rules[name] = field.default;
   return settings;
+}
+
+/** Play solo's settings before any choice: the defaults, with the server's solo ones over them. */
+export function soloDefaults() {
+  return { ...defaultSettings(), ...(SCHEMA.solo || {}) };
 }
 
 function complete(settings) {
@@ -107,7 +136,7 @@ export function settingsFields(given, { prefix = "new", includePublic = true } =
   const settings = complete(given);
   const p = (name) => `${prefix}-${name}`;
   const target = FIELDS.target || {};
-  const presets = TARGET_PRESETS.filter((t) => within(target, t));
+  const presets = targetPresets();
   const custom = !presets.includes(Number(settings.target));
   const rules = settings.rules;
   const ruleField = (name) => {
@@ -137,8 +166,8 @@ export function settingsFields(given, { prefix = "new", includePublic = true } =
           "data-custom-for": p("target"),
         }))),
     h("div", { class: "row2" },
-      select(p("turn"), limited(FIELDS.turn_seconds, TURN_CHOICES, settings.turn_seconds), settings.turn_seconds, title(FIELDS.turn_seconds, "Turn timer")),
-      select(p("clock"), limited(FIELDS.game_minutes, CLOCK_CHOICES, settings.game_minutes), settings.game_minutes, title(FIELDS.game_minutes, "Game clock"))),
+      select(p("turn"), limited(FIELDS.turn_seconds, turnChoices(), settings.turn_seconds), settings.turn_seconds, title(FIELDS.turn_seconds, "Turn timer")),
+      select(p("clock"), limited(FIELDS.game_minutes, clockChoices(), settings.game_minutes), settings.game_minutes, title(FIELDS.game_minutes, "Game clock"))),
     h("fieldset", { class: "field" },
       h("legend", {}, "Bids"),
       h("div", { class: "checks" }, BID_RULES.filter((name) => RULES[name]).map(ruleField))),

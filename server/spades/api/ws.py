@@ -20,7 +20,7 @@ import orjson
 from fastapi import WebSocket, WebSocketDisconnect
 from pydantic import ValidationError
 
-from spades.codes import CloseCode
+from spades.codes import CloseCode, ErrorCode
 from spades.config import Settings
 from spades.rooms import (
     CLOSE_ABANDONED,
@@ -268,7 +268,7 @@ def _invalid(exc: ValidationError, ref: Any) -> dict[str, Any]:
     loc = first["loc"][1:]
     if first["type"] == "string_too_long" and len(loc) == 1 and loc[0] in TEXT_FIELDS:
         what, limit = TEXT_FIELDS[str(loc[0])], first.get("ctx", {}).get("max_length")
-        return _error("too_long", f"{what} is longer than {limit} characters", ref)
+        return _error(ErrorCode.TOO_LONG, f"{what} is longer than {limit} characters", ref)
     where = ".".join(str(p) for p in loc)[:100] or "message"
     return _error("invalid_message", f"{where}: {first['msg']}", ref)
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from spades.engine.cards import FULL_DECK, SPADE_MASK, SPADES, SUIT_MASKS, card_text
 from spades.engine.fast import legal_mask
+from spades.engine.rules import DEFAULT_RULES
 
 from .state import NIL, UNKNOWN, PlayState, bid_value, from_view, winning_index
 
@@ -224,7 +225,7 @@ def choose_bid(view: dict[str, Any]) -> Action:
     partnership = view.get("mode") == "partnership"
     bids = [bid_value(b) for b in view.get("bids") or [None] * 4]
     scores = list(view.get("scores") or [])
-    target = int(rules.get("target", 500))
+    target = int(rules.get("target", DEFAULT_RULES.target))
     side = seat % 2 if partnership else seat
     partner = (seat + 2) % 4 if partnership else -1
 
@@ -315,9 +316,9 @@ class BidContext:
 
     scores: tuple[int, ...] = ()
     bags: tuple[int, ...] = ()
-    target: int = 500
-    bag_limit: int = 10
-    nil_value: int = 100
+    target: int = DEFAULT_RULES.target
+    bag_limit: int = DEFAULT_RULES.bag_limit
+    nil_value: int = DEFAULT_RULES.nil_value
 
     @classmethod
     def of(cls, view: dict[str, Any]) -> BidContext:
@@ -325,9 +326,9 @@ class BidContext:
         return cls(
             tuple(view.get("scores") or ()),
             tuple(view.get("bags") or ()),
-            int(rules.get("target", 500)),
-            int(rules.get("bag_limit", 10)),
-            int(rules.get("nil_value", 100)),
+            int(rules.get("target", DEFAULT_RULES.target)),
+            int(rules.get("bag_limit", DEFAULT_RULES.bag_limit)),
+            int(rules.get("nil_value", DEFAULT_RULES.nil_value)),
         )
 
 

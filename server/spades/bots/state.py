@@ -12,6 +12,7 @@ from typing import Any
 
 from spades.engine.cards import FULL_DECK, SPADES, parse_card
 from spades.engine.fast import legal_mask
+from spades.engine.rules import DEFAULT_RULES
 
 NIL = 0
 UNKNOWN = -1
@@ -68,8 +69,8 @@ class PlayState:
         self.nil_counts = False  # rules.nil_tricks_count_for_partner
         self.scores: list[int] = []
         self.bags: list[int] = []
-        self.bag_limit = 10
-        self.target = 500
+        self.bag_limit = DEFAULT_RULES.bag_limit
+        self.target = DEFAULT_RULES.target
         self.contract: list[int] = [0, 0, 0, 0]  # per seat: its side's contract
         self.count_seats: list[tuple[int, ...]] = [(), (), (), ()]  # tricks toward it
         self.nil_seats: tuple[int, ...] = ()
@@ -191,11 +192,13 @@ def from_view(view: dict[str, Any]) -> PlayState:
     st = PlayState()
     seat = int(view["seat"])
     rules = view.get("rules") or {}
-    st.partnership = view.get("mode", rules.get("mode", "partnership")) == "partnership"
-    st.must_break = bool(rules.get("spades_must_be_broken", True))
-    st.nil_counts = bool(rules.get("nil_tricks_count_for_partner", False))
-    st.bag_limit = int(rules.get("bag_limit", 10))
-    st.target = int(rules.get("target", 500))
+    st.partnership = view.get("mode", rules.get("mode", DEFAULT_RULES.mode)) == "partnership"
+    st.must_break = bool(rules.get("spades_must_be_broken", DEFAULT_RULES.spades_must_be_broken))
+    st.nil_counts = bool(
+        rules.get("nil_tricks_count_for_partner", DEFAULT_RULES.nil_tricks_count_for_partner)
+    )
+    st.bag_limit = int(rules.get("bag_limit", DEFAULT_RULES.bag_limit))
+    st.target = int(rules.get("target", DEFAULT_RULES.target))
     hand = view.get("hand")
     mask = 0
     for text in hand or ():

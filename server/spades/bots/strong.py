@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from spades.engine.cards import FULL_DECK, SPADES, SUIT_MASKS, card_text, parse_card
+from spades.engine.rules import DEFAULT_RULES
 
 from .basic import (
     BidContext,
@@ -118,11 +119,11 @@ class Scorer:
 
     def __init__(self, view: dict[str, Any], st: PlayState, seat: int) -> None:
         rules = view.get("rules") or {}
-        self.nil_value = int(rules.get("nil_value", 100))
-        self.blind_value = int(rules.get("blind_nil_value", 200))
-        self.bag_value = int(rules.get("bag_value", 1))
-        self.bag_limit = int(rules.get("bag_limit", 10))
-        self.bag_penalty = int(rules.get("bag_penalty", 100))
+        self.nil_value = int(rules.get("nil_value", DEFAULT_RULES.nil_value))
+        self.blind_value = int(rules.get("blind_nil_value", DEFAULT_RULES.blind_nil_value))
+        self.bag_value = int(rules.get("bag_value", DEFAULT_RULES.bag_value))
+        self.bag_limit = int(rules.get("bag_limit", DEFAULT_RULES.bag_limit))
+        self.bag_penalty = int(rules.get("bag_penalty", DEFAULT_RULES.bag_penalty))
         self.nil_counts = st.nil_counts
         self.partnership = st.partnership
         self.bids = st.bids

@@ -13,6 +13,19 @@ class RulesError(ValueError):
     """A rule option with a value outside its allowed range."""
 
 
+# The range of every whole-number option, both ends allowed: the one statement of these
+# limits (the room settings read them from here).
+LIMITS: dict[str, tuple[int, int]] = {
+    "target": (1, 10_000),
+    "blind_nil_deficit": (0, 10_000),
+    "nil_value": (0, 1_000),
+    "blind_nil_value": (0, 1_000),
+    "bag_value": (-10, 10),
+    "bag_limit": (0, 100),
+    "bag_penalty": (0, 1_000),
+}
+
+
 @dataclass(frozen=True, slots=True)
 class Rules:
     mode: Mode = "partnership"
@@ -37,13 +50,10 @@ class Rules:
                 raise RulesError(f"{f.name} must be true or false, not {value!r}")
             if f.type in ("int",) and (isinstance(value, bool) or not isinstance(value, int)):
                 raise RulesError(f"{f.name} must be a whole number, not {value!r}")
-        _check_range("target", self.target, 1, 10_000)
-        _check_range("blind_nil_deficit", self.blind_nil_deficit, 0, 10_000)
-        _check_range("nil_value", self.nil_value, 0, 1_000)
-        _check_range("blind_nil_value", self.blind_nil_value, 0, 1_000)
-        _check_range("bag_value", self.bag_value, -10, 10)
-        _check_range("bag_limit", self.bag_limit, 0, 100)
-        _check_range("bag_penalty", self.bag_penalty, 0, 1_000)
+        for name, (low, high) in LIMITS.items():
+            value = getattr(self, name)
+            if not low <= value <= high:
+                raise RulesError(f"{name} must be between {low} and {high}, not {value}")
 
     @property
     def partnership(self) -> bool:
@@ -74,6 +84,5 @@ class Rules:
         return cls(**data)
 
 
-def _check_range(name: str, value: int, low: int, high: int) -> None:
-    if not low <= value <= high:
-        raise RulesError(f"{name} must be between {low} and {high}, not {value}")
+# Every option at its default: what a reader of a rules dict falls back to for a missing one.
+DEFAULT_RULES = Rules()

@@ -10,27 +10,43 @@ from __future__ import annotations
 import logging
 import re
 import unicodedata
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from spades.bots import LEVELS
 from spades.engine import Rules, RulesError
+from spades.engine.rules import DEFAULT_RULES as _RULES
+from spades.engine.rules import LIMITS as RULE_LIMITS
 
 from .errors import BadRequest
 
 log = logging.getLogger(__name__)
 
 BOT_LEVELS: tuple[str, ...] = LEVELS
-MIN_TARGET, MAX_TARGET = 50, 10_000
-MAX_TURN_SECONDS = 600
-MAX_GAME_MINUTES = 600
+# The room's own limits, for settings the engine does not know (both ends allowed).
+LIMITS: dict[str, tuple[int, int]] = {"turn_seconds": (0, 600), "game_minutes": (0, 600)}
+# The one place the room is stricter than the engine: a game to less than 50 is over in a
+# hand or two, which no table means to play (the engine accepts any positive target, so
+# tests and simulations can play short games).
+MIN_TARGET = 50
 # The longest display name and chat message, in characters: the room's limit and the wire's cap
 # (an operator may set a lower limit, never a higher one).
 NAME_LENGTH = 24
 CHAT_LENGTH = 300
 
-_RULES = Rules()  # the engine's defaults
+
+class _Bounds(TypedDict):
+    ge: int
+    le: int
+
+
+def _limits(name: str) -> _Bounds:
+    """`ge`/`le` of a whole-number setting: the room's own limits, else the engine's."""
+    low, high = LIMITS[name] if name in LIMITS else RULE_LIMITS[name]
+    if name == "target":
+        low = MIN_TARGET
+    return _Bounds(ge=low, le=high)
 
 
 class _Frozen(BaseModel):
@@ -47,24 +63,27 @@ class RuleOptions(_Frozen):
     )
     blind_nil_deficit: int = Field(
         _RULES.blind_nil_deficit,
-        ge=0,
-        le=10_000,
+        **_limits("blind_nil_deficit"),
         title="Blind nil when behind by",
         description="a side may bid blind nil only when this many points behind",
     )
-    nil_value: int = Field(_RULES.nil_value, ge=0, le=1_000, title="Nil is worth")
-    blind_nil_value: int = Field(_RULES.blind_nil_value, ge=0, le=1_000, title="Blind nil is worth")
+    nil_value: int = Field(_RULES.nil_value, **_limits("nil_value"), title="Nil is worth")
+    blind_nil_value: int = Field(
+        _RULES.blind_nil_value, **_limits("blind_nil_value"), title="Blind nil is worth"
+    )
     bag_value: int = Field(
-        _RULES.bag_value, ge=-10, le=10, title="Points per bag", description="per overtrick"
+        _RULES.bag_value,
+        **_limits("bag_value"),
+        title="Points per bag",
+        description="per overtrick",
     )
     bag_limit: int = Field(
         _RULES.bag_limit,
-        ge=0,
-        le=100,
+        **_limits("bag_limit"),
         title="Bags per penalty",
         description="0 = no bag penalty",
     )
-    bag_penalty: int = Field(_RULES.bag_penalty, ge=0, le=1_000, title="Bag penalty")
+    bag_penalty: int = Field(_RULES.bag_penalty, **_limits("bag_penalty"), title="Bag penalty")
     spades_must_be_broken: bool = Field(
         _RULES.spades_must_be_broken,
         title="Spades must be broken",
@@ -81,16 +100,16 @@ class RoomSettings(_Frozen):
     """Everything a host may set before a game: mode, target, clocks, rules, bots, lobby."""
 
     mode: Literal["partnership", "individual"] = Field(
-        "partnership", title="Mode", description="partners (2 vs 2) or every player for themself"
+        _RULES.mode, title="Mode", description="partners (2 vs 2) or every player for themself"
     )
     target: int = Field(
-        500, ge=MIN_TARGET, le=MAX_TARGET, title="Play to", description="the winning score"
+        _RULES.target, **_limits("target"), title="Play to", description="the winning score"
     )
     turn_seconds: int = Field(
-        0, ge=0, le=MAX_TURN_SECONDS, title="Turn timer (seconds)", description="0 = untimed"
+        0, **_limits("turn_seconds"), title="Turn timer (seconds)", description="0 = untimed"
     )
     game_minutes: int = Field(
-        0, ge=0, le=MAX_GAME_MINUTES, title="Game clock (minutes)", description="0 = none"
+        0, **_limits("game_minutes"), title="Game clock (minutes)", description="0 = none"
     )
     rules: RuleOptions = Field(default_factory=RuleOptions, title="Rules")
     bot_level: str = Field(
@@ -166,9 +185,27 @@ class RoomSettings(_Frozen):
         return settings
 
 
+# The values the web client offers as one click each (a target may also be typed in);
+# every one lies within its field's limits.
+PRESETS: dict[str, tuple[int, ...]] = {
+    "target": (200, 300, 500),
+    "turn_seconds": (0, 15, 30, 60, 120),
+    "game_minutes": (0, 15, 30, 45, 60, 90),
+}
+# What "Play solo" starts from, over the defaults: with three bots at the table, a game in
+# which everyone plays for themself reads best.
+SOLO: dict[str, Any] = {"mode": "individual"}
+
+
 def settings_schema() -> dict[str, Any]:
-    """The JSON Schema of `RoomSettings`: per field its default, limits, choices and text."""
-    return RoomSettings.model_json_schema()
+    """The JSON Schema of `RoomSettings`: per field its default, limits, choices and text;
+    beside it the client's `presets`, `solo` settings and the `lengths` of a name and a chat
+    message (served, so that the client spells no setting of its own)."""
+    schema = RoomSettings.model_json_schema()
+    schema["presets"] = {name: list(values) for name, values in PRESETS.items()}
+    schema["solo"] = dict(SOLO)
+    schema["lengths"] = {"name": NAME_LENGTH, "chat": CHAT_LENGTH}
+    return schema
 
 
 # The joiners that shape emoji sequences and many scripts (Persian, the Indic ones) stay;

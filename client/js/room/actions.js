@@ -1,0 +1,155 @@
+// What the player's clicks and forms on the room page do: each sends an intent to the
+// server, or changes only what this page shows (a dialog opened or closed).
+
+import { announce } from "../announce.js";
+import * as storage from "../storage.js";
+import { NAME_LENGTH, readSettings } from "../views/settings.js";
+import { TABLE_FOCUS, focusDialogTop, focusSelector } from "./focus.js";
+
+/** The `data-action` handlers of the room page, over the room's shared `ctx` (room.js). */
+export function roomActions(ctx) {
+  const { code, main } = ctx;
+  const render = () => ctx.render();
+  const focus = (selector) => focusSelector(main, selector);
+
+  function send(msg) {
+    if (!ctx.conn.isOpen) {
+      ctx.toast("Not connected right now; try again in a moment.");
+      return;
+    }
+    return ctx.conn.send(msg);
+  }
+
+  function myName() {
+    const field = main.querySelector("#sit-name");
+    const name = ((field && field.value) || storage.getName() || "Player").trim().slice(0, NAME_LENGTH) || "Player";
+    storage.setName(name);
+    return name;
+  }
+
+  // A change of this page's own state, drawn at once.
+  const show = (change) => {
+    ctx.state = { ...ctx.state, ...change };
+    render();
+  };
+
+  return {
+    play: (data) => send({ type: "play", card: data.card }),
+    bid: (data) => {
+      const bid = /^\d+$/.test(data.bid) ? Number(data.bid) : data.bid;
+      if (bid === "blind nil" && data.confirmed !== "1") {
+        show({ confirmBlind: ctx.state.view ? ctx.state.view.hand_number : null });
+        // Enter must not make a risky bid that cannot be taken back: Cancel has the focus.
+        focus("[data-key='bid-blind-no']");
+        return;
+      }
+      ctx.state = { ...ctx.state, confirmBlind: null };
+      send({ type: "bid", bid });
+    },
+    "cancel-blind": () => {
+      show({ confirmBlind: null });
+      focus("[data-key='bid-blind']");
+    },
+    look: () => send({ type: "look" }),
+    back: () => send({ type: "back" }),
+    hint: () => send({ type: "hint" }),
+    "toggle-last": () => {
+      show({ showLastTrick: !ctx.state.showLastTrick });
+      const panel = ctx.state.showLastTrick && main.querySelector(".last-trick");
+      if (panel) panel.scrollIntoView({ block: "nearest" });
+    },
+    "open-score-sheet": () => {
+      show({ scoreSheet: true });
+      // The heading, not Close at the end: focusing Close would scroll the sheet to its bottom.
+      // Tab goes on to Close; Escape closes.
+      focus("#score-sheet-title");
+    },
+    "open-last-game": () => {
+      show({ showLastGame: true });
+      focusDialogTop(main);
+    },
+    "close-last-game": () => {
+      show({ showLastGame: false });
+      focus("[data-key='open-last-game']");
+    },
+    "close-score-sheet": () => {
+      show({ scoreSheet: false, showLastGame: false });
+      // Back to the dialog it was opened from (the hand's result, the game over), if any.
+      if (main.querySelector(".overlay")) focus(".overlay [data-action='open-score-sheet'], .overlay h2[tabindex='-1']");
+      else focus(`${TABLE_FOCUS}, [data-key='score-sheet']`);
+    },
+    "close-sheet": () => {
+      show({ sheet: null });
+      if (main.querySelector(".overlay")) focusDialogTop(main); // the game over, after the last hand
+      else focus(TABLE_FOCUS);
+    },
+    "close-over": () => {
+      // The table and the chat stay usable after the game; "Results" brings this back.
+      show({ overClosed: ctx.state.room ? ctx.state.room.game_id : null });
+      focus("[data-key='open-over']");
+    },
+    "open-over": () => {
+      show({ overClosed: null });
+      focusDialogTop(main);
+    },
+    "play-again": () => {
+      ctx.state = { ...ctx.state, playAgainAsked: true };
+      send({ type: "play_again" });
+      render();
+    },
+    start: () => send({ type: "start" }),
+    "set-seat": (data) => {
+      // Replacing a person by a bot asks first; the question sits in place of the button.
+      const info = ctx.state.room && ctx.state.room.seats[Number(data.seat)];
+      if (data.to === "bot" && info && info.kind === "human" && data.confirmed !== "1") {
+        show({ confirmBot: Number(data.seat) });
+        focus(`[data-key='confirm-bot-${data.seat}']`);
+        return;
+      }
+      ctx.state = { ...ctx.state, confirmBot: null };
+      send({ type: "set_seat", seat: Number(data.seat), to: data.to });
+      render();
+    },
+    "cancel-bot": () => {
+      const seat = ctx.state.confirmBot;
+      show({ confirmBot: null });
+      focus(`[data-key='bot-${seat}']`);
+    },
+    sit: (data) => send({ type: "sit", seat: Number(data.seat), name: myName() }),
+    stand: () => send({ type: "stand" }),
+    reconnect: () => ctx.conn.reconnectNow(),
+    "copy-invite": async () => {
+      const link = new URL((ctx.state.room && ctx.state.room.invite_url) || `/r/${code}`, location.origin).href;
+      let copied = false;
+      try {
+        await navigator.clipboard.writeText(link);
+        copied = true;
+      } catch {
+        const field = main.querySelector("#invite-link");
+        if (field) {
+          field.select();
+          copied = document.execCommand && document.execCommand("copy");
+        }
+      }
+      ctx.state = { ...ctx.state, copied: true };
+      announce(copied ? "Invite link copied" : "Select the link and copy it");
+      render();
+      setTimeout(() => show({ copied: false }), 2500);
+    },
+    "submit:chat": (form) => {
+      const input = form.elements.namedItem("chat-input");
+      const text = input.value.trim();
+      if (!text) return;
+      ctx.conn.send({ type: "chat", text });
+      ctx.lastSentChat = text;
+      input.value = "";
+      delete input.dataset.dirty;
+    },
+    "submit:settings": (form) => {
+      const settings = readSettings(form, { prefix: "room", includePublic: true });
+      const id = send({ type: "settings", settings });
+      if (id !== undefined) ctx.savingSettings = { id, before: ctx.state.room ? ctx.state.room.settings : null };
+      for (const el of form.querySelectorAll("[data-dirty]")) delete el.dataset.dirty;
+    },
+  };
+}

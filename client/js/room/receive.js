@@ -1,0 +1,127 @@
+// What the room page does with each message of the server: the state reduced (state.js),
+// then what the change asks for on screen: toasts, announcements, the final trick held in
+// view, the past games loaded, the focus moved.
+
+import * as api from "../api.js";
+import { announce } from "../announce.js";
+import { ErrorCode } from "../codes.js";
+import { reduce, seatName } from "../state.js";
+import { settingsChanges } from "../views/settings.js";
+import { focusDialogTop, showMyHand, turnIsMine } from "./focus.js";
+
+const RECENT_TRICK_MS = 1600;
+// The 13th trick stays in view this long before the hand's result sheet opens.
+const FINAL_TRICK_MS = 1400;
+
+// Who clicked "Play again": the room says (`started_by`), except after a server restart;
+// then the only other person seated, if there is one, else "Someone".
+function newGameStarter(s) {
+  const by = s.room.started_by;
+  if (Number.isInteger(by) && by !== s.room.you && s.room.seats[by]) return seatName(s.room, by);
+  const others = [0, 1, 2, 3].filter((seat) => s.room.seats[seat].kind === "human" && seat !== s.room.you);
+  return others.length === 1 ? seatName(s.room, others[0]) : "Someone";
+}
+
+/** The handler of the server's messages, over the room's shared `ctx` (room.js). */
+export function roomReceiver(ctx) {
+  const { code, main } = ctx;
+  let historyFor = null;
+  let recentTimer = null;
+
+  function loadPastGames() {
+    const key = `${ctx.state.room.game_id}:${ctx.state.view ? ctx.state.view.phase : "lobby"}`;
+    if (historyFor === key) return;
+    historyFor = key;
+    api.roomHistory(code).then(
+      (data) => {
+        ctx.state = { ...ctx.state, pastGames: data.games || [] };
+        ctx.render();
+      },
+      () => {},
+    );
+  }
+
+  // Someone else's message, live (not the replay after a reconnect), while the chat is out
+  // of view (below the table on a phone): it shows for a moment, and is announced.
+  function chatArrived(msg) {
+    if (ctx.replayUntil === null || Date.now() < ctx.replayUntil) return;
+    const room = ctx.state.room;
+    const mine = room && room.you !== null ? msg.seat === room.you : msg.seat == null && msg.text === ctx.lastSentChat;
+    if (mine) return;
+    const log = main.querySelector(".chat-log");
+    if (log) {
+      const box = log.getBoundingClientRect();
+      if (box.bottom > 0 && box.top < window.innerHeight - 40 && !log.closest("[inert]")) return;
+    }
+    const text = msg.text.length > 60 ? `${msg.text.slice(0, 59)}…` : msg.text;
+    ctx.toast(`${msg.name || "Someone"}: ${text}`);
+  }
+
+  return function receive(msg) {
+    if (msg.type === "error" && msg.code === ErrorCode.ROOM_NOT_FOUND) {
+      ctx.state = { ...ctx.state, link: { state: "closed", reason: "This room does not exist." } };
+      ctx.conn.stop();
+      ctx.render();
+      return;
+    }
+    const before = ctx.state;
+    // A state brings the server's clocks: they run again from its figures.
+    if (msg.type === "state") ctx.clocksFrozenAt = null;
+    if (msg.type === "state" && ctx.replayUntil === null) ctx.replayUntil = Date.now() + 500;
+    const result = reduce(ctx.state, msg);
+    const state = result.state;
+    ctx.state = state;
+    if (result.events.length) announce(result.events.slice(-3).join(". "));
+    if (state.view && state.view.phase !== "over") state.playAgainAsked = false;
+    // A whole state (a reconnect) is the server's word on who asked to play again: after a
+    // restart it has forgotten the ask, and the button must be there to ask again.
+    if (msg.type === "state" && state.room && !(state.room.again || []).includes(state.room.you)) {
+      state.playAgainAsked = false;
+    }
+    // "replaced" comes with a close (4001) that the banner explains.
+    if (msg.type === "error" && msg.code !== ErrorCode.REPLACED) ctx.toast(state.toast.text);
+    if (state.notice && state.notice !== before.notice) ctx.toast(state.notice.text);
+    if (msg.type === "chat" && state.chat !== before.chat) chatArrived(msg);
+    // The host's role came to this seat (the host left): said, not only a button appearing.
+    const mine = state.room && state.room.you;
+    if (mine !== null && mine !== undefined && before.room && before.room.host_seat !== mine && state.room.host_seat === mine) {
+      const text = state.room.status === "open" ? "You are the host now: you can start the game." : "You are the host now.";
+      ctx.toast(text);
+      announce(text);
+    }
+    if (state.lastGame && state.lastGame !== before.lastGame && !before.playAgainAsked) {
+      ctx.toast(`${newGameStarter(state)} started a new game`);
+    }
+    const saving = ctx.savingSettings;
+    if (saving && msg.ref === saving.id) {
+      const changed = msg.type === "state" ? settingsChanges(saving.before, state.room.settings) : null;
+      if (msg.type === "state") ctx.toast(changed ? `Saved: ${changed}` : "Saved: nothing changed");
+      ctx.savingSettings = null;
+    }
+    if (state.recentTrick && state.recentTrick !== before.recentTrick) {
+      clearTimeout(recentTimer);
+      const trick = state.recentTrick;
+      recentTimer = setTimeout(() => {
+        if (ctx.state.recentTrick === trick) {
+          ctx.state = { ...ctx.state, recentTrick: null };
+          ctx.render();
+        }
+      }, RECENT_TRICK_MS);
+    }
+    const sheetOpened = state.sheet && state.sheet !== before.sheet;
+    const overOpened = state.view && state.view.phase === "over" && !state.sheet && (!before.view || before.view.phase !== "over");
+    if (sheetOpened && before.view && state.recentTrick) {
+      // Let the final trick be seen on the table first.
+      ctx.sheetHeldUntil = Date.now() + FINAL_TRICK_MS;
+      setTimeout(() => {
+        ctx.render();
+        if (!ctx.collapsed()) focusDialogTop(main);
+      }, FINAL_TRICK_MS + 20);
+    }
+    if (state.view && state.view.phase === "over") loadPastGames();
+    else if (!state.view && state.room) loadPastGames();
+    ctx.render();
+    if ((sheetOpened && Date.now() >= ctx.sheetHeldUntil && !ctx.collapsed()) || overOpened) focusDialogTop(main);
+    else if (turnIsMine(ctx.state) && !turnIsMine(before)) showMyHand(main);
+  };
+}
