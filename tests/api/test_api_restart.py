@@ -11,8 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from api_helpers import Client, choose, free_socket, play_until_over
+from api_helpers import Client, free_socket, play_until_over
 from websockets.asyncio.client import connect
+
+from support import choose
 
 
 def start_server(db: Path | str, port: int, log: Path) -> subprocess.Popen[bytes]:
