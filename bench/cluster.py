@@ -20,30 +20,20 @@ import re
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-HOST = "127.0.0.1"
+from bench.procs import HOST, PG_ADMIN, ChildrenCpu, free_port, pg_admin, proc_cpu_seconds
+
 REPO = Path(__file__).resolve().parents[1]
-PG_ADMIN = os.environ.get(
-    "SPADES_BENCH_PG_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
-)
 REDIS_URL = os.environ.get("SPADES_BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")
 CLOSE_RECONNECT = 4012
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return int(s.getsockname()[1])
 
 
 def raise_file_limit() -> None:
@@ -68,23 +58,6 @@ def haproxy_config(port: int, servers: list[int]) -> str:
     return re.sub(r"(?m)^\s*server-template .*$", lines, text)
 
 
-def _pg(sql: str) -> None:
-    import asyncpg
-    from sqlalchemy.engine import make_url
-
-    async def run() -> None:
-        dsn = make_url(PG_ADMIN).set(drivername="postgresql").render_as_string(False)
-        conn = await asyncpg.connect(dsn)
-        try:
-            await conn.execute(sql)
-        finally:
-            await conn.close()
-
-    # In a thread of its own: callers may be inside an event loop already.
-    with ThreadPoolExecutor(1) as pool:
-        pool.submit(asyncio.run, run()).result()
-
-
 class Node:
     def __init__(self, index: int, env: dict[str, str], log: Path) -> None:
         self.index = index
@@ -94,8 +67,6 @@ class Node:
         self.log = log
         self.proc: subprocess.Popen[bytes] | None = None
         self._last_cpu = (time.monotonic(), 0.0)
-        from bench.load import ChildrenCpu  # load imports this module lazily too
-
         self.children = ChildrenCpu()
 
     def start(self) -> None:
@@ -130,10 +101,8 @@ class Node:
 
     def cpu_seconds(self) -> float:
         assert self.proc is not None
-        from bench.load import _proc_cpu_seconds  # load imports this module lazily too
-
         try:
-            return _proc_cpu_seconds(self.proc.pid)
+            return proc_cpu_seconds(self.proc.pid)
         except OSError:
             return 0.0
 
@@ -174,7 +143,7 @@ class ClusterServer:
         self.database = f"spades_bench_{secrets.token_hex(5)}"
         from sqlalchemy.engine import make_url
 
-        _pg(f'CREATE DATABASE "{self.database}"')
+        pg_admin(f'CREATE DATABASE "{self.database}"')
         url = make_url(PG_ADMIN).set(database=self.database).render_as_string(False)
         self.prefix = f"spades-bench-{secrets.token_hex(4)}:"
         env = dict(os.environ)
@@ -267,7 +236,7 @@ class ClusterServer:
             if keys:
                 r.delete(*keys)
         with contextlib.suppress(Exception):
-            _pg(f'DROP DATABASE IF EXISTS "{self.database}" WITH (FORCE)')
+            pg_admin(f'DROP DATABASE IF EXISTS "{self.database}" WITH (FORCE)')
         if os.environ.get("SPADES_BENCH_KEEP_LOGS"):
             print(f"logs kept in {self.tmp}", flush=True)
         else:

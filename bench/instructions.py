@@ -90,11 +90,11 @@ def one_run(args: argparse.Namespace) -> dict[str, Any]:
         if args.postgres:  # a throwaway database, as bench.load's
             from sqlalchemy.engine import make_url
 
-            from bench.cluster import PG_ADMIN, _pg
+            from bench.procs import PG_ADMIN, pg_admin
 
             database = f"spades_instructions_{os.getpid()}_{time.monotonic_ns()}"
-            _pg(f'CREATE DATABASE "{database}"')
-            cleanup.callback(_pg, f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+            pg_admin(f'CREATE DATABASE "{database}"')
+            cleanup.callback(pg_admin, f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
             url = make_url(PG_ADMIN).set(database=database).render_as_string(False)
         server = CallgrindServer(url, Path(tmp), args.commit_interval)
         load.RESULTS.clear()

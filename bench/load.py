@@ -30,7 +30,6 @@ import os
 import random
 import resource
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -47,6 +46,15 @@ from websockets.frames import Frame, Opcode
 from websockets.http11 import Response
 from websockets.uri import parse_uri
 
+from bench.procs import (
+    HOST,
+    PG_ADMIN,
+    ChildrenCpu,
+    free_port,
+    pg_admin,
+    proc_cpu_seconds,
+    proc_cpu_split,
+)
 from spades.bots import decide
 from spades.rooms import CLOSE_RECONNECT
 
@@ -55,19 +63,12 @@ try:  # the generator shares the machine with the server: spend as little CPU as
 except ImportError:  # pragma: no cover - uvloop comes with uvicorn[standard]
     uvloop = None  # type: ignore[assignment]
 
-HOST = "127.0.0.1"
 MAX_ROOMS = 5000
 MAX_SECONDS = 1800
 STALLED_AFTER = 30  # think times without an action: the room is stuck
 
 
 # --- the server process --------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return int(s.getsockname()[1])
 
 
 class ServerProcess:
@@ -119,7 +120,7 @@ class ServerProcess:
             env=env,
         )
         self._last_cpu = (time.monotonic(), self._cpu_seconds())
-        self._last_system = _proc_cpu_split(self.proc.pid)[1]
+        self._last_system = proc_cpu_split(self.proc.pid)[1]
         # The kernel's share of the server's CPU since the last `cpu_percent` (socket
         # writes, and on loopback the receiving side of each, are most of it).
         self.system_share: float | None = None
@@ -137,7 +138,7 @@ class ServerProcess:
         raise RuntimeError(f"the server did not become ready in {self.ready_seconds:.0f} s")
 
     def _cpu_seconds(self) -> float:
-        return _proc_cpu_seconds(self.proc.pid)
+        return proc_cpu_seconds(self.proc.pid)
 
     def children_cpu_percent(self) -> float | None:
         """CPU % of one core the server's child processes (its writer process) used since
@@ -146,7 +147,7 @@ class ServerProcess:
 
     def cpu_percent(self) -> float:
         """CPU % of one core since the last call."""
-        now, (user, system) = time.monotonic(), _proc_cpu_split(self.proc.pid)
+        now, (user, system) = time.monotonic(), proc_cpu_split(self.proc.pid)
         cpu = user + system
         then, before = self._last_cpu
         self._last_cpu = (now, cpu)
@@ -581,43 +582,6 @@ def percentile(values: list[float], q: float) -> float:
         return float("nan")
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-class ChildrenCpu:
-    """CPU a process's children (its store's writer process) use: they work for the
-    server, so the figures report it beside the server's own."""
-
-    def __init__(self) -> None:
-        self._last: tuple[float, dict[int, float]] = (time.monotonic(), {})
-
-    def percent(self, parent: int) -> float | None:
-        """CPU % of one core used since the last call; a child that appeared meanwhile
-        counts from its start. None when there is no child."""
-        now, seen = time.monotonic(), {}
-        path = f"/proc/{parent}/task/{parent}/children"
-        with contextlib.suppress(OSError), open(path) as fh:
-            for pid in fh.read().split():
-                with contextlib.suppress(OSError):
-                    seen[int(pid)] = _proc_cpu_seconds(int(pid))
-        then, before = self._last
-        self._last = (now, seen)
-        if not seen:
-            return None
-        used = sum(cpu - before.get(pid, 0.0) for pid, cpu in seen.items())
-        return 100.0 * used / max(now - then, 1e-9)
-
-
-def _proc_cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of a process, from /proc."""
-    return sum(_proc_cpu_split(pid))
-
-
-def _proc_cpu_split(pid: int) -> tuple[float, float]:
-    """User and system (kernel) CPU seconds of a process, from /proc."""
-    with open(f"/proc/{pid}/stat") as fh:
-        parts = fh.read().rsplit(")", 1)[1].split()
-    ticks = os.sysconf("SC_CLK_TCK")
-    return int(parts[11]) / ticks, int(parts[12]) / ticks
 
 
 def report(
@@ -1300,11 +1264,9 @@ def run_once(args: argparse.Namespace) -> None:
             # bots then moved too (more work per run, and figures that drifted upward).
             from sqlalchemy.engine import make_url
 
-            from bench.cluster import PG_ADMIN, _pg
-
             database = f"spades_load_{os.getpid()}_{time.monotonic_ns()}"
-            _pg(f'CREATE DATABASE "{database}"')
-            cleanup.callback(_pg, f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+            pg_admin(f'CREATE DATABASE "{database}"')
+            cleanup.callback(pg_admin, f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
             url = make_url(PG_ADMIN).set(database=database).render_as_string(False)
         else:
             url = f"sqlite+aiosqlite:///{tmp}/load.db"

@@ -25,6 +25,7 @@ from spades.api.serve import uvicorn_config
 from spades.bots import decide
 from spades.config import Settings
 from spades.rooms import ManualClock
+from support import choose
 from wire import receive
 
 RECV_LIMIT = 30.0  # a guard against hangs, not a timing assertion
@@ -172,17 +173,6 @@ class Client:
 
     async def close(self) -> None:
         await self.ws.close()
-
-
-def choose(view: dict[str, Any]) -> dict[str, Any]:
-    """A quick player: looks when it may, bids 3 (2 in partnership), plays the first card."""
-    legal = view["legal"]
-    if legal[0]["type"] == "look":
-        return {"type": "look"}
-    want = 2 if view["mode"] == "partnership" else 3
-    if {"type": "bid", "bid": want} in legal:
-        return {"type": "bid", "bid": want}
-    return dict(legal[0])
 
 
 def choose_well(view: dict[str, Any]) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 import pytest
-from api_helpers import ThreadServer, choose, running_server
+from api_helpers import ThreadServer, running_server
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from websockets.asyncio.client import connect
@@ -16,6 +16,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect as sync_connect
 
 from spades.api.models import CLIENT_TYPES
+from support import choose
 
 
 async def test_refused_actions_answer_errors_and_change_nothing(tmp_path: Path) -> None:

@@ -11,8 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from api_helpers import Client, choose, free_socket, play_until_over
+from api_helpers import Client, free_socket, play_until_over
 from websockets.asyncio.client import connect
+
+from support import choose
 
 
 def start_server(db: Path | str, port: int, log: Path) -> subprocess.Popen[bytes]:
@@ -26,21 +28,12 @@ def start_server(db: Path | str, port: int, log: Path) -> subprocess.Popen[bytes
         "SPADES_MESSAGES_PER_SECOND": "1000",
         "SPADES_MESSAGE_BURST": "1000",
     }
-    return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "spades.cli",
-            "serve",
-            "--port",
-            str(port),
-            "--log-level",
-            "warning",
-        ],
-        env=env,
-        stdout=log.open("ab"),
-        stderr=subprocess.STDOUT,
-    )
+    command = [sys.executable, "-m", "spades.cli", "serve", "--port", str(port)]
+    # The child writes to its own copy of the file: this one closes once it has started.
+    with log.open("ab") as out:
+        return subprocess.Popen(
+            [*command, "--log-level", "warning"], env=env, stdout=out, stderr=subprocess.STDOUT
+        )
 
 
 async def wait_ready(url: str, process: subprocess.Popen[bytes]) -> None:

@@ -11,7 +11,6 @@ import re
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -24,6 +23,7 @@ import httpx
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
+from support import choose, free_port, wait_until_up
 from wire import receive
 
 REPO = Path(__file__).resolve().parents[2]
@@ -32,12 +32,6 @@ REDIS_URL = os.environ.get("SPADES_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 LEASE_TTL = 2.0
 RECV_LIMIT = 30.0  # a guard against hangs, not a timing assertion
 CLOSE_RECONNECT = 4012
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def redis_unreachable() -> str | None:
@@ -97,19 +91,8 @@ class Node:
             )
 
     def wait_ready(self, timeout: float = 60) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            assert self.proc is not None
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"node {self.index} exited:\n{self.log.read_text()[-4000:]}")
-            with (
-                contextlib.suppress(OSError),
-                urllib.request.urlopen(f"{self.url}/readyz", timeout=1) as response,
-            ):
-                if response.status == 200:
-                    return
-            time.sleep(0.1)
-        raise RuntimeError(f"node {self.index} not ready:\n{self.log.read_text()[-4000:]}")
+        assert self.proc is not None
+        wait_until_up(self.url, self.proc, self.log, name=f"node {self.index}", timeout=timeout)
 
     def signal(self, sig: int) -> None:
         assert self.proc is not None
@@ -237,16 +220,6 @@ async def get(base: str, path: str) -> httpx.Response:
 
 def ws_url(base: str, code: str) -> str:
     return base.replace("http", "ws", 1) + f"/ws/{code}"
-
-
-def choose(view: dict[str, Any]) -> dict[str, Any]:
-    legal = view["legal"]
-    if legal[0]["type"] == "look":
-        return {"type": "look"}
-    want = 2 if view["mode"] == "partnership" else 3
-    if {"type": "bid", "bid": want} in legal:
-        return {"type": "bid", "bid": want}
-    return dict(legal[0])
 
 
 class Player:

@@ -11,7 +11,6 @@ import secrets
 import signal
 import subprocess
 import sys
-import time
 import urllib.request
 import zipfile
 from collections.abc import Iterator
@@ -37,6 +36,7 @@ from websockets.sync.client import connect
 from spades.cli import COMMANDS
 from spades.engine import Game, Rules
 from spades.engine.cards import card_text, cards_of
+from support import free_port, wait_until_up
 
 PG_ADMIN_URL = os.environ.get(
     "SPADES_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
@@ -224,14 +224,6 @@ def test_the_postgresql_writer_process_runs_from_the_wheel(
     assert out.stdout.startswith("[1, 2, 3] "), out.stdout
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def get(url: str) -> tuple[int, str, str]:
     with urllib.request.urlopen(url, timeout=10) as response:
         return response.status, response.headers.get("content-type", ""), response.read().decode()
@@ -257,16 +249,7 @@ def test_serve_the_client_the_api_and_the_websocket(installed: Installed) -> Non
         )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert proc.poll() is None, log.read_text()
-            try:
-                if get(f"{base}/readyz")[0] == 200:
-                    break
-            except OSError:
-                pass
-            assert time.monotonic() < deadline, log.read_text()
-            time.sleep(0.2)
+        wait_until_up(base, proc, log)
 
         health = installed.run(with_port(healthcheck_command(), "127.0.0.1", port))
         assert health.returncode == 0, health.stderr

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+
+from support import free_port, wait_until_up
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -25,27 +24,6 @@ REPO = Path(__file__).resolve().parents[2]
 SCREENSHOTS = REPO / "test-results" / "screenshots"
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _wait_healthy(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"server exited early:\n{log.read_text()[-4000:]}")
-        with (
-            contextlib.suppress(OSError),
-            urllib.request.urlopen(f"{url}/healthz", timeout=1) as response,
-        ):
-            if response.status == 200:
-                return
-        time.sleep(0.1)
-    raise RuntimeError(f"server did not become healthy:\n{log.read_text()[-4000:]}")
 
 
 @contextlib.contextmanager
@@ -93,7 +71,7 @@ def run_server(
         )
     url = f"http://127.0.0.1:{port}"
     try:
-        _wait_healthy(url, proc, log)
+        wait_until_up(url, proc, log, path="/healthz")
         yield url
     finally:
         proc.terminate()

@@ -10,8 +10,10 @@ from typing import Any
 
 import pytest
 from e2e_helpers import act, hand_cards, start_solo, wait_turn
-from e2e_server import free_port, run_server
+from e2e_server import run_server
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+from support import free_port
 
 pytestmark = pytest.mark.e2e
 
