@@ -9,6 +9,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from spades.codes import ErrorCode
 from spades.rooms import BadRequest, RoomError, RoomFull, RoomMoved, RoomNotFound, ServerFull
 from spades.store.protocol import StorageUnavailable
 
@@ -31,8 +32,11 @@ def http_error(exc: RoomError) -> HTTPException:
         return HTTPException(503, exc.message, headers={"Retry-After": "60"})
     if isinstance(exc, BadRequest):
         # The only free text of a REST body is the display name.
-        return invalid(exc.message, *(("name",) if exc.code in ("too_long", "empty_text") else ()))
-    if exc.code == "storage_error" or isinstance(exc, RoomMoved):
+        return invalid(
+            exc.message,
+            *(("name",) if exc.code in (ErrorCode.TOO_LONG, ErrorCode.EMPTY_TEXT) else ()),
+        )
+    if exc.code == ErrorCode.STORAGE_ERROR or isinstance(exc, RoomMoved):
         # Nothing changed; the database may be back soon, or the room is at another process
         # now (the next request reaches it there): try again.
         return HTTPException(503, exc.message)

@@ -227,7 +227,7 @@ def parse_frame(data: str | bytes) -> tuple[dict[str, Any] | None, Any]:
         try:
             data = data.decode("utf-8")
         except UnicodeDecodeError:
-            return None, _error("bad_json", "frames are UTF-8 JSON text")
+            return None, _error(ErrorCode.BAD_JSON, "frames are UTF-8 JSON text")
     try:
         raw = orjson.loads(data)
     except orjson.JSONDecodeError:
@@ -236,7 +236,7 @@ def parse_frame(data: str | bytes) -> tuple[dict[str, Any] | None, Any]:
         try:
             raw = json.loads(data)
         except (ValueError, RecursionError):
-            return None, _error("bad_json", "that is not JSON")
+            return None, _error(ErrorCode.BAD_JSON, "that is not JSON")
     if type(raw) is dict and raw.keys() <= GAME_ACTION_FIELDS:
         # The game's own moves, in the shape the clients send them, skip the models (the
         # models' validation was a large share of the receive path: docs/performance.md,
@@ -245,16 +245,16 @@ def parse_frame(data: str | bytes) -> tuple[dict[str, Any] | None, Any]:
         if move is not None and ("\\" not in data or not _SURROGATE_ESCAPE.search(data)):
             return move, None
     if not isinstance(raw, dict):
-        return None, _error("invalid_message", "a message is a JSON object with a 'type'")
+        return None, _error(ErrorCode.INVALID_MESSAGE, "a message is a JSON object with a 'type'")
     ref = raw.get("id")
     if not _echoable(ref):
         ref = None
     if _SURROGATE_ESCAPE.search(data) and not _writable_json(raw):
-        return None, _error("invalid_message", "text holds a lone UTF-16 surrogate", ref)
+        return None, _error(ErrorCode.INVALID_MESSAGE, "text holds a lone UTF-16 surrogate", ref)
     kind = raw.get("type")
     if not isinstance(kind, str) or kind not in CLIENT_TYPES:
         shown = kind if isinstance(kind, str) and len(kind) <= 32 else "?"
-        return None, _error("unknown_type", f"unknown message type {shown!r}", ref)
+        return None, _error(ErrorCode.UNKNOWN_TYPE, f"unknown message type {shown!r}", ref)
     try:
         message = CLIENT_MESSAGE.validate_python(raw)
     except ValidationError as exc:
@@ -270,7 +270,7 @@ def _invalid(exc: ValidationError, ref: Any) -> dict[str, Any]:
         what, limit = TEXT_FIELDS[str(loc[0])], first.get("ctx", {}).get("max_length")
         return _error(ErrorCode.TOO_LONG, f"{what} is longer than {limit} characters", ref)
     where = ".".join(str(p) for p in loc)[:100] or "message"
-    return _error("invalid_message", f"{where}: {first['msg']}", ref)
+    return _error(ErrorCode.INVALID_MESSAGE, f"{where}: {first['msg']}", ref)
 
 
 def _game_move(raw: dict[str, Any]) -> dict[str, Any] | None:
@@ -365,7 +365,10 @@ class FrameIntake:
                     conn.close(CLOSE_TOO_BIG, "repeated oversize messages")
                     return
                 self.reply(
-                    _error("too_large", f"messages are at most {settings.max_message_bytes} bytes")
+                    _error(
+                        ErrorCode.TOO_LARGE,
+                        f"messages are at most {settings.max_message_bytes} bytes",
+                    )
                 )
                 return
             message, error = parse_frame(data)
@@ -406,7 +409,7 @@ class FrameIntake:
             self.room.code,
             extra={"room": self.room.code, "seat": self.conn.seat},
         )
-        self.conn.close(1011, "server error")
+        self.conn.close(CloseCode.SERVER_ERROR, "server error")
 
     def _done(self, future: asyncio.Future[Any], message: dict[str, Any]) -> None:
         if future.cancelled():
@@ -432,7 +435,9 @@ class FrameIntake:
                     exc_info=exc,
                     extra={"room": self.room.code, "seat": self.conn.seat},
                 )
-                self.conn.send(_error("server_error", "the server failed on that message", None))
+                self.conn.send(
+                    _error(ErrorCode.SERVER_ERROR, "the server failed on that message", None)
+                )
         finally:
             held = self._held
             while held and held[0][0] <= self.answered:
@@ -510,7 +515,7 @@ async def websocket_endpoint(
             room.code,
             extra={"room": room.code, "seat": conn.seat},
         )
-        conn.close(1011, "server error")
+        conn.close(CloseCode.SERVER_ERROR, "server error")
     finally:
         if no_hello is not None:
             no_hello.cancel()

@@ -48,6 +48,8 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 from websockets.frames import Frame, Opcode
 from websockets.http11 import Request
 
+from spades.codes import CloseCode
+
 try:  # websockets' own C unmasking, as its parser uses
     from websockets.speedups import apply_mask
 except ImportError:  # pragma: no cover - a build of websockets without its C extension
@@ -210,7 +212,7 @@ class GameSocketProtocol(WebSocketsSansIOProtocol):
         if pings and not self._pings_allowed(pings):
             log.info("%s: too many pings; closing (1008)", self.client)
             self.conn.data_to_send()  # the pongs queued for them
-            self.conn.send_close(1008, "too many pings")
+            self.conn.send_close(CloseCode.POLICY, "too many pings")
             self.transport.write(b"".join(self.conn.data_to_send()))
             self.transport.close()
             return
@@ -310,7 +312,7 @@ class GameSocketProtocol(WebSocketsSansIOProtocol):
             except UnicodeDecodeError:
                 self.frames = []
                 log.info("%s: text that is not UTF-8; closing (1007)", self.client)
-                self.conn.send_close(1007)
+                self.conn.send_close(CloseCode.INVALID_TEXT)
                 self.handle_parser_exception()
                 return
         # As uvicorn's, but the socket is paused only once READ_BACKLOG messages wait.

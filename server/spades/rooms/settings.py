@@ -15,6 +15,7 @@ from typing import Any, Literal, TypedDict
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from spades.bots import LEVELS
+from spades.codes import ErrorCode
 from spades.engine import Rules, RulesError
 from spades.engine.rules import DEFAULT_RULES as _RULES
 from spades.engine.rules import LIMITS as RULE_LIMITS
@@ -249,9 +250,9 @@ def clean_text(text: str, limit: int, what: str) -> str:
         kept.append(ch)
     cleaned = "".join(kept).strip()
     if not any(unicodedata.category(ch)[0] in "LNPS" for ch in cleaned):
-        raise BadRequest(f"{what} is empty", code="empty_text")
+        raise BadRequest(f"{what} is empty", code=ErrorCode.EMPTY_TEXT)
     if len(cleaned) > limit:
-        raise BadRequest(f"{what} is longer than {limit} characters", code="too_long")
+        raise BadRequest(f"{what} is longer than {limit} characters", code=ErrorCode.TOO_LONG)
     return cleaned
 
 
@@ -259,7 +260,7 @@ def clean_name(text: str, limit: int) -> str:
     """A display name: `clean_text`, and not one the table uses for others."""
     name = clean_text(text, limit, "name")
     if _RESERVED_NAME.match(_skeleton(name)):
-        raise BadRequest("that name is the table's own; pick another", code="reserved_name")
+        raise BadRequest("that name is the table's own; pick another", code=ErrorCode.RESERVED_NAME)
     return name
 
 
