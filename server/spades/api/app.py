@@ -38,6 +38,7 @@ from spades.rooms import (
     ServerFull,
     settings_schema,
 )
+from spades.rooms.lobby import game_players
 from spades.rooms.manager import normalize_code, plausible_code
 from spades.rooms.ownership import OwnedElsewhere
 from spades.store.protocol import GameInProgress, NotFound, StorageUnavailable, Store
@@ -442,7 +443,7 @@ def create_app(
         try:
             # Not part of the engine's record: who sits in the game's room today, for the
             # review page's names (a seat may have changed hands since the game).
-            record.update(await request.app.state.store.game_players(game_id))
+            record.update(game_players(await request.app.state.store.game_room(game_id)))
         except Exception:
             log.warning("game %s: its room's seats could not be read", game_id, exc_info=True)
         return record
