@@ -14,14 +14,14 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, func, insert, select, text, update
+from sqlalchemy import delete, insert, select, text, update
 from sqlalchemy.engine import URL, Connection
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from spades.engine.record import game_record
 
-from . import owner_writes, sqlite_log
+from . import owner_writes, reads, sqlite_log
 from .access import Access
 from .commit_engine import EnginePath
 from .commit_pg import PgInlinePath, PgWriterPath
@@ -47,20 +47,14 @@ from .protocol import (
     StoreError,
 )
 from .tables import (
-    ACTIONS,
     CHAT,
     GAMES,
     HANDS,
     ROOMS,
     SEATS,
     UNFINISHED,
-    action_row,
     chat_ms,
-    chunks,
-    game_row,
     marshals,
-    room_row,
-    seat_row,
     seat_values,
 )
 
@@ -255,7 +249,7 @@ class SqlStore:
 
     async def get_room(self, room_id: str) -> StoredRoom:
         async with self._access.read() as conn:
-            rooms = await _load_rooms(conn, ROOMS.c.id == room_id)
+            rooms = await reads.load_rooms(conn, ROOMS.c.id == room_id)
         if not rooms:
             raise NotFound(f"no room {room_id!r}")
         return rooms[0]
@@ -288,26 +282,11 @@ class SqlStore:
     async def public_rooms(self) -> list[StoredRoom]:
         """Open public rooms with their seats, oldest first (no game)."""
         async with self._access.read() as conn:
-            rooms = [
-                room_row(r)
-                for r in await conn.execute(
-                    select(ROOMS)
-                    .where(ROOMS.c.status == "open")
-                    .order_by(ROOMS.c.created_at, ROOMS.c.id)
-                )
-            ]
-            # `public` lives in the settings JSON: filtered here, the same on every database.
-            listed = {r.id: StoredRoom(room=r, seats=[]) for r in rooms if r.settings.get("public")}
-            for chunk in chunks(list(listed)):
-                for row in await conn.execute(
-                    select(SEATS).where(SEATS.c.room_id.in_(chunk)).order_by(SEATS.c.seat)
-                ):
-                    listed[row.room_id].seats.append(seat_row(row))
-        return list(listed.values())
+            return await reads.public_rooms(conn)
 
     async def load_unfinished(self) -> list[StoredRoom]:
         async with self._access.read() as conn:
-            return await _load_rooms(conn, ROOMS.c.status.in_(UNFINISHED))
+            return await reads.load_rooms(conn, ROOMS.c.status.in_(UNFINISHED))
 
     # --- games -------------------------------------------------------------------------
 
@@ -381,37 +360,11 @@ class SqlStore:
 
     async def finished_games(self, room_id: str) -> list[FinishedGame]:
         async with self._access.read() as conn:
-            games = {
-                g.id: FinishedGame(game=game_row(g), hands=[])
-                for g in await conn.execute(
-                    select(GAMES)
-                    .where(GAMES.c.room_id == room_id, GAMES.c.finished_at.is_not(None))
-                    .order_by(GAMES.c.id)
-                )
-            }
-            for chunk in chunks(list(games)):
-                for h in await conn.execute(
-                    select(HANDS)
-                    .where(HANDS.c.game_id.in_(chunk))
-                    .order_by(HANDS.c.game_id, HANDS.c.hand_number)
-                ):
-                    games[h.game_id].hands.append(
-                        HandRow(game_id=h.game_id, hand_number=h.hand_number, summary=h.summary)
-                    )
-        return list(games.values())
+            return await reads.finished_games(conn, room_id)
 
     async def resume_game_clock(self, game_id: int, *, fence: int | None = None) -> float:
         async with self._access.read() as conn:
-            started = (
-                await conn.execute(select(GAMES.c.started_at).where(GAMES.c.id == game_id))
-            ).scalar()
-            if started is None:
-                raise NotFound(f"no game {game_id}")
-            last = (
-                await conn.execute(
-                    select(func.max(ACTIONS.c.at)).where(ACTIONS.c.game_id == game_id)
-                )
-            ).scalar()
+            started, last = await reads.game_times(conn, game_id)
         used = max(0.0, (last - started).total_seconds()) if last is not None else 0.0
         # From now on, (an action's time - started_at) is the clock used: the outage since
         # the last action (and any before it, already taken out this way) is left out.
@@ -428,22 +381,7 @@ class SqlStore:
         """The room of game `game_id` with its seats as they are now (no game). Raises
         NotFound."""
         async with self._access.read() as conn:
-            room = (
-                await conn.execute(
-                    select(ROOMS)
-                    .join(GAMES, GAMES.c.room_id == ROOMS.c.id)
-                    .where(GAMES.c.id == game_id)
-                )
-            ).one_or_none()
-            if room is None:
-                raise NotFound(f"no game {game_id}")
-            seats = [
-                seat_row(s)
-                for s in await conn.execute(
-                    select(SEATS).where(SEATS.c.room_id == room.id).order_by(SEATS.c.seat)
-                )
-            ]
-        return StoredRoom(room=room_row(room), seats=seats)
+            return await reads.game_room(conn, game_id)
 
     async def export_game(self, game_id: int, *, in_progress: bool = False) -> dict[str, Any]:
         """The engine's game record (`spades.engine.record.game_record`). Raises NotFound.
@@ -453,27 +391,14 @@ class SqlStore:
         `in_progress` (a server-side caller that keeps the record to itself).
         """
         async with self._access.read() as conn:
-            game = (
-                await conn.execute(
-                    select(GAMES, ROOMS.c.status.label("room_status"))
-                    .join(ROOMS, ROOMS.c.id == GAMES.c.room_id)
-                    .where(GAMES.c.id == game_id)
-                )
-            ).one_or_none()
-            if game is None:
-                raise NotFound(f"no game {game_id}")
+            game = await reads.game_with_room_status(conn, game_id)
             # A room closed mid-game never plays on. (Not "finished": a room's next game
             # starts before the room's status says "playing" again.)
             over = game.finished_at is not None or game.room_status == "abandoned"
             if not over and not in_progress:
                 raise GameInProgress(f"game {game_id} is still being played")
-            actions = await conn.execute(
-                select(ACTIONS.c.seat, ACTIONS.c.action)
-                .where(ACTIONS.c.game_id == game_id)
-                .order_by(ACTIONS.c.seq)
-            )
-            played = [(a.seat, a.action) for a in actions]
-        return game_record(game.rules, game.seed, game.first_dealer, played)
+            actions = await reads.game_actions(conn, game_id)
+        return game_record(game.rules, game.seed, game.first_dealer, actions)
 
     # --- chat --------------------------------------------------------------------------
 
@@ -496,18 +421,7 @@ class SqlStore:
     async def recent_chat(self, room_id: str, limit: int = 50) -> list[dict[str, Any]]:
         """The last `limit` messages, oldest first: {seat, name, text, at (epoch ms)}."""
         async with self._access.read() as conn:
-            rows = list(
-                await conn.execute(
-                    select(CHAT)
-                    .where(CHAT.c.room_id == room_id)
-                    .order_by(CHAT.c.id.desc())
-                    .limit(limit)
-                )
-            )
-        return [
-            {"seat": r.seat, "name": r.name, "text": r.text, "at": chat_ms(r.at)}
-            for r in reversed(rows)
-        ]
+            return await reads.recent_chat(conn, room_id, limit)
 
     # --- upkeep ------------------------------------------------------------------------
 
@@ -545,45 +459,3 @@ class SqlStore:
         await self._queue.stop()
         await self._path.close()
         await self.engine.dispose()
-
-
-async def _load_rooms(conn: AsyncConnection, where: Any) -> list[StoredRoom]:
-    """The rooms `where` selects, oldest first, each with its seats, its unfinished game
-    (the newest), that game's log and the numbers of its stored hands."""
-    rooms = [
-        room_row(r)
-        for r in await conn.execute(
-            select(ROOMS).where(where).order_by(ROOMS.c.created_at, ROOMS.c.id)
-        )
-    ]
-    if not rooms:
-        return []
-    ids = [r.id for r in rooms]
-    loaded = {r.id: StoredRoom(room=r, seats=[]) for r in rooms}
-    for chunk in chunks(ids):
-        for s in await conn.execute(
-            select(SEATS).where(SEATS.c.room_id.in_(chunk)).order_by(SEATS.c.seat)
-        ):
-            loaded[s.room_id].seats.append(seat_row(s))
-        # The game in progress is the newest unfinished one of the room.
-        for g in await conn.execute(
-            select(GAMES)
-            .where(GAMES.c.room_id.in_(chunk), GAMES.c.finished_at.is_(None))
-            .order_by(GAMES.c.id)
-        ):
-            loaded[g.room_id].game = game_row(g)
-    games = {s.game.id: s for s in loaded.values() if s.game is not None}
-    for chunk in chunks(list(games)):
-        for a in await conn.execute(
-            select(ACTIONS)
-            .where(ACTIONS.c.game_id.in_(chunk))
-            .order_by(ACTIONS.c.game_id, ACTIONS.c.seq)
-        ):
-            games[a.game_id].actions.append(action_row(a))
-        for h in await conn.execute(
-            select(HANDS.c.game_id, HANDS.c.hand_number)
-            .where(HANDS.c.game_id.in_(chunk))
-            .order_by(HANDS.c.game_id, HANDS.c.hand_number)
-        ):
-            games[h.game_id].hands.append(h.hand_number)
-    return [loaded[i] for i in ids]
