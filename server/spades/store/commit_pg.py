@@ -72,12 +72,12 @@ class PgPath:
         if appends:
             rows = [p.row for p in appends]
             fences = [p.fence for p in appends]
-            if self._follows(rows, fences) and await self._fast(rows, stamp, fences):
-                outcomes = [None] * len(rows)
-            else:
+            if not (self._follows(rows, fences) and await self._fast(rows, stamp, fences)):
                 async with self.access.write() as conn:
                     outcomes = await conn.run_sync(append_rows, rows, stamp, fences)
                 self._remember(rows, outcomes)
+            else:
+                outcomes = [None] * len(rows)
         # The hands and single statements after the appends, each answered on its own.
         return outcomes, (await self._jobs(jobs) if jobs else [])
 
