@@ -85,7 +85,8 @@ def _run(args: argparse.Namespace, command: str) -> int:
             print(f"{shown}: at {current or 'base'} ({state})")
     except CommandError as exc:  # Alembic's refusal of the arguments (a revision it lacks)
         raise BadArgument(str(exc)) from None
-    except Exception as exc:
-        print(f"{command}: {exc}", file=sys.stderr)
+    except Exception as exc:  # the database's failure, not the arguments': status 1
+        reason = str(exc).strip().splitlines() or [type(exc).__name__]
+        print(f"{command}: {reason[0]}", file=sys.stderr)
         return 1
     return 0
