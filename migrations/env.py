@@ -8,7 +8,7 @@ from alembic import context
 from alembic.util import CommandError
 from sqlalchemy import Connection
 
-from spades.store.db import create_engine, default_url
+from spades.store.db import create_engine
 from spades.store.models import metadata
 
 config = context.config
@@ -17,12 +17,16 @@ target_metadata = metadata
 
 def _url() -> str:
     # Set by spades.store.migrate; the bare `alembic` command has no ini section, so
-    # it falls back to SPADES_DATABASE_URL.
+    # it falls back to the server's settings (SPADES_DATABASE_URL, else their default).
     try:
         url = config.get_main_option("sqlalchemy.url")
     except CommandError:
         url = None
-    return url or default_url()
+    if url:
+        return url
+    from spades.config import get_settings
+
+    return get_settings().database_url
 
 
 def _configure(**kwargs: object) -> None:

@@ -45,8 +45,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.command:
         parser.print_help()
         return 2
+    if args.command == "db" and args.url is None:
+        args.url = _configured_database_url()
     handler = importlib.import_module(commands[args.command][0])
     return int(handler.run(args) or 0)
+
+
+def _configured_database_url() -> str | None:
+    """The server's database URL (its settings: SPADES_DATABASE_URL, else the default),
+    for `spades db` without `--url`; None when the settings do not load."""
+    try:
+        from spades.config import get_settings
+
+        return str(get_settings().database_url)
+    except Exception:
+        return None
 
 
 if __name__ == "__main__":

@@ -203,7 +203,7 @@ async def main():
         game = await store.start_game("w", {}, 0, "seed")
         for seq in (1, 2, 3):
             await store.append_action(ActionRow(game, seq, 0, {"type": "bid", "bid": seq}))
-        child = store._pg_writer.pid
+        child = store._path.writer.pid  # the PostgreSQL writer process (commit_pg)
         assert child is not None and child != os.getpid(), child
         stored = [a.seq for a in (await store.get_room("w")).actions]
         print(stored, child)

@@ -11,6 +11,7 @@ import pytest
 from sqlalchemy import text
 from store_support import FakeClock
 
+from spades.rooms.lobby import lobby_entries
 from spades.store import (
     ActionRow,
     CodeTaken,
@@ -334,7 +335,7 @@ async def test_public_rooms_from_the_database(
     await room(store, "gone")
     await store.update_room("gone", status="abandoned")
 
-    lobby = await other.public_rooms()
+    lobby = lobby_entries(await other.public_rooms())
     assert [r["code"] for r in lobby] == ["LISTED", "ALSO-LISTED"]
     assert lobby[0] == {
         "id": "listed",
@@ -350,4 +351,4 @@ async def test_public_rooms_from_the_database(
         ],
         "open_seats": [2, 3],
     }
-    assert [r["code"] for r in await store.public_rooms(limit=1)] == ["LISTED"]
+    assert [r["code"] for r in lobby_entries(await store.public_rooms(), limit=1)] == ["LISTED"]

@@ -25,8 +25,8 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
+from spades.store import access as store_access
 from spades.store import open_store
-from spades.store import sql as store_sql
 
 
 def _leak_a_connection_with_a_dead_thread(tmp_path: Path) -> tuple[threading.Thread, Any]:
@@ -82,7 +82,7 @@ async def _finish_the_leaked_close(calls: Any) -> None:
 async def test_a_connection_leaked_elsewhere_never_stalls_a_write(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(store_sql, "OPERATION_TIMEOUT", 1.0)
+    monkeypatch.setattr(store_access, "OPERATION_TIMEOUT", 1.0)
     store = await open_store("sqlite+aiosqlite:///:memory:")
     enabled = gc.isenabled()
     gc.disable()  # the leaked connection must be found by the collection below, not before

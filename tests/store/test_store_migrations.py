@@ -101,3 +101,48 @@ def test_spades_db_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert f"at {head_revision()}" in capsys.readouterr().out
     assert spades_main(["db", "current", "--url", empty_db_url]) == 0
     assert "up to date" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["db", "upgrade", "--url", "notaurl"],
+        ["db", "--url", "notaurl", "current"],
+        ["db", "downgrade", "--url", "mysql://somewhere/db"],
+        ["db", "current", "--url", ""],
+    ],
+)
+def test_spades_db_refuses_a_bad_url_in_one_line(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert spades_main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert len(captured.err.strip().splitlines()) == 1
+    assert captured.err.startswith(f"spades db {argv[1] if argv[1] != '--url' else argv[3]}: ")
+    assert "Traceback" not in captured.err
+
+
+def test_spades_db_refuses_an_unknown_revision_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'rev.db'}"
+    assert spades_main(["db", "upgrade", "nosuchrevision", "--url", url]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("spades db upgrade: ") and len(err.strip().splitlines()) == 1
+
+
+def test_spades_db_command_line_exits_2_without_a_traceback(tmp_path: Path) -> None:
+    """As a newcomer types it, in a process of its own."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "spades.cli", "db", "upgrade", "--url", "notaurl"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip() == "spades db upgrade: not a database URL: 'notaurl'"

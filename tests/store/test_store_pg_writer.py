@@ -26,6 +26,7 @@ from spades.store import (
     StorageUnavailable,
     open_store,
 )
+from spades.store.commit_pg import PgInlinePath, PgWriterPath
 from spades.store.writer_process import WriterProcess, WriterRefused
 
 
@@ -46,9 +47,9 @@ def play(n: int) -> dict[str, object]:
 
 
 def writer(store: SqlStore) -> WriterProcess:
-    found = store._pg_writer
-    assert found is not None
-    return found
+    path = store._path
+    assert isinstance(path, PgWriterPath)
+    return path.writer
 
 
 def writer_pid(store: SqlStore) -> int:
@@ -188,7 +189,7 @@ async def test_the_inline_path_stores_the_same(db_url: str, clock: FakeClock) ->
     """`SPADES_PG_WRITER=inline`: the same statement on the server's own connection."""
     store = await open_store(db_url, clock=clock, writer_process=False)
     try:
-        assert store._pg_writer is None
+        assert isinstance(store._path, PgInlinePath)
         game = await new_game(store)
         await asyncio.gather(
             *(store.append_action(ActionRow(game, s, s % 4, play(s))) for s in range(1, 20))
@@ -245,8 +246,9 @@ async def fenced_game(store: SqlStore, fence: int, room_id: str = "r1") -> int:
 def count_fast_batches(store: SqlStore) -> list[int]:
     """Rows per batch that took the fast path (inserted all at once)."""
     seen: list[int] = []
-    if store._pg_writer is not None:
-        child = store._pg_writer
+    path = store._path
+    if isinstance(path, PgWriterPath):
+        child = path.writer
         real_request = child.request
 
         async def request(payload: object) -> object:
@@ -258,7 +260,8 @@ def count_fast_batches(store: SqlStore) -> list[int]:
 
         child.request = request  # type: ignore[method-assign]
     else:
-        real_inline = store._insert_followers_inline
+        assert isinstance(path, PgInlinePath)
+        real_inline = path.insert_followers
 
         async def inline(
             rows: list[ActionRow], stamp: datetime, fences: list[int | None] | None
@@ -268,7 +271,7 @@ def count_fast_batches(store: SqlStore) -> list[int]:
                 seen.append(count)
             return count
 
-        store._insert_followers_inline = inline  # type: ignore[method-assign]
+        path.insert_followers = inline  # type: ignore[method-assign]
     return seen
 
 

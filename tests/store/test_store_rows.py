@@ -349,7 +349,7 @@ async def test_postgres_game_writes_take_the_driver_path(
     def no_engine() -> None:
         raise AssertionError("a game write went through SQLAlchemy")
 
-    monkeypatch.setattr(store, "_write", no_engine)
+    monkeypatch.setattr(store._access, "write", no_engine)
     game_id = await store.start_game("room-1", {"mode": "individual"}, 2, "seed-x")
     await store.update_room("room-1", status="playing", settings={"target": 250})
     await store.append_action(ActionRow(game_id, 1, 2, bid(4)))

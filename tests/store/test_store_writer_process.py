@@ -26,6 +26,8 @@ from spades.store import (
     open_store,
     sqlite_log,
 )
+from spades.store.commit_sqlite_process import SqliteProcessPath
+from spades.store.writer_process import WriterProcess
 
 SUMMARY = {"hand": 1, "bids": [3, "nil", 4, 2], "tricks": [3, 0, 5, 5], "points": [71, -20]}
 
@@ -45,8 +47,14 @@ def bid(n: int) -> dict[str, object]:
     return {"type": "bid", "bid": n}
 
 
+def process_writer(store: SqlStore) -> WriterProcess:
+    path = store._path
+    assert isinstance(path, SqliteProcessPath)
+    return path.writer
+
+
 def writer_pid(store: SqlStore) -> int:
-    writer = store._writer_process
+    writer = process_writer(store)
     assert writer is not None and writer.pid is not None
     return writer.pid
 
@@ -90,7 +98,7 @@ async def test_rows_the_dead_writer_committed_count_as_stored(
     read), and nothing is stored twice."""
     game = await new_game(sqlite_store)
     await sqlite_store.append_action(ActionRow(game, 1, 1, bid(2)))
-    writer = sqlite_store._writer_process
+    writer = process_writer(sqlite_store)
     assert writer is not None
     real = writer.commit
 
@@ -119,7 +127,7 @@ async def test_finished_hands_go_with_the_appends_to_the_writer(sqlite_store: Sq
     """A hand's row is committed by the child in the batch of the appends around it; one
     stored already is refused alone, and the appends of its batch are stored all the same."""
     game = await new_game(sqlite_store)
-    writer = sqlite_store._writer_process
+    writer = process_writer(sqlite_store)
     assert writer is not None
     requests: list[int] = []
     real = writer.commit

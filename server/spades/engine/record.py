@@ -1,13 +1,37 @@
-"""Hand records: one hand as JSON (rules, dealer, scores, bags, hands, bids, plays), scored."""
+"""Records: a whole game's as a store keeps it (`game_record`), and hand records: one hand as
+JSON (rules, dealer, scores, bags, hands, bids, plays), scored."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from . import errors
 from .cards import CardParseError, parse_card
-from .game import Game
+from .game import RECORD_FORMAT, Game
 from .rules import Rules, RulesError
+
+
+def game_record(
+    rules: Rules | dict[str, Any] | None,
+    seed: str,
+    first_dealer: int,
+    actions: Iterable[tuple[int | None, dict[str, Any]]],
+) -> dict[str, Any]:
+    """The game record (`Game.to_record()`'s format, `Game.from_record` replays it) of a
+    game dealt from its seed alone and started at zero: what a log of its actions, with
+    the game's rules, seed and first dealer, holds. `actions`: (seat, action) in order."""
+    parsed = rules if isinstance(rules, Rules) else Rules.from_dict(rules)
+    return {
+        "format": RECORD_FORMAT,
+        "rules": parsed.to_dict(),
+        "seed": seed,
+        "first_dealer": first_dealer,
+        "deals": [],
+        "scores": [0] * parsed.sides,
+        "bags": [0] * parsed.sides,
+        "actions": [{"seat": seat, "action": action} for seat, action in actions],
+    }
 
 
 class HandRecordError(errors.RecordError):

@@ -16,6 +16,7 @@ from .broadcast import Hub, LocalHub
 from .clock import Clock, SystemClock
 from .config import RoomConfig
 from .errors import RoomError, RoomNotFound, ServerFull
+from .lobby import lobby_entries
 from .observer import NO_OBSERVER, Observer
 from .ownership import CLOSE_RECONNECT, FencedStore, LocalOwnership, OwnedElsewhere, Ownership
 from .room import Room
@@ -395,7 +396,7 @@ class RoomManager:
         process's, as the store lists them."""
         if not self.shared_lobby:
             return self.public_rooms()
-        listed = await self.store.public_rooms()
+        listed = lobby_entries(await self.store.public_rooms())
         base = self.config.public_url.rstrip("/")
         for entry in listed:
             live = self.rooms.get(entry["code"])

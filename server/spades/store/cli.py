@@ -1,27 +1,23 @@
-"""`spades db upgrade | current | downgrade`: Alembic migrations of the store."""
+"""`spades db upgrade | current | downgrade | heads`: Alembic migrations of the store.
+
+The caller gives the database URL: `--url`, else `args.url` as the caller set it (the
+`spades` command sets the server's configured one).
+"""
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError
 
-from .db import default_url
-
-
-def _settings_url() -> str:
-    """The server's configured URL when its settings module exists, else the environment."""
-    try:
-        config = importlib.import_module("spades.config")
-        url = getattr(config.get_settings(), "database_url", None)
-    except Exception:  # no settings module yet, or settings that do not load
-        url = None
-    return str(url) if url else default_url()
+URL_HELP = "database URL (default: the server's, SPADES_DATABASE_URL)"
+BACKENDS = ("sqlite", "postgresql")
 
 
-URL_HELP = "database URL (default: SPADES_DATABASE_URL, else sqlite+aiosqlite:///./spades.db)"
+class BadArgument(Exception):
+    """A URL or revision the command cannot use: one line for the user, exit status 2."""
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -43,26 +39,54 @@ def configure(parser: argparse.ArgumentParser) -> None:
     sub.add_parser("heads", parents=[url_after], help="print the newest revision of the migrations")
 
 
+def database_url(text: str | None) -> URL:
+    """`text` as a database URL the store can open, or BadArgument."""
+    if not text:
+        raise BadArgument("no database URL: give --url")
+    try:
+        url = make_url(text)
+    except ArgumentError:
+        raise BadArgument(f"not a database URL: {text!r}") from None
+    if url.get_backend_name() not in BACKENDS:
+        raise BadArgument(
+            f"not an SQLite or PostgreSQL URL: {url.render_as_string(hide_password=True)!r}"
+        )
+    return url
+
+
 def run(args: argparse.Namespace) -> int:
+    command = f"spades db {args.db_command}"
+    try:
+        return _run(args, command)
+    except BadArgument as exc:
+        print(f"{command}: {exc}", file=sys.stderr)
+        return 2
+
+
+def _run(args: argparse.Namespace, command: str) -> int:
+    from alembic.util import CommandError
+
     from . import migrate
 
-    url = args.url or _settings_url()
-    shown = make_url(url).render_as_string(hide_password=True)
+    if args.db_command == "heads":
+        print(migrate.head_revision())
+        return 0
+    url = database_url(args.url)
+    shown = url.render_as_string(hide_password=True)
     try:
-        if args.db_command == "upgrade":
-            migrate.upgrade(url, args.revision)
-            print(f"{shown}: at {migrate.current_revision(url) or 'base'}")
-        elif args.db_command == "downgrade":
-            migrate.downgrade(url, args.revision)
+        if args.db_command in ("upgrade", "downgrade"):
+            move = migrate.upgrade if args.db_command == "upgrade" else migrate.downgrade
+            move(url, args.revision)
             print(f"{shown}: at {migrate.current_revision(url) or 'base'}")
         elif args.db_command == "current":
             current = migrate.current_revision(url)
             head = migrate.head_revision()
             state = "up to date" if current == head else f"head is {head}"
             print(f"{shown}: at {current or 'base'} ({state})")
-        elif args.db_command == "heads":
-            print(migrate.head_revision())
-    except Exception as exc:
-        print(f"spades db {args.db_command}: {exc}", file=sys.stderr)
+    except CommandError as exc:  # Alembic's refusal of the arguments (a revision it lacks)
+        raise BadArgument(str(exc)) from None
+    except Exception as exc:  # the database's failure, not the arguments': status 1
+        reason = str(exc).strip().splitlines() or [type(exc).__name__]
+        print(f"{command}: {reason[0]}", file=sys.stderr)
         return 1
     return 0

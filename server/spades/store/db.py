@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from sqlalchemy import Engine, event
@@ -12,15 +11,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from .sqlite_log import PRAGMAS
 
-DEFAULT_URL = "sqlite+aiosqlite:///./spades.db"
-
 # Seconds a PostgreSQL statement may take before it fails (see create_engine).
 COMMAND_TIMEOUT = 10.0
-
-
-def default_url() -> str:
-    """The database URL from the environment (`SPADES_DATABASE_URL`), else the default."""
-    return os.environ.get("SPADES_DATABASE_URL") or DEFAULT_URL
 
 
 def normalize_url(url: str | URL) -> URL:

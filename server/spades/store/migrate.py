@@ -20,7 +20,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, text
 from sqlalchemy.engine import URL
 
-from .db import create_engine, default_url, normalize_url
+from .db import create_engine, normalize_url
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -42,12 +42,14 @@ T = TypeVar("T")
 
 
 def alembic_config(url: str | URL | None = None) -> Config:
-    """The Alembic config of the project, pointed at `url` (default: SPADES_DATABASE_URL)."""
+    """The Alembic config of the project, pointed at `url` (None: at no database, enough to
+    read the migrations)."""
     cfg = Config(toml_file=str(PYPROJECT)) if PYPROJECT and PYPROJECT.exists() else Config()
     # The migrations folder is found from this file, so any working directory will do.
     cfg.set_main_option("script_location", str(MIGRATIONS))
-    rendered = normalize_url(url or default_url()).render_as_string(hide_password=False)
-    cfg.set_main_option("sqlalchemy.url", rendered.replace("%", "%%"))
+    if url is not None:
+        rendered = normalize_url(url).render_as_string(hide_password=False)
+        cfg.set_main_option("sqlalchemy.url", rendered.replace("%", "%%"))
     return cfg
 
 
@@ -73,7 +75,7 @@ def _outside_loop(fn: Callable[[], T]) -> T:
     return result[0]
 
 
-def upgrade(url: str | URL | None = None, revision: str = "head") -> None:
+def upgrade(url: str | URL, revision: str = "head") -> None:
     """Migrate the database at `url` up to `revision` (default: the newest).
 
     On PostgreSQL it holds an advisory lock meanwhile, so processes of a cluster that
@@ -84,7 +86,7 @@ def upgrade(url: str | URL | None = None, revision: str = "head") -> None:
     _outside_loop(lambda: _one_at_a_time(url, lambda: command.upgrade(cfg, revision)))
 
 
-def downgrade(url: str | URL | None = None, revision: str = "base") -> None:
+def downgrade(url: str | URL, revision: str = "base") -> None:
     cfg = alembic_config(url)
     _outside_loop(lambda: _one_at_a_time(url, lambda: command.downgrade(cfg, revision)))
 
@@ -94,14 +96,14 @@ def downgrade(url: str | URL | None = None, revision: str = "base") -> None:
 MIGRATION_LOCK = 0x737061646573
 
 
-def _one_at_a_time(url: str | URL | None, work: Callable[[], None]) -> None:
+def _one_at_a_time(url: str | URL, work: Callable[[], None]) -> None:
     """Run `work` holding the migration lock (PostgreSQL); elsewhere just run it.
 
     The lock sits on a connection of its own, outside any transaction, and Alembic runs
     beside it on its own connection. If this process dies, PostgreSQL ends the session
     and the lock goes with it.
     """
-    parsed = normalize_url(url or default_url())
+    parsed = normalize_url(url)
     if parsed.get_backend_name() != "postgresql":
         work()
         return
@@ -127,14 +129,14 @@ def head_revision() -> str | None:
     return ScriptDirectory.from_config(alembic_config()).get_current_head()
 
 
-def current_revision(url: str | URL | None = None) -> str | None:
+def current_revision(url: str | URL) -> str | None:
     """The revision the database is at (None: never migrated)."""
 
     def read(conn: Connection) -> str | None:
         return MigrationContext.configure(conn).get_current_revision()
 
     async def query() -> str | None:
-        engine = create_engine(url or default_url())
+        engine = create_engine(url)
         try:
             async with engine.connect() as conn:
                 return await conn.run_sync(read)

@@ -4,11 +4,11 @@ The server runs it as `python -I pg_log.py` with the database's address in the e
 (`SPADES_PG_LOG_DSN`, not the command line, which every local user can read) and talks to
 it in `sqlite_log`'s frames over the child's stdin and stdout.
 
-Why a child process: on PostgreSQL the server used to insert each group commit of actions
-on its own asyncpg connection. The driver's work (a coroutine per statement, the bind
-message, five arrays encoded, the reply parsed) ran on the event loop's thread: about a
-tenth of a busy server's CPU per action (docs/performance.md). Here the server pays one
-pipe write and one read per batch, as it does for SQLite's writer process.
+Why a child process: on the server's own asyncpg connection (`SPADES_PG_WRITER=inline`)
+the driver's work for each group commit (a coroutine per statement, the bind message, five
+arrays encoded, the reply parsed) runs on the event loop's thread (docs/performance.md,
+"The store's figures"). Here the server pays one pipe write and one read per batch, as it
+does for SQLite's writer process.
 
 Only the rows that follow the counts the server remembers come here (`SqlStore`'s fast
 path): the statement is one atomic INSERT whose primary key (game_id, seq) refuses a number
@@ -57,7 +57,7 @@ INSERT_ACTIONS = (
 )
 
 # The same for a cluster owner's appends, each with its room's fence ($6): all the rows or
-# none. It locks the batch's rooms as the checked path does (`sql._lock_fences`: in id order,
+# none. It locks the batch's rooms as the checked path does (`fences.lock_fences`: in id order,
 # so two processes cannot deadlock, and a claim waits for this insert or this insert sees
 # the claim), then inserts only if every row's fence is its room's. Any other case (a
 # newer owner, a fence to raise, no such game) inserts nothing, and the store takes the

@@ -206,14 +206,13 @@ class Store(Protocol):
         Raises NotFound."""
         ...
 
-    async def game_players(self, game_id: int) -> dict[str, Any]:
-        """Who sits in the room of game `game_id` now: `{"room": code, "players": [{"seat",
-        "name", "kind"}] * 4}` (names as the seats hold them today; `room` is None for a room
-        not listed in the lobby: its code is its only key). Raises NotFound."""
+    async def game_room(self, game_id: int) -> StoredRoom:
+        """The room of game `game_id` with its seats as they are now (no game: the room's
+        presentation is the rooms layer's, `rooms.lobby.game_players`). Raises NotFound."""
         ...
 
     async def export_game(self, game_id: int, *, in_progress: bool = False) -> dict[str, Any]:
-        """The engine's game record (Game.to_record() format). Raises NotFound.
+        """The engine's game record (`spades.engine.record.game_record`). Raises NotFound.
 
         It holds the master seed, so it raises GameInProgress until the game is over
         (finished, or its room abandoned), unless `in_progress` is True (a
@@ -221,9 +220,9 @@ class Store(Protocol):
         """
         ...
 
-    async def public_rooms(self) -> list[dict[str, Any]]:
-        """The lobby, as decided by the database (rooms of every process): open public
-        rooms with a free seat, oldest first, in RoomManager.public_rooms()'s shape."""
+    async def public_rooms(self) -> list[StoredRoom]:
+        """Open public rooms with their seats (no game), oldest first, as decided by the
+        database (rooms of every process); `rooms.lobby.lobby_entries` makes the lobby."""
         ...
 
     async def purge_abandoned(self, older_than: timedelta) -> int: ...  # rooms deleted

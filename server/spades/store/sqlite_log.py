@@ -6,10 +6,9 @@ uses the same functions.
 
 Why a writer process: a thread in the server holds the GIL whenever it runs Python (the
 sequence checks, the insert's parameters, the driver's own steps) and the event loop cannot
-run meanwhile; every batch also paid a hand-off of the GIL to that thread and back. On a
-loaded server that was about a quarter of the server's CPU per action (docs/performance.md,
-"CPU per action"). The child does the same work on its own interpreter; the server pays
-one pipe write and one read per batch.
+run meanwhile; every batch also pays a hand-off of the GIL to that thread and back
+(docs/performance.md, "The store's figures"). The child does the same work on its own
+interpreter; the server pays one pipe write and one read per batch.
 
 Wire format, both ways over the child's stdin/stdout: a 4-byte big-endian length, then a
 `marshal` payload (a C codec for exactly the plain values an action holds; a JSON round
@@ -85,8 +84,8 @@ def sqlite_time(value: datetime) -> str:
         if value.tzinfo is not UTC:
             value = value.astimezone(UTC)
         value = value.replace(tzinfo=None)
-    # isoformat writes the same text as strftime("%Y-%m-%d %H:%M:%S.%f"), at a fifth of
-    # the cost (it ran once per stored action).
+    # isoformat writes the same text as strftime("%Y-%m-%d %H:%M:%S.%f"), and is the
+    # cheaper of the two (it runs once per stored action).
     return value.isoformat(" ", "microseconds")
 
 
@@ -145,7 +144,7 @@ def append_rows(
         accepted = [r for r, outcome in zip(rows, outcomes, strict=True) if outcome is None]
         # One multi-row INSERT per chunk, not executemany: in the server's own thread the
         # driver lets go of the GIL around every statement step, and getting it back from a
-        # busy event loop cost up to a switch interval each time (docs/performance.md).
+        # busy event loop can cost up to a switch interval each time.
         for start in range(0, len(accepted), INSERT_CHUNK):
             chunk = accepted[start : start + INSERT_CHUNK]
             values: list[Any] = []

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, HTTPException, Request
 from fastapi import Path as PathParam
 
+from spades.rooms.lobby import game_players
 from spades.rooms.manager import normalize_code, plausible_code
 from spades.store.protocol import GameInProgress, NotFound
 
@@ -69,7 +70,7 @@ async def game_record(
     try:
         # Not part of the engine's record: who sits in the game's room today, for the
         # review page's names (a seat may have changed hands since the game).
-        record.update(await store.game_players(game_id))
+        record.update(game_players(await store.game_room(game_id)))
     except Exception:
         log.warning("game %s: its room's seats could not be read", game_id, exc_info=True)
     return record

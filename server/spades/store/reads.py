@@ -1,0 +1,172 @@
+"""The store's reads, each on a connection the caller holds (`SqlStore` bounds it in time)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from .protocol import FinishedGame, HandRow, NotFound, StoredRoom
+from .tables import (
+    ACTIONS,
+    CHAT,
+    GAMES,
+    HANDS,
+    ROOMS,
+    SEATS,
+    action_row,
+    chat_ms,
+    chunks,
+    game_row,
+    room_row,
+    seat_row,
+)
+
+
+async def load_rooms(conn: AsyncConnection, where: Any) -> list[StoredRoom]:
+    """The rooms `where` selects, oldest first, each with its seats, its unfinished game
+    (the newest), that game's log and the numbers of its stored hands."""
+    rooms = [
+        room_row(r)
+        for r in await conn.execute(
+            select(ROOMS).where(where).order_by(ROOMS.c.created_at, ROOMS.c.id)
+        )
+    ]
+    if not rooms:
+        return []
+    ids = [r.id for r in rooms]
+    loaded = {r.id: StoredRoom(room=r, seats=[]) for r in rooms}
+    for chunk in chunks(ids):
+        for s in await conn.execute(
+            select(SEATS).where(SEATS.c.room_id.in_(chunk)).order_by(SEATS.c.seat)
+        ):
+            loaded[s.room_id].seats.append(seat_row(s))
+        # The game in progress is the newest unfinished one of the room.
+        for g in await conn.execute(
+            select(GAMES)
+            .where(GAMES.c.room_id.in_(chunk), GAMES.c.finished_at.is_(None))
+            .order_by(GAMES.c.id)
+        ):
+            loaded[g.room_id].game = game_row(g)
+    games = {s.game.id: s for s in loaded.values() if s.game is not None}
+    for chunk in chunks(list(games)):
+        for a in await conn.execute(
+            select(ACTIONS)
+            .where(ACTIONS.c.game_id.in_(chunk))
+            .order_by(ACTIONS.c.game_id, ACTIONS.c.seq)
+        ):
+            games[a.game_id].actions.append(action_row(a))
+        for h in await conn.execute(
+            select(HANDS.c.game_id, HANDS.c.hand_number)
+            .where(HANDS.c.game_id.in_(chunk))
+            .order_by(HANDS.c.game_id, HANDS.c.hand_number)
+        ):
+            games[h.game_id].hands.append(h.hand_number)
+    return [loaded[i] for i in ids]
+
+
+async def public_rooms(conn: AsyncConnection) -> list[StoredRoom]:
+    """Open public rooms with their seats, oldest first (no game)."""
+    rooms = [
+        room_row(r)
+        for r in await conn.execute(
+            select(ROOMS).where(ROOMS.c.status == "open").order_by(ROOMS.c.created_at, ROOMS.c.id)
+        )
+    ]
+    # `public` lives in the settings JSON: filtered here, the same on every database.
+    listed = {r.id: StoredRoom(room=r, seats=[]) for r in rooms if r.settings.get("public")}
+    for chunk in chunks(list(listed)):
+        for row in await conn.execute(
+            select(SEATS).where(SEATS.c.room_id.in_(chunk)).order_by(SEATS.c.seat)
+        ):
+            listed[row.room_id].seats.append(seat_row(row))
+    return list(listed.values())
+
+
+async def finished_games(conn: AsyncConnection, room_id: str) -> list[FinishedGame]:
+    games = {
+        g.id: FinishedGame(game=game_row(g), hands=[])
+        for g in await conn.execute(
+            select(GAMES)
+            .where(GAMES.c.room_id == room_id, GAMES.c.finished_at.is_not(None))
+            .order_by(GAMES.c.id)
+        )
+    }
+    for chunk in chunks(list(games)):
+        for h in await conn.execute(
+            select(HANDS)
+            .where(HANDS.c.game_id.in_(chunk))
+            .order_by(HANDS.c.game_id, HANDS.c.hand_number)
+        ):
+            games[h.game_id].hands.append(
+                HandRow(game_id=h.game_id, hand_number=h.hand_number, summary=h.summary)
+            )
+    return list(games.values())
+
+
+async def game_times(conn: AsyncConnection, game_id: int) -> tuple[datetime, datetime | None]:
+    """A game's start and its last action's time (None: no action yet). Raises NotFound."""
+    started = (await conn.execute(select(GAMES.c.started_at).where(GAMES.c.id == game_id))).scalar()
+    if started is None:
+        raise NotFound(f"no game {game_id}")
+    last = (
+        await conn.execute(select(func.max(ACTIONS.c.at)).where(ACTIONS.c.game_id == game_id))
+    ).scalar()
+    return started, last
+
+
+async def game_room(conn: AsyncConnection, game_id: int) -> StoredRoom:
+    """The room of a game with its seats (no game). Raises NotFound."""
+    room = (
+        await conn.execute(
+            select(ROOMS).join(GAMES, GAMES.c.room_id == ROOMS.c.id).where(GAMES.c.id == game_id)
+        )
+    ).one_or_none()
+    if room is None:
+        raise NotFound(f"no game {game_id}")
+    seats = [
+        seat_row(s)
+        for s in await conn.execute(
+            select(SEATS).where(SEATS.c.room_id == room.id).order_by(SEATS.c.seat)
+        )
+    ]
+    return StoredRoom(room=room_row(room), seats=seats)
+
+
+async def game_with_room_status(conn: AsyncConnection, game_id: int) -> Any:
+    """A game's row with its room's status (`room_status`). Raises NotFound."""
+    game = (
+        await conn.execute(
+            select(GAMES, ROOMS.c.status.label("room_status"))
+            .join(ROOMS, ROOMS.c.id == GAMES.c.room_id)
+            .where(GAMES.c.id == game_id)
+        )
+    ).one_or_none()
+    if game is None:
+        raise NotFound(f"no game {game_id}")
+    return game
+
+
+async def game_actions(conn: AsyncConnection, game_id: int) -> list[tuple[int | None, Any]]:
+    """A game's log as (seat, action), in order."""
+    actions = await conn.execute(
+        select(ACTIONS.c.seat, ACTIONS.c.action)
+        .where(ACTIONS.c.game_id == game_id)
+        .order_by(ACTIONS.c.seq)
+    )
+    return [(a.seat, a.action) for a in actions]
+
+
+async def recent_chat(conn: AsyncConnection, room_id: str, limit: int) -> list[dict[str, Any]]:
+    """The last `limit` messages, oldest first: {seat, name, text, at (epoch ms)}."""
+    rows = list(
+        await conn.execute(
+            select(CHAT).where(CHAT.c.room_id == room_id).order_by(CHAT.c.id.desc()).limit(limit)
+        )
+    )
+    return [
+        {"seat": r.seat, "name": r.name, "text": r.text, "at": chat_ms(r.at)}
+        for r in reversed(rows)
+    ]

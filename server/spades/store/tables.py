@@ -1,0 +1,98 @@
+"""The tables as SQLAlchemy Core sees them, and the mapping of their rows to `protocol`'s."""
+
+from __future__ import annotations
+
+import marshal
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from typing import Any, cast
+
+from sqlalchemy import Table
+
+from .models import ActionModel, ChatModel, GameModel, HandModel, RoomModel, SeatModel
+from .protocol import ActionRow, GameRow, RoomRow, RoomStatus, SeatRow
+
+ROOMS = cast(Table, RoomModel.__table__)
+SEATS = cast(Table, SeatModel.__table__)
+GAMES = cast(Table, GameModel.__table__)
+ACTIONS = cast(Table, ActionModel.__table__)
+HANDS = cast(Table, HandModel.__table__)
+CHAT = cast(Table, ChatModel.__table__)
+
+UNFINISHED: tuple[RoomStatus, ...] = ("open", "playing")
+
+
+def chunks(items: Sequence[Any], size: int = 500) -> Iterable[Sequence[Any]]:
+    """`items` in slices under SQLite's limit on a statement's parameters."""
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def utc(value: datetime) -> datetime:
+    """As UTCDateTime binds it on PostgreSQL: aware, in UTC."""
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def chat_ms(at: datetime) -> int:
+    """A chat message's time in epoch ms, the same for the live message and the stored one
+    (clients match the two after a reconnect)."""
+    return round(utc(at).timestamp() * 1000)
+
+
+def marshals(value: Any) -> bool:
+    """Whether a writer process's wire (marshal, `sqlite_log.frame`) can carry `value`."""
+    try:
+        marshal.dumps(value)
+    except ValueError:
+        return False
+    return True
+
+
+def seat_values(seat: SeatRow, room_id: str) -> dict[str, Any]:
+    return {
+        "room_id": room_id,
+        "seat": seat.seat,
+        "name": seat.name,
+        "bot_level": seat.bot_level,
+        "token_hash": seat.token_hash,
+    }
+
+
+def room_row(r: Any) -> RoomRow:
+    return RoomRow(
+        id=r.id,
+        code=r.code,
+        settings=r.settings,
+        host_seat=r.host_seat,
+        status=r.status,
+        created_at=r.created_at,
+        updated_at=r.updated_at,
+    )
+
+
+def seat_row(s: Any) -> SeatRow:
+    return SeatRow(
+        room_id=s.room_id,
+        seat=s.seat,
+        name=s.name,
+        bot_level=s.bot_level,
+        token_hash=s.token_hash,
+    )
+
+
+def game_row(g: Any) -> GameRow:
+    return GameRow(
+        id=g.id,
+        room_id=g.room_id,
+        rules=g.rules,
+        first_dealer=g.first_dealer,
+        seed=g.seed,
+        started_at=g.started_at,
+        finished_at=g.finished_at,
+        winner=g.winner,
+        final_scores=g.final_scores,
+    )
+
+
+def action_row(a: Any) -> ActionRow:
+    return ActionRow(game_id=a.game_id, seq=a.seq, seat=a.seat, action=a.action, at=a.at)
