@@ -33,7 +33,6 @@ from bench.procs import HOST, PG_ADMIN, ChildrenCpu, free_port, pg_admin, proc_c
 
 REPO = Path(__file__).resolve().parents[1]
 REDIS_URL = os.environ.get("SPADES_BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")
-CLOSE_RECONNECT = 4012
 
 
 def raise_file_limit() -> None:

@@ -56,7 +56,7 @@ from bench.procs import (
     proc_cpu_split,
 )
 from spades.bots import decide
-from spades.rooms import CLOSE_RECONNECT
+from spades.codes import CloseCode
 
 try:  # the generator shares the machine with the server: spend as little CPU as it can
     import uvloop
@@ -347,7 +347,7 @@ class SeatClient(asyncio.Protocol):
             return
         self.room.stats.disconnects += 1
         close = self.ws.close_rcvd
-        if close is not None and close.code == CLOSE_RECONNECT:
+        if close is not None and close.code == CloseCode.RECONNECT:
             # As the web client does: the room moved (a drain, a hand-over), so reconnect
             # at once; the hello brings back a whole state. Counted as a disconnect and
             # under its own error name.
