@@ -19,8 +19,6 @@ ALWAYS_LONG = {"engine/game.py"}
 
 LONG_FILES = {
     "store/sql.py",
-    "bots/basic.py",
-    "bots/strong.py",
 }
 
 # "file:function" (a method is named without its class)
@@ -28,10 +26,6 @@ LONG_FUNCTIONS = {
     "api/app.py:create_app",
     "rooms/events.py:broadcast",
     "api/metrics.py:__init__",
-    "bots/basic.py:_lead",
-    "bots/basic.py:_follow",
-    "bots/strong.py:search",
-    "bots/strong.py:choose_bid_by_sampling",
 }
 
 
