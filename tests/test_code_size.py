@@ -25,7 +25,6 @@ LONG_FILES = {
 LONG_FUNCTIONS = {
     "api/app.py:create_app",
     "rooms/events.py:broadcast",
-    "api/metrics.py:__init__",
 }
 
 
