@@ -20,8 +20,8 @@ NON_SPADE = FULL_DECK & ~SPADE_MASK
 # once the opponents need all but SET_MARGIN of the tricks left, and ducks otherwise; with
 # its side's bags (this hand's included) within NEAR_BAGS of the bag limit, only once they
 # need all but SET_MARGIN_NEAR. Setting a side is worth more with a partner than alone,
-# where the other players share what the set costs its victim. Measured in full duplicate
-# games against the margin of 1 both modes had before (docs/bots.md).
+# where the other players share what the set costs its victim (docs/bots.md, "Going for
+# the set, measured").
 SET_MARGIN = {"partnership": 2, "individual": 0}
 NEAR_BAGS = 3
 SET_MARGIN_NEAR = 1

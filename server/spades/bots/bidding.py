@@ -138,11 +138,10 @@ def bid_features(hand: int) -> list[float]:
     return [float(v) for v in out]
 
 
-# Partnership: each seat's tricks, least squares on `bid_features` over 5,259 sides of
-# basic play against basic and against strong (`python -m bench.bid_accuracy --opponent
-# basic,strong --deals 1000 2000 --fit`). Its error is smaller than the estimate's (a side's
-# tricks minus the count: spread 1.05 against 1.19), so the bids can be closer to what the
-# side takes (fewer bags) without more sets.
+# Partnership: each seat's tricks, least squares on `bid_features` over sides of basic play
+# against basic and against strong (`python -m bench.bid_accuracy --fit`; docs/bots.md has
+# the fit). It errs less than the estimate, so the bids can be closer to what the side takes
+# (fewer bags) without more sets.
 BID_WEIGHTS = (
     -0.0557, 0.136, 0.6493, 0.7007, 0.378, 0.6033, 0.367, 0.4629, 0.3281, 0.1942, 0.3596,
     0.8038, -0.0658, 0.5585, 0.2705, 0.2228, 0.1746, 0.2584, 0.1432, 0.021, 0.088, -0.1414,
@@ -254,8 +253,8 @@ def nil_features(hand: int) -> list[float]:
 
 # Logistic weights of `nil_features`, fitted by `python -m bench.nil_odds --fit` on 24,000
 # basic-played hands per mode (nil bidder first to bid; the others bid and play basic, so
-# the nil is covered by its partner and attacked by the opponents). Held-out calibration:
-# predicted 0.55 / 0.65 / 0.75 / 0.82 made 0.53 / 0.59 / 0.81 / 0.92 (partnership).
+# the nil is covered by its partner and attacked by the opponents); docs/bots.md has the
+# held-out calibration.
 NIL_WEIGHTS = {
     "partnership": (1.0345, -0.0408, -1.1267, -0.5825, -0.4888, -0.3014, -0.8194, -0.0055,
                     -1.4993, -0.0902, -0.0745, -0.0281, 0.142, 0.2109, -0.2331),

@@ -110,9 +110,8 @@ def game_swing(
 
 # The chance that a partnership side wins from a score, fitted (`bench/win_model.py`) on
 # 10,000 games of basic against basic to 500: a logistic in the lead, bags counted against
-# a side's score, over the square root of the hands left to the target. The optimum is
-# flat (the bench's own refit on other games: log loss 0.5710, these constants 0.5712,
-# a coin 0.6931); what it buys in play is measured by `bench.bot_ab --endgame`.
+# a side's score, over the square root of the hands left to the target (docs/bots.md has
+# the fit; `bench.bot_ab --endgame` measures what it buys in play).
 WIN_MODEL = True
 WIN_BAG = 11.9  # points a bag in hand is worth against the side holding it
 WIN_HAND = 76.0  # points per hand the leader comes nearer the target

@@ -135,10 +135,8 @@ CARELESS = (0.0, 0.0, 0.08, 0.15)
 # When the searching side's own nil stands, every opponent in a sampled world hunts it as a
 # determined attacker does, whatever its own contract needs: low in front of the nil bidder,
 # and under the nil bidder's card when it is winning (basic attacks only while its own
-# contract is safe). Covering choices tuned to basic's attack left nils caught by other
-# players. bench.nil_odds, strong's nil side on deals 600-1800 (299 nils): made 85.6% against
-# basic's attack and 75.3% against bench/rival.py's with basic's model, 85.3% and 82.6% with
-# the hunters. (Hunters on half the samples, or with low leads into the nil too, did worse.)
+# contract is safe). Covering choices tuned to basic's attack alone left nils caught by
+# other players (docs/bots.md has the measurement).
 
 
 def hunt_card(world: PlayState, actor: int, target: int) -> int:
