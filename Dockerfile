@@ -7,7 +7,7 @@
 FROM python:3.11-slim AS build
 ENV PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1
 WORKDIR /src
-COPY pyproject.toml setup.py MANIFEST.in README.md ./
+COPY pyproject.toml setup.py MANIFEST.in README.md LICENSE ./
 COPY server ./server
 COPY migrations ./migrations
 COPY client ./client

@@ -3,7 +3,8 @@
     python -m bench.basic_ab --b '{"SET_MARGIN": {"partnership": 1, "individual": 1}}' \
         --games 0 3000 [--mode partnership|individual] [--workers 2]
 
-A setting names module constants of `spades.bots.basic` and their values (JSON); `--a`
+A setting names module constants of `spades.bots.basic` or `spades.bots.bidding` and their
+values (JSON); `--a`
 defaults to the constants as they are. Side A takes seats 0+2 (individual: seat 0, against
 three B), then the game is played again from the same seed with the seats rotated
 (partnership: twice, individual: four times), so both settings hold the same cards. Each
@@ -22,19 +23,24 @@ import multiprocessing
 import statistics
 from typing import Any
 
-from spades.bots import basic
+from spades.bots import basic, bidding
 from spades.engine import Game, Rules
 
 
+def _owner(name: str) -> Any:
+    """The module whose code reads the constant: bidding's own, else play's (None: neither)."""
+    return next((m for m in (bidding, basic) if hasattr(m, name)), None)
+
+
 def _decide(setting: dict[str, Any], view: dict[str, Any]) -> dict[str, Any]:
-    saved = {name: getattr(basic, name) for name in setting}
+    saved = {name: getattr(_owner(name), name) for name in setting}
     try:
         for name, value in setting.items():
-            setattr(basic, name, value)
+            setattr(_owner(name), name, value)
         return basic.decide(view)
     finally:
         for name, value in saved.items():
-            setattr(basic, name, value)
+            setattr(_owner(name), name, value)
 
 
 Job = tuple[int, int, str, dict[str, Any], dict[str, Any], int]
@@ -69,8 +75,8 @@ def main() -> None:
     args = parser.parse_args()
     a, b = json.loads(args.a), json.loads(args.b)
     for name in (*a, *b):
-        if not hasattr(basic, name):
-            parser.error(f"spades.bots.basic has no constant {name!r}")
+        if _owner(name) is None:
+            parser.error(f"spades.bots.basic and spades.bots.bidding have no constant {name!r}")
     rotations = 2 if args.mode == "partnership" else 4
     jobs = [
         (i, r, args.mode, a, b, args.target) for i in range(*args.games) for r in range(rotations)

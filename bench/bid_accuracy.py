@@ -19,8 +19,8 @@ basic side whose partners both bid a number (no nil), it prints:
 
     python -m bench.bid_accuracy --against-estimate --deals 0 3000
 
-plays basic with its partnership count (`basic.count_tricks`) against basic bidding on the
-old estimate alone (`basic.estimate_tricks`), each deal with the sides swapped, and prints
+plays basic with its partnership count (`bidding.count_tricks`) against basic bidding on the
+old estimate alone (`bidding.estimate_tricks`), each deal with the sides swapped, and prints
 the points per hand of the count's side minus the other's, with its standard error (as
 scored, and with each bag taken counted at -10, what ten of them cost in the end).
 """
@@ -36,8 +36,7 @@ from typing import Any
 
 from bench.bot_ab import seat_action
 from bench.nil_odds import solve_linear
-from spades.bots import basic, decide
-from spades.bots.basic import bid_features
+from spades.bots import bidding, decide
 from spades.bots.state import from_view, winning_index
 from spades.engine import Game, Rules
 from spades.engine.cards import parse_card
@@ -87,7 +86,7 @@ def play(job: tuple[int, int, str, int]) -> list[dict[str, Any]]:
             {
                 "bid": sum(bids),
                 "tricks": sum(result["tricks"][s] for s in seats),
-                "features": [bid_features(hands[s]) for s in seats],
+                "features": [bidding.bid_features(hands[s]) for s in seats],
                 "seat_tricks": [result["tricks"][s] for s in seats],
                 "bags": bags[side],
             }
@@ -99,7 +98,7 @@ def head_to_head(job: tuple[int, int]) -> tuple[int, float, float]:
     """One hand: (deal, points of the count's side minus the estimate's, the same with each
     bag at -10). The count plays seats 0+2 in rotation 0 and 1+3 in rotation 1."""
     deal, rotation = job
-    counted = basic.count_tricks
+    counted = bidding.count_tricks
     rules = Rules.from_dict({"mode": "partnership", "target": 500})
     game = Game.new(rules, seed=f"count:{deal}", dealer=deal % 4)
     step = 0
@@ -108,10 +107,10 @@ def head_to_head(job: tuple[int, int]) -> tuple[int, float, float]:
             seat = game.to_act
             assert seat is not None
             step += 1
-            basic.count_tricks = counted if (seat + rotation) % 2 == 0 else _estimate
+            bidding.count_tricks = counted if (seat + rotation) % 2 == 0 else _estimate
             game.apply(seat, decide("basic", game.view(seat), seed=deal * 7919 + step))
     finally:
-        basic.count_tricks = counted
+        bidding.count_tricks = counted
     result = game.history[-1]
     side = rotation  # the count's side: seats 0+2 when rotation is 0
     points = [result["points"][s] for s in (side, 1 - side)]
@@ -120,12 +119,12 @@ def head_to_head(job: tuple[int, int]) -> tuple[int, float, float]:
 
 
 def _estimate(hand: int, partnership: bool) -> float:
-    return basic.estimate_tricks(hand)
+    return bidding.estimate_tricks(hand)
 
 
 def _bid_on_estimate() -> None:
     """A worker's initializer: basic bids on the old estimate alone (before/after runs)."""
-    basic.count_tricks = _estimate
+    bidding.count_tricks = _estimate
 
 
 def against_estimate(deals: range, workers: int) -> None:
@@ -203,7 +202,7 @@ def main() -> None:
         "--against-estimate", action="store_true", help="basic's count against the estimate"
     )
     parser.add_argument(
-        "--fit", action="store_true", help="print `basic.BID_WEIGHTS` fitted on all the sides"
+        "--fit", action="store_true", help="print `bidding.BID_WEIGHTS` fitted on all the sides"
     )
     args = parser.parse_args()
     if args.against_estimate:

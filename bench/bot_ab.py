@@ -6,7 +6,7 @@
 Each deal is one hand from 0-0, played by strong (seats 0+2; individual: seat 0) against
 basic (or `--opponent rival`: bench/rival.py, a player strong does not model), once per
 rotation of the seats (partnership: 2, individual: 4), for every variant.
-A variant sets module constants of `spades.bots.strong` (e.g. `PRUNE`, `CARELESS`), or
+A variant sets module constants of the strong bot (e.g. `PRUNE`, `CARELESS`), or
 `ITER` for the rollouts per decision. Printed per variant: the mean point difference per
 deal (strong's side minus the other side, or minus the others' average) with its standard
 error, the CPU per hand, and for every variant after the first the paired difference to the
@@ -33,17 +33,30 @@ from spades.engine import Game, Rules
 _DEFAULTS: dict[str, Any] = {}
 
 
-def _configure(variant: dict[str, Any]) -> None:
-    import spades.bots.strong as strong
+def _strong_modules() -> tuple[Any, ...]:
+    """The strong bot's modules. A constant is set in every one that holds it: a module that
+    imported it reads its own name."""
+    from spades.bots import bid_search, card_search, outcome, strong, worlds
 
+    return (strong, card_search, bid_search, worlds, outcome)
+
+
+def _set(name: str, value: Any) -> None:
+    for module in _strong_modules():
+        if name in vars(module):
+            setattr(module, name, value)
+
+
+def _configure(variant: dict[str, Any]) -> None:
     for name, value in _DEFAULTS.items():
-        setattr(strong, name, value)
+        _set(name, value)
     for name, value in variant.items():
         if name != "ITER":
-            if not hasattr(strong, name):
-                raise ValueError(f"spades.bots.strong has no constant {name!r}")
-            _DEFAULTS.setdefault(name, getattr(strong, name))
-            setattr(strong, name, tuple(value) if isinstance(value, list) else value)
+            owners = [m for m in _strong_modules() if name in vars(m)]
+            if not owners:
+                raise ValueError(f"the strong bot has no constant {name!r}")
+            _DEFAULTS.setdefault(name, getattr(owners[0], name))
+            _set(name, tuple(value) if isinstance(value, list) else value)
 
 
 def seat_action(level: str, view: dict[str, Any], seed: int, iterations: int) -> dict[str, Any]:

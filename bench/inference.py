@@ -23,9 +23,15 @@ import statistics
 from collections.abc import Callable
 from typing import Any
 
-from spades.bots.basic import _number, count_tricks, estimate_tricks, nil_danger, nil_odds
+from spades.bots.bidding import (
+    bid_for_count,
+    count_tricks,
+    estimate_tricks,
+    nil_danger,
+    nil_odds,
+)
 from spades.bots.state import NIL, UNKNOWN, from_view
-from spades.bots.strong import _original_played, sample_world
+from spades.bots.worlds import original_played, sample_world
 from spades.engine import Game, Rules
 from spades.engine.cards import FULL_DECK, parse_card
 
@@ -52,14 +58,14 @@ def fit_estimate(sigma: float) -> Fit:
 
 
 def fit_count(sigma: float, nil: str = "danger") -> Fit:
-    """The partnership count with the position rules basic bids by (`_number`)."""
+    """The partnership count with the position rules basic bids by (`bid_for_count`)."""
 
     def fit(hand: int, seat: int, bid: int, before: list[int], bags: list[int]) -> float:
         if bid == NIL:
             if nil == "odds":
                 return 2.0 * math.log(max(nil_odds(hand, True), 1e-3))
             return _nil_danger(hand)
-        n = _number(count_tricks(hand, True), seat, before, True, bags[seat % 2])
+        n = bid_for_count(count_tricks(hand, True), seat, before, True, bags[seat % 2])
         return _gauss(n - bid, sigma)
 
     return fit
@@ -107,7 +113,7 @@ def judge(
     st = from_view(view)
     seat = int(view["seat"])
     sizes = list(view["hand_sizes"])
-    played_by = _original_played(view)
+    played_by = original_played(view)
     before = bids_before(view)
     bags = list(view.get("bags") or [0, 0])
     hidden = FULL_DECK & ~st.played & ~st.hands[seat]

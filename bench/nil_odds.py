@@ -2,9 +2,9 @@
 
     python -m bench.nil_odds [--deals N] [--seed S]
 
-Deals random hands; seat 0 bids nil (or blind nil), the others bid with `basic.bid_number`
+Deals random hands; seat 0 bids nil (or blind nil), the others bid with `bidding.bid_number`
 in turn, and all four play the hand out with the basic policy (which protects and attacks
-nils). Prints the made share per danger bucket; `basic.nil_odds` is fitted to these figures.
+nils). Prints the made share per danger bucket; `bidding.nil_odds` is fitted to these figures.
 
     python -m bench.nil_odds --against strong --deals 0 3000 [--iterations N]
 
@@ -12,7 +12,7 @@ Basic's own nils against other attackers: deals hands from 0-0 (real `Game`s), a
 seats bid as basic does, and every deal where some seat bids nil is played twice, the
 nil bidder's opponents basic the first time and the given level the second (the nil side
 is basic both times, the bids are the same). Prints the share made against each, by the
-odds `basic.nil_odds` gave the hand.
+odds `bidding.nil_odds` gave the hand.
 
     python -m bench.nil_odds --against rival --nil-side strong --range 0 3000
 
@@ -30,7 +30,8 @@ import math
 import random
 from typing import Any
 
-from spades.bots.basic import bid_number, choose_card, nil_danger, nil_features, nil_odds
+from spades.bots.basic import choose_card
+from spades.bots.bidding import bid_number, nil_danger, nil_features, nil_odds
 from spades.bots.state import NIL, UNKNOWN, PlayState
 from spades.bots.strong import DEFAULT_ITERATIONS
 
@@ -108,7 +109,7 @@ def solve_linear(a: list[list[float]], b: list[float]) -> list[float]:
 
 
 def fit(n: int, rng: random.Random) -> None:
-    """Fit `basic.NIL_WEIGHTS` on n hands per mode; print held-out calibration."""
+    """Fit `bidding.NIL_WEIGHTS` on n hands per mode; print held-out calibration."""
     for partnership in (True, False):
         xs: list[list[float]] = []
         ys: list[float] = []

@@ -3,7 +3,7 @@
     python -m bench.win_model [--games 10000] [--workers 2]
 
 Plays basic against basic to 500 (partnership), records every hand's starting scores and
-bags with the game's winner, and fits `spades.bots.strong.win_chance`'s constants by
+bags with the game's winner, and fits `spades.bots.outcome.win_chance`'s constants by
 maximum likelihood (a coordinate search over a logistic in the bag-adjusted lead divided
 by the square root of the hands left). Prints the fitted constants, the log loss against
 a coin's 0.693, and the model's calibration for positions with a side within 150 of the
@@ -17,7 +17,7 @@ import math
 import multiprocessing
 from typing import Any
 
-from spades.bots import decide, strong
+from spades.bots import decide, outcome
 from spades.engine import Game, Rules
 
 TARGET = 500
@@ -50,7 +50,7 @@ def play(game_no: int) -> list[tuple[int, int, int, int, float]]:
 
 def chance(params: list[float], a: int, b: int, ba: int, bb: int) -> float:
     bag, per_hand, spread, min_hands = params
-    return strong.win_chance(a, b, ba, bb, TARGET, (bag, per_hand, spread, min_hands))
+    return outcome.win_chance(a, b, ba, bb, TARGET, (bag, per_hand, spread, min_hands))
 
 
 def log_loss(params: list[float], rows: list[tuple[int, int, int, int, float]]) -> float:
@@ -96,8 +96,8 @@ def main() -> None:
     print(f"{len(rows)} positions from {args.games} games")
     print(", ".join(f"{n} = {v:.2f}" for n, v in zip(names, params, strict=True)))
     print(f"log loss {loss:.4f} (a coin: {math.log(2):.4f})")
-    current = [strong.WIN_BAG, strong.WIN_HAND, strong.WIN_SPREAD, strong.WIN_MIN_HANDS]
-    print(f"strong.py's constants {current}: log loss {log_loss(current, rows):.4f}")
+    current = [outcome.WIN_BAG, outcome.WIN_HAND, outcome.WIN_SPREAD, outcome.WIN_MIN_HANDS]
+    print(f"outcome.py's constants {current}: log loss {log_loss(current, rows):.4f}")
     near = [r for r in rows if max(r[0], r[1]) >= TARGET - 150]
     print(f"calibration, a side within 150 of the target ({len(near)} positions):")
     for lo in range(10):

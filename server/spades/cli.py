@@ -11,6 +11,7 @@ import importlib
 import importlib.util
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("spades.api.serve", "run the room server"),
@@ -32,10 +33,17 @@ def _available() -> dict[str, tuple[str, str]]:
     return {name: spec for name, spec in COMMANDS.items() if _installed(spec[0])}
 
 
+class _Parser(argparse.ArgumentParser):
+    """A bad argument is one line (what is wrong and where the usage is), exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     commands = _available()
-    parser = argparse.ArgumentParser(prog="spades", description="Spades room server")
+    parser = _Parser(prog="spades", description="Spades room server")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, help_text) in commands.items():
         p = sub.add_parser(name, help=help_text, description=help_text)

@@ -30,11 +30,11 @@ def test_every_bag_is_counted_once_by_how_it_was_won() -> None:
 def test_the_head_to_head_puts_the_count_back_and_scores_both_sides() -> None:
     from bench.bid_accuracy import head_to_head
 
-    from spades.bots import basic
+    from spades.bots import bidding
 
-    counted = basic.count_tricks
+    counted = bidding.count_tricks
     for rotation in range(2):
         deal, points, with_bags = head_to_head((3, rotation))
         assert deal == 3
-        assert basic.count_tricks is counted
+        assert bidding.count_tricks is counted
         assert abs(points) < 600 and abs(with_bags) < 800

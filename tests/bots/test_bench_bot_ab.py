@@ -1,20 +1,29 @@
-"""bench.bot_ab: every job starts from the strong module's own constants."""
+"""bench.bot_ab: every job starts from the strong bot's own constants."""
 
 import pytest
 from bench import bot_ab
 
-import spades.bots.strong as strong
+from spades.bots import card_search, worlds
 
 
 def _constants() -> dict[str, object]:
-    return {"sigma": strong.BID_SIGMA, "careless": strong.CARELESS}
+    # CARELESS is read by the card search under its own name: both must change.
+    return {
+        "sigma": worlds.BID_SIGMA,
+        "careless": worlds.CARELESS,
+        "careless_in_search": card_search.CARELESS,
+    }
 
 
 def test_a_variant_does_not_leak_into_the_next_job() -> None:
     defaults = _constants()
     try:
         bot_ab._configure({"BID_SIGMA": 2.5, "CARELESS": [0.0, 0.1]})
-        assert _constants() == {"sigma": 2.5, "careless": (0.0, 0.1)}
+        assert _constants() == {
+            "sigma": 2.5,
+            "careless": (0.0, 0.1),
+            "careless_in_search": (0.0, 0.1),
+        }
         bot_ab._configure({})  # the baseline: the module's defaults again
         assert _constants() == defaults
         bot_ab._configure({"ITER": 100})

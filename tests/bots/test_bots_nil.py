@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from spades.bots import decide
-from spades.bots.basic import nil_odds, wants_blind_nil
+from spades.bots.bidding import nil_odds, wants_blind_nil
 from spades.bots.strong import decide_strong
 from spades.engine import Game, Rules
 from spades.engine.cards import parse_card
@@ -110,7 +110,7 @@ def _hunt_state(hands: dict[int, list[str]], trick: list[str], leader: int) -> A
 
 
 def test_a_hunter_stays_under_the_nil_and_plays_low_in_front_of_it() -> None:
-    from spades.bots.strong import hunt_card
+    from spades.bots.worlds import hunt_card
 
     # The nil bidder (seat 0) is winning the trick: the highest card that still loses to it.
     st = _hunt_state({0: ["8H"], 1: ["2H", "7H", "9H", "KH"]}, ["8H"], leader=0)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from spades.bots.outcome import Scorer, game_chance, win_chance
 from spades.bots.state import PlayState
-from spades.bots.strong import Scorer, _game_chance, win_chance
 
 scores = st.integers(min_value=-300, max_value=499)
 bags = st.integers(min_value=0, max_value=9)
@@ -45,9 +45,9 @@ def test_a_hand_that_ends_the_game_is_a_whole_win_or_loss() -> None:
     scorer = _scorer([4, 3, 4, 3], [0, 0])
     blind = [False] * 4
     # Seats 0+2 bid 8 and take 8: +80 from 430 wins; seats 1+3 set at 6 of their 6.
-    assert _game_chance(scorer, [4, 2, 4, 3], blind, [430, 480], 500) == 1.0
+    assert game_chance(scorer, [4, 2, 4, 3], blind, [430, 480], 500) == 1.0
     # Seats 0+2 set at 7 of 8, seats 1+3 make 6: 480 + 60 wins for the other side.
-    assert _game_chance(scorer, [4, 3, 3, 3], blind, [430, 480], 500) == -1.0
+    assert game_chance(scorer, [4, 3, 3, 3], blind, [430, 480], 500) == -1.0
     # Nobody reaches 500 (380 against 140): the model's chance, in (-1, 1), for the leader.
-    inside = _game_chance(scorer, [4, 2, 4, 3], blind, [300, 200], 500)
+    inside = game_chance(scorer, [4, 2, 4, 3], blind, [300, 200], 500)
     assert 0.0 < inside < 1.0

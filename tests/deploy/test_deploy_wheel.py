@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from deploy_support import (
+    REPO,
     build_stage,
     copy_build_context,
     default_command,
@@ -110,8 +111,12 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     with zipfile.ZipFile(wheel) as archive:
         name = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
         metadata = archive.read(name).decode()
+        licenses = [n for n in archive.namelist() if n.endswith(".dist-info/licenses/LICENSE")]
+        # The license text travels with the package, as the MIT license asks.
+        assert licenses and archive.read(licenses[0]) == (REPO / "LICENSE").read_bytes()
     # An SPDX expression (the old table form printed a setuptools deprecation warning).
     assert "License-Expression: MIT" in metadata.splitlines()
+    assert "License-File: LICENSE" in metadata.splitlines()
 
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     installs = pip_commands(runtime_stage())

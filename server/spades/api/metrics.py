@@ -240,6 +240,22 @@ class Metrics(Observer):
         r.register(self._cluster)
         ProcessCollector(registry=r)  # process_resident_memory_bytes, cpu seconds, open fds
         self.connections = Gauge("spades_connections", "Open WebSocket connections", registry=r)
+        # Registered in the order a scrape lists them: games, bots, store, errors, runtime.
+        self._game_metrics(r)
+        self._bot_metrics(r)
+        self._store_metrics(r)
+        self._error_metrics(r)
+        self._runtime_metrics(r)
+        # Known label values appear at 0 from the start, so rates work from the first scrape;
+        # their children are kept, as `labels()` costs more than the observation itself.
+        self._action_of = {kind: self.actions.labels(kind) for kind in ACTION_KINDS}
+        self._latency_of = {s: self.latency.labels(s) for s in get_args(ActionSource)}
+        self._bot_of = {level: self.bot_time.labels(level) for level in BOT_LEVELS}
+        self.bot_fallbacks.labels("strong")
+        self.bot_search_cuts.labels("strong")
+        self.bot_search_thins.labels("strong")
+
+    def _game_metrics(self, r: CollectorRegistry) -> None:
         self.actions = LoopCounter(
             "spades_actions", "Game actions applied and stored, by kind", ("kind",), registry=r
         )
@@ -251,6 +267,8 @@ class Metrics(Observer):
             buckets=LATENCY_BUCKETS,
             registry=r,
         )
+
+    def _bot_metrics(self, r: CollectorRegistry) -> None:
         self.bot_time = Histogram(
             "spades_bot_decision_seconds",
             "Time a bot takes to choose an action, by level",
@@ -279,6 +297,8 @@ class Metrics(Observer):
             ["level"],
             registry=r,
         )
+
+    def _store_metrics(self, r: CollectorRegistry) -> None:
         self.store_time = LoopHistogram(
             "spades_store_append_seconds",
             "Time to append one action to the store",
@@ -298,6 +318,8 @@ class Metrics(Observer):
             buckets=BATCH_BUCKETS,
             registry=r,
         )
+
+    def _error_metrics(self, r: CollectorRegistry) -> None:
         self.errors = Counter(
             "spades_errors",
             "Error messages sent to WebSocket clients, by code",
@@ -310,6 +332,8 @@ class Metrics(Observer):
             ["status"],
             registry=r,
         )
+
+    def _runtime_metrics(self, r: CollectorRegistry) -> None:
         self.loop_lag = Histogram(
             "spades_event_loop_lag_seconds",
             f"How late a {LAG_PROBE_SECONDS} s sleep on the event loop wakes up (time the "
@@ -334,14 +358,6 @@ class Metrics(Observer):
         )
         self.gc_frozen.set_function(frozen_objects)
         self._gc_started = 0.0
-        # Known label values appear at 0 from the start, so rates work from the first scrape;
-        # their children are kept, as `labels()` costs more than the observation itself.
-        self._action_of = {kind: self.actions.labels(kind) for kind in ACTION_KINDS}
-        self._latency_of = {s: self.latency.labels(s) for s in get_args(ActionSource)}
-        self._bot_of = {level: self.bot_time.labels(level) for level in BOT_LEVELS}
-        self.bot_fallbacks.labels("strong")
-        self.bot_search_cuts.labels("strong")
-        self.bot_search_thins.labels("strong")
 
     def watch(self, manager: RoomManager | None) -> None:
         self._rooms.manager = manager

@@ -6,12 +6,14 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import re
 import signal
 import sys
 from types import FrameType
 from typing import Any
 
 import uvicorn
+from pydantic import ValidationError
 
 from spades.config import Settings, get_settings
 from spades.logs import client_faults_at_info, setup_logging
@@ -19,12 +21,28 @@ from spades.logs import client_faults_at_info, setup_logging
 from .httpprotocol import http_protocol
 from .wsprotocol import GameSocketProtocol
 
+LOG_LEVELS = ("critical", "error", "warning", "info", "debug")
+# What the store can open: SQLite or PostgreSQL, with or without a driver name.
+DATABASE_URL = re.compile(r"(sqlite|postgresql)(\+\w+)?://.*", re.DOTALL)
+
+
+def port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0 to 65535, not {value}")
+    return value
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    parser.add_argument("--port", type=int, default=8000, help="port to listen on")
+    parser.add_argument("--port", type=port, default=8000, help="port to listen on")
     parser.add_argument("--database-url", default=None, help="overrides SPADES_DATABASE_URL")
-    parser.add_argument("--log-level", default="info", help="debug, info, warning, error")
+    parser.add_argument(
+        "--log-level", type=str.lower, choices=LOG_LEVELS, default="info", help="default: info"
+    )
     parser.add_argument(
         "--log-format",
         choices=("text", "json"),
@@ -70,12 +88,36 @@ def uvicorn_config(app: Any, settings: Settings, **options: Any) -> uvicorn.Conf
     return config
 
 
+def _refuse(reason: str) -> int:
+    """A bad argument or setting: one line on stderr, exit status 2 (argparse's own)."""
+    print(f"spades serve: {reason}", file=sys.stderr)
+    return 2
+
+
+def _settings_problem(exc: ValidationError) -> str:
+    """The environment variables that do not parse, as one line."""
+    problems = [
+        f"SPADES_{'_'.join(str(p) for p in error['loc']).upper()}: {error['msg']}"
+        for error in exc.errors()
+    ]
+    return "; ".join(problems)
+
+
 def run(args: argparse.Namespace) -> int:
     from .app import create_app
 
-    settings = get_settings()
+    try:
+        settings = get_settings()
+    except ValidationError as exc:
+        return _refuse(_settings_problem(exc))
     if args.database_url:
         settings = settings.model_copy(update={"database_url": args.database_url})
+    if not DATABASE_URL.fullmatch(settings.database_url):
+        source = "--database-url" if args.database_url else "SPADES_DATABASE_URL"
+        return _refuse(
+            f"{source} {settings.database_url!r} is not a database URL "
+            "(sqlite:///./spades.db or postgresql://user:password@host/database)"
+        )
     log_format = args.log_format or settings.log_format
     setup_logging(args.log_level, log_format)
     sys.setswitchinterval(SWITCH_INTERVAL)

@@ -1,4 +1,4 @@
-"""The `basic` bot: hand evaluation for bids, card-counting heuristics for play. No search.
+"""The `basic` bot: card-counting heuristics for play, the bids of `bidding`. No search.
 
 Play works on a `PlayState` (ints and masks), so the strong bot reuses `choose_card` as its
 rollout policy for every seat of a sampled world.
@@ -6,15 +6,13 @@ rollout policy for every seat of a sampled world.
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
 from typing import Any
 
 from spades.engine.cards import FULL_DECK, SPADE_MASK, SPADES, SUIT_MASKS, card_text
 from spades.engine.fast import legal_mask
-from spades.engine.rules import DEFAULT_RULES
 
-from .state import NIL, UNKNOWN, PlayState, bid_value, from_view, winning_index
+from .bidding import choose_bid, count_tricks, estimate_tricks, nil_danger
+from .state import PlayState, from_view, winning_index
 
 Action = dict[str, Any]
 NON_SPADE = FULL_DECK & ~SPADE_MASK
@@ -22,17 +20,11 @@ NON_SPADE = FULL_DECK & ~SPADE_MASK
 # once the opponents need all but SET_MARGIN of the tricks left, and ducks otherwise; with
 # its side's bags (this hand's included) within NEAR_BAGS of the bag limit, only once they
 # need all but SET_MARGIN_NEAR. Setting a side is worth more with a partner than alone,
-# where the other players share what the set costs its victim. Measured in full duplicate
-# games against the margin of 1 both modes had before (docs/bots.md).
+# where the other players share what the set costs its victim (docs/bots.md, "Going for
+# the set, measured").
 SET_MARGIN = {"partnership": 2, "individual": 0}
 NEAR_BAGS = 3
 SET_MARGIN_NEAR = 1
-
-# Bidding knobs (tuned with `bench/bots.py`): bid = round(estimate * BID_SCALE + BID_SHIFT).
-TUNING: dict[str, float] = {
-    "bid_scale": 1.0,
-    "bid_shift": -0.15,
-}
 
 
 def _low(mask: int) -> int:
@@ -51,378 +43,6 @@ def _above(card: int) -> int:
 def _below(card: int) -> int:
     """Cards of the same suit ranked below `card`."""
     return SUIT_MASKS[card // 13] & ((1 << card) - 1)
-
-
-# --- bidding -------------------------------------------------------------------------------
-
-
-def estimate_tricks(hand: int) -> float:
-    """Expected tricks of a 13-card hand: sure and likely winners, spade length, ruffs."""
-    spades = hand & SPADE_MASK
-    n_sp = spades.bit_count()
-    total = 0.0
-    honour_sp = 0
-    for card in _cards(spades):
-        gap = 51 - card  # higher spades than this one
-        if gap == 0:
-            total += 1.0
-            honour_sp += 1
-        elif gap == 1 and n_sp >= 2:
-            total += 0.9
-            honour_sp += 1
-        elif gap == 2 and n_sp >= 3:
-            total += 0.7
-            honour_sp += 1
-        elif gap == 3 and n_sp >= 4:
-            total += 0.45
-            honour_sp += 1
-    # Long spades win tricks late, once the high ones are gone.
-    if n_sp > 3:
-        total += (n_sp - 3) * 0.8 - max(0, honour_sp - 2) * 0.4
-    ruffs = 0.0
-    for suit in range(3):
-        cards = hand & SUIT_MASKS[suit]
-        length = cards.bit_count()
-        top = 13 * suit + 12
-        if cards >> top & 1:
-            total += 1.0 if length <= 5 else 0.6
-        if cards >> (top - 1) & 1:
-            if length >= 2:
-                total += 0.8 if length <= 4 else 0.45
-            else:
-                total += 0.15
-        if cards >> (top - 2) & 1 and 3 <= length <= 4:
-            total += 0.45 if cards >> top & 1 or cards >> (top - 1) & 1 else 0.3
-        if length == 0:
-            ruffs += 2.0
-        elif length == 1:
-            ruffs += 1.0
-        elif length == 2:
-            ruffs += 0.4
-    spare = max(0, n_sp - honour_sp - max(0, n_sp - 3))
-    spare = max(spare, n_sp - honour_sp - 1) if n_sp <= 4 else spare
-    total += min(ruffs, float(max(0, spare))) * 0.7
-    return total
-
-
-def bid_features(hand: int) -> list[float]:
-    """What the partnership trick count is fitted on (`bench/bid_accuracy.py --fit`): the
-    estimate above, spade honours by their guards, spade length, side aces, kings and
-    queens by suit length, short suits and the spades spare to ruff them."""
-    spades = hand & SPADE_MASK
-    n_sp = spades.bit_count()
-    ace, king, queen, jack = (spades >> card & 1 for card in (51, 50, 49, 48))
-    out = [
-        1.0,
-        estimate_tricks(hand),
-        ace,
-        king * (n_sp >= 2),
-        king * (n_sp < 2),
-        queen * (n_sp >= 3),
-        queen * (n_sp < 3),
-        jack * (n_sp >= 4),
-        n_sp,
-        max(0, n_sp - 3),
-        max(0, n_sp - 5),
-    ]
-    aces = long_aces = guarded_kings = bare_kings = mid_queens = other_queens = 0
-    voids = singletons = doubletons = longest = 0
-    for suit in range(3):
-        cards = hand & SUIT_MASKS[suit]
-        length = cards.bit_count()
-        longest = max(longest, length)
-        top = 13 * suit + 12
-        if cards >> top & 1:
-            aces += 1
-            long_aces += length >= 6
-        if cards >> (top - 1) & 1:
-            guarded_kings += length >= 2
-            bare_kings += length < 2
-        if cards >> (top - 2) & 1:
-            mid_queens += 3 <= length <= 4
-            other_queens += not 3 <= length <= 4
-        voids += length == 0
-        singletons += length == 1
-        doubletons += length == 2
-    spare = max(0, n_sp - ace - king - queen)
-    out += [
-        aces,
-        long_aces,
-        guarded_kings,
-        bare_kings,
-        mid_queens,
-        other_queens,
-        voids,
-        singletons,
-        doubletons,
-        min(2 * voids + singletons, spare),
-        longest >= 7,
-    ]
-    return [float(v) for v in out]
-
-
-# Partnership: each seat's tricks, least squares on `bid_features` over 5,259 sides of
-# basic play against basic and against strong (`python -m bench.bid_accuracy --opponent
-# basic,strong --deals 1000 2000 --fit`). Its error is smaller than the estimate's (a side's
-# tricks minus the count: spread 1.05 against 1.19), so the bids can be closer to what the
-# side takes (fewer bags) without more sets.
-BID_WEIGHTS = (
-    -0.0557, 0.136, 0.6493, 0.7007, 0.378, 0.6033, 0.367, 0.4629, 0.3281, 0.1942, 0.3596,
-    0.8038, -0.0658, 0.5585, 0.2705, 0.2228, 0.1746, 0.2584, 0.1432, 0.021, 0.088, -0.1414,
-)  # fmt: skip
-# Tricks a partnership seat counts under its expected tricks: with `_number`'s rounding a
-# side bids about 0.9 under what it expects to take (made about 9 times in 10).
-BID_MARGIN = 0.3
-
-
-def count_tricks(hand: int, partnership: bool) -> float:
-    """The tricks a bid is built on: the fitted count with a partner, the estimate alone
-    (individual play has its own, well-kept figures)."""
-    if not partnership:
-        return estimate_tricks(hand)
-    x = bid_features(hand)
-    return sum(w * v for w, v in zip(BID_WEIGHTS, x, strict=True)) - BID_MARGIN
-
-
-def nil_danger(hand: int) -> float:
-    """How likely the hand is to be forced to take a trick (0 = very safe)."""
-    spades = hand & SPADE_MASK
-    n_sp = spades.bit_count()
-    danger = 0.0
-    if spades >> 51 & 1:
-        return 99.0
-    if spades >> 50 & 1:
-        danger += 2.0
-    if spades >> 49 & 1:
-        danger += 1.2
-    for card in (48, 47):
-        if spades >> card & 1:
-            danger += 0.6
-    if n_sp >= 4:
-        danger += 1.0 + (n_sp - 4) * 1.0
-    elif n_sp == 3:
-        danger += 0.3
-    for suit in range(3):
-        for below, card in enumerate(_cards(hand & SUIT_MASKS[suit])):
-            danger += max(0, card % 13 - 5 - 2 * below) / 7.0
-    return danger
-
-
-def _cards(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
-def choose_bid(view: dict[str, Any]) -> Action:
-    legal = view["legal"]
-    kinds = {a.get("bid") if a["type"] == "bid" else "look" for a in legal}
-    seat = int(view["seat"])
-    rules = view.get("rules") or {}
-    partnership = view.get("mode") == "partnership"
-    bids = [bid_value(b) for b in view.get("bids") or [None] * 4]
-    scores = list(view.get("scores") or [])
-    target = int(rules.get("target", DEFAULT_RULES.target))
-    side = seat % 2 if partnership else seat
-    partner = (seat + 2) % 4 if partnership else -1
-
-    if view.get("hand") is None:
-        # Blind nil is open: take it when far behind with the opponents close to the target.
-        if "blind nil" in kinds and wants_blind_nil(scores, side, target, partner, bids):
-            return {"type": "bid", "bid": "blind nil"}
-        return {"type": "look"}
-
-    st = from_view(view)
-    bags = list(view.get("bags") or [])
-    my_bags = bags[side] if side < len(bags) else 0
-    n = bid_number(
-        st.hands[seat], seat, bids, partnership, my_bags, "nil" in kinds, BidContext.of(view)
-    )
-    if n == NIL:
-        return {"type": "bid", "bid": "nil"}
-    if n not in kinds:
-        numeric = [a["bid"] for a in legal if isinstance(a.get("bid"), int)]
-        if not numeric:
-            return dict(legal[0])
-        n = min(numeric, key=lambda b: abs(b - n))
-    return {"type": "bid", "bid": n}
-
-
-def nil_features(hand: int) -> list[float]:
-    """What the nil odds are fitted on (see `bench/nil_odds.py`)."""
-    spades = hand & SPADE_MASK
-    n_sp = spades.bit_count()
-    f = [1.0, float(n_sp)]
-    for card in (50, 49, 48, 47):
-        f.append(float(spades >> card & 1))
-    f.append(float(max(0, n_sp - 3)))
-    top = (spades.bit_length() - 1) % 13 if spades else -1
-    f.append(float(max(0, top - 2 * (n_sp - 1))) if spades else 0.0)
-    side = 0.0
-    high = voids = no_low = lows = long5 = 0
-    for suit in range(3):
-        cards = _cards(hand & SUIT_MASKS[suit])
-        if not cards:
-            voids += 1
-            continue
-        for below, card in enumerate(cards):
-            side += max(0, card % 13 - 5 - 2 * below) / 7.0
-            if card % 13 >= 10:
-                high += 1
-        if cards[0] % 13 >= 5:
-            no_low += 1
-        if len(cards) >= 5:
-            long5 += 1
-    for card in _cards(hand):
-        if card % 13 <= 1:
-            lows += 1
-    f += [side, float(high), float(voids), float(no_low), float(lows), float(long5)]
-    f.append(min(nil_danger(hand), 6.0))
-    return f
-
-
-# Logistic weights of `nil_features`, fitted by `python -m bench.nil_odds --fit` on 24,000
-# basic-played hands per mode (nil bidder first to bid; the others bid and play basic, so
-# the nil is covered by its partner and attacked by the opponents). Held-out calibration:
-# predicted 0.55 / 0.65 / 0.75 / 0.82 made 0.53 / 0.59 / 0.81 / 0.92 (partnership).
-NIL_WEIGHTS = {
-    "partnership": (1.0345, -0.0408, -1.1267, -0.5825, -0.4888, -0.3014, -0.8194, -0.0055,
-                    -1.4993, -0.0902, -0.0745, -0.0281, 0.142, 0.2109, -0.2331),
-    "individual": (-0.3115, 0.0077, -0.4303, -0.2413, -0.2113, -0.0777, -0.592, -0.0184,
-                   -1.4847, -0.1842, 0.37, -0.698, 0.238, 0.2871, -0.5091),
-}  # fmt: skip
-BLIND_NIL_ODDS = {"partnership": 0.22, "individual": 0.09}  # measured the same way
-
-
-def nil_odds(hand: int, partnership: bool, partner_bid: int = UNKNOWN) -> float:
-    """The chance a nil on this hand is made (basic play at the table)."""
-    if hand >> 51 & 1:
-        return 0.0
-    weights = NIL_WEIGHTS["partnership" if partnership else "individual"]
-    z = sum(w * x for w, x in zip(weights, nil_features(hand), strict=True))
-    if partnership and partner_bid >= 4:
-        z += 0.25  # a strong partner covers better
-    elif partnership and partner_bid in (1, 2):
-        z -= 0.25
-    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
-
-
-@dataclass(frozen=True)
-class BidContext:
-    """The game situation a bid is made in (scores and bags per side, the target)."""
-
-    scores: tuple[int, ...] = ()
-    bags: tuple[int, ...] = ()
-    target: int = DEFAULT_RULES.target
-    bag_limit: int = DEFAULT_RULES.bag_limit
-    nil_value: int = DEFAULT_RULES.nil_value
-
-    @classmethod
-    def of(cls, view: dict[str, Any]) -> BidContext:
-        rules = view.get("rules") or {}
-        return cls(
-            tuple(view.get("scores") or ()),
-            tuple(view.get("bags") or ()),
-            int(rules.get("target", DEFAULT_RULES.target)),
-            int(rules.get("bag_limit", DEFAULT_RULES.bag_limit)),
-            int(rules.get("nil_value", DEFAULT_RULES.nil_value)),
-        )
-
-
-def nil_pays(
-    p: float, alt_bid: int, partnership: bool, side: int, partner_bid: int, ctx: BidContext
-) -> bool:
-    """Is a nil with success chance `p` worth more than bidding `alt_bid` tricks?"""
-    value = ctx.nil_value
-    ev_nil = p * value - (1 - p) * (value + 10)  # a failed nil also takes a bag or two
-    ev_alt = 7.0 * alt_bid + 1.0  # a small bid is made most of the time
-    if partnership:
-        # Covering the nil costs the partner's contract now and then.
-        ev_nil -= 12.0 + (2.0 * partner_bid if partner_bid > 0 else 6.0)
-    # The odds are an estimate: ask for a little more than break-even (more when alone).
-    margin = 10.0 if partnership else 40.0
-    scores = ctx.scores
-    if scores and side < len(scores):
-        mine = scores[side]
-        best_other = max((v for i, v in enumerate(scores) if i != side), default=mine)
-        if best_other >= ctx.target - 120 and best_other > mine:
-            margin -= 25.0  # they are about to win: a nil's swing is worth more
-        elif mine >= ctx.target - 120 and mine >= best_other:
-            margin += 30.0  # ahead near the end: the safe bid wins the game
-    return ev_nil - ev_alt > margin
-
-
-def bid_number(
-    hand: int,
-    seat: int,
-    bids: list[int],
-    partnership: bool,
-    my_bags: int,
-    nil_allowed: bool,
-    ctx: BidContext | None = None,
-) -> int:
-    """The basic bid for a 13-card hand: 0 for nil, else 1..13 tricks."""
-    partner = (seat + 2) % 4 if partnership else -1
-    side = seat % 2 if partnership else seat
-    n = _number(count_tricks(hand, partnership), seat, bids, partnership, my_bags)
-    nil_ok = nil_allowed and not (partner >= 0 and bids[partner] == NIL)
-    if nil_ok and estimate_tricks(hand) <= 3.5:
-        partner_bid = bids[partner] if partner >= 0 else UNKNOWN
-        p = nil_odds(hand, partnership, partner_bid)
-        if nil_pays(p, n, partnership, side, partner_bid, ctx or BidContext()):
-            return NIL
-    return n
-
-
-def _number(est: float, seat: int, bids: list[int], partnership: bool, my_bags: int) -> int:
-    partner = (seat + 2) % 4 if partnership else -1
-    side = seat % 2 if partnership else seat
-    want = est
-    others = sum(b for b in bids if b > 0)
-    if partnership:
-        if bids[partner] == NIL:
-            want += 0.3  # covering a nil partner wins a few tricks anyway
-        opp_bids = [b for i, b in enumerate(bids) if i % 2 != side and b > 0]
-        if bids[partner] > 0 and bids[partner] + want > 11:
-            want = 11 - bids[partner]
-        if len(opp_bids) == 2 and bids[partner] > 0:
-            # Last to bid: the tricks nobody claims tend to fall to someone; round up a bit.
-            free = 13 - others - want
-            if free >= 3:
-                want += 0.35
-    elif sum(1 for b in bids if b != UNKNOWN) == 3 and 13 - others - want >= 3:
-        want += 0.3
-    if my_bags >= 7:
-        want += 0.3  # close to a bag penalty: bid what the hand takes
-    n = int(want * TUNING["bid_scale"] + 0.5 + TUNING["bid_shift"])
-    n = max(1, min(13, n))
-    room_left = 13 - others
-    if room_left >= 1 and n > room_left:
-        n = room_left
-    return n
-
-
-def wants_blind_nil(
-    scores: list[int], side: int, target: int, partner: int, bids: list[int], blind_value: int = 200
-) -> bool:
-    """Blind nil by expected value: its odds against what looking and bidding is worth.
-
-    Measured with `bench/nil_odds.py`, a blind nil is made about 22% of the time with a
-    partner covering and 9% alone, so it loses about 110 (partnership) or 160 points on
-    average against a normal hand's +20 to +40; at those odds it never pays, even when far
-    behind (a trailing side keeps more chances by bidding its cards), so it is never bid.
-    """
-    if not scores or side >= len(scores):
-        return False
-    if partner >= 0 and bids[partner] == NIL:
-        return False
-    p = BLIND_NIL_ODDS["partnership" if partner >= 0 else "individual"]
-    ev_blind = p * blind_value - (1 - p) * blind_value
-    ev_look = 25.0
-    return ev_blind > ev_look
 
 
 # --- play ----------------------------------------------------------------------------------
@@ -607,96 +227,155 @@ def _follow(
     n_after = 3 - len(trick)  # seats still to play after this one: seat + 1 .. seat + n_after
     follow = legal & SUIT_MASKS[led]
     trumped = win // 13 != led
-    partner_after = partner >= 0 and 0 < (partner - seat) & 3 <= n_after
 
-    # Protect a nil partner: make sure the trick is ours before they play, or overtake them.
-    if partner_nil and (partner_after or win_seat == partner):
-        if follow and not trumped:
-            beats = follow & _above(win)
-            if beats:
-                return _high(beats) if partner_after else _low(beats)
-            return _low(follow)
-        if not follow:
-            sp = legal & SPADE_MASK
-            over = sp & _above(win) if trumped else sp
-            if over:
-                return _high(over) if partner_after else _low(over)
-            return _discard(hand, legal, dump_high=False)
-        return _low(follow)
+    if partner_nil:
+        partner_after = partner >= 0 and 0 < (partner - seat) & 3 <= n_after
+        if partner_after or win_seat == partner:
+            return _cover_nil(hand, legal, follow, win, trumped, partner_after)
 
-    # Attack an opponent's nil: stay under them when they are winning, play low before them.
-    attack = opp_nils and [s for s in opp_nils if 0 < (s - seat) & 3 <= n_after or s == win_seat]
-    if attack and need < 13 - st.tricks_done:
-        if win_seat in opp_nils:
-            if follow:
-                under = follow & _below(win) if not trumped else 0
-                if under:
-                    return _high(under)
-                if trumped:
-                    return _low(follow)
-            else:
-                side = legal & NON_SPADE
-                if side:
-                    return _discard(hand, legal, dump_high=not want_win)
-                if trumped:
-                    under = legal & _below(win)
-                    if under:
-                        return _high(under)
-        elif follow and not want_win:
-            return _low(follow)
+    if (
+        opp_nils
+        and need < 13 - st.tricks_done
+        and any(0 < (s - seat) & 3 <= n_after or s == win_seat for s in opp_nils)
+    ):
+        card = _attack_nil(hand, legal, follow, win, win_seat, trumped, opp_nils, want_win)
+        if card >= 0:
+            return card
 
     if not want_win:
-        if follow:
-            if trumped:
-                return _high(follow)
-            under = follow & _below(win)
-            if under:
-                return _high(under)
-            return _high(follow) if last else _low(follow)
-        side = legal & NON_SPADE
-        if side:
-            return _high_rank(side)
-        if trumped:
-            under = legal & _below(win)
-            if under:
-                return _high(under)
-        return _high(legal) if last else _low(legal)
+        return _duck(legal, follow, win, trumped, last)
+    if follow:
+        return _win_in_suit(st, seat, follow, hidden, partner, win, win_seat, trumped)
+    return _ruff(st, seat, legal, hidden, partner, win, win_seat, trumped)
 
-    partner_winning = win_seat == partner
+
+def _cover_nil(hand: int, legal: int, follow: int, win: int, trumped: bool, before: bool) -> int:
+    """Protect a nil partner: make sure the trick is ours before they play (`before`), or
+    overtake them when they are winning it."""
+    if follow and not trumped:
+        beats = follow & _above(win)
+        if beats:
+            return _high(beats) if before else _low(beats)
+        return _low(follow)
+    if not follow:
+        sp = legal & SPADE_MASK
+        over = sp & _above(win) if trumped else sp
+        if over:
+            return _high(over) if before else _low(over)
+        return _discard(hand, legal, dump_high=False)
+    return _low(follow)
+
+
+def _attack_nil(
+    hand: int,
+    legal: int,
+    follow: int,
+    win: int,
+    win_seat: int,
+    trumped: bool,
+    opp_nils: list[int],
+    want_win: bool,
+) -> int:
+    """Attack an opponent's nil: stay under them when they are winning, play low before them.
+    -1 when the attack has no card to offer here."""
+    if win_seat in opp_nils:
+        if follow:
+            under = follow & _below(win) if not trumped else 0
+            if under:
+                return _high(under)
+            if trumped:
+                return _low(follow)
+        else:
+            if legal & NON_SPADE:
+                return _discard(hand, legal, dump_high=not want_win)
+            if trumped:
+                under = legal & _below(win)
+                if under:
+                    return _high(under)
+    elif follow and not want_win:
+        return _low(follow)
+    return -1
+
+
+def _duck(legal: int, follow: int, win: int, trumped: bool, last: bool) -> int:
+    """The contract is safe: lose the trick, shedding the highest card that still loses."""
     if follow:
         if trumped:
-            return _low(follow)
-        beats = follow & _above(win)
-        if partner_winning:
-            if last:
-                return _low(follow)
-            safe = _boss(win, hidden & ~hand) and not _can_trump_after(
-                st, seat, led, hidden, partner
-            )
-            if safe or not beats:
-                return _low(follow)
-            top = _high(beats)
-            if _boss(top, hidden):
-                return _cheapest_equal(top, hand, hidden)
-            return _low(follow)
-        if not beats:
-            return _low(follow)
-        if last:
-            return _low(beats)
-        top = _high(beats)
-        trump_risk = _can_trump_after(st, seat, led, hidden, partner)
-        if _boss(top, hidden) and not trump_risk:
-            return _cheapest_equal(top, hand, hidden)
-        if len(trick) == 1:
-            return _low(follow)  # second hand low
-        # Third hand high (the cheapest of equal cards), unless a trump is coming anyway.
-        if trump_risk:
-            return _low(follow)
-        return _cheapest_equal(top, hand, hidden)
+            return _high(follow)
+        under = follow & _below(win)
+        if under:
+            return _high(under)
+        return _high(follow) if last else _low(follow)
+    side = legal & NON_SPADE
+    if side:
+        return _high_rank(side)
+    if trumped:
+        under = legal & _below(win)
+        if under:
+            return _high(under)
+    return _high(legal) if last else _low(legal)
 
-    # Void in the led suit.
+
+def _win_in_suit(
+    st: PlayState,
+    seat: int,
+    follow: int,
+    hidden: int,
+    partner: int,
+    win: int,
+    win_seat: int,
+    trumped: bool,
+) -> int:
+    """Following suit with tricks still needed: win as cheaply as the cards allow."""
+    trick = st.trick
+    hand = st.hands[seat]
+    led = trick[0] // 13
+    last = len(trick) == 3
+    if trumped:
+        return _low(follow)
+    beats = follow & _above(win)
+    if win_seat == partner:
+        if last:
+            return _low(follow)
+        safe = _boss(win, hidden & ~hand) and not _can_trump_after(st, seat, led, hidden, partner)
+        if safe or not beats:
+            return _low(follow)
+        top = _high(beats)
+        if _boss(top, hidden):
+            return _cheapest_equal(top, hand, hidden)
+        return _low(follow)
+    if not beats:
+        return _low(follow)
+    if last:
+        return _low(beats)
+    top = _high(beats)
+    trump_risk = _can_trump_after(st, seat, led, hidden, partner)
+    if _boss(top, hidden) and not trump_risk:
+        return _cheapest_equal(top, hand, hidden)
+    if len(trick) == 1:
+        return _low(follow)  # second hand low
+    # Third hand high (the cheapest of equal cards), unless a trump is coming anyway.
+    if trump_risk:
+        return _low(follow)
+    return _cheapest_equal(top, hand, hidden)
+
+
+def _ruff(
+    st: PlayState,
+    seat: int,
+    legal: int,
+    hidden: int,
+    partner: int,
+    win: int,
+    win_seat: int,
+    trumped: bool,
+) -> int:
+    """Void in the led suit with tricks still needed: ruff, unless the partner has it."""
+    hand = st.hands[seat]
     spades = legal & SPADE_MASK
-    if partner_winning:
+    if win_seat == partner:
+        last = len(st.trick) == 3
+        led = st.trick[0] // 13
         safe = last or (
             not trumped
             and _boss(win, hidden)
@@ -709,14 +388,9 @@ def _follow(
     if spades:
         over = spades & _above(win) if trumped else spades
         if over:
-            # The lowest spade that wins now, even with an over-trump possible. Ruffing with
-            # the lowest boss spade instead (an ace or king when that was the boss and two
-            # tricks were still needed) spent a trick the spade would have won on its own:
-            # one hand from 0-0, 4 x 2,000 deals against three `rival` players, contracts
-            # made 90.1% -> 92.5% and +2.3 points per hand (paired se 0.2); partnership,
-            # 2 x 3,000 deals, +3.6 (se 0.4) against rival and +4.6 (se 0.5) against the
-            # old rule. Ruffing low only where no opponent after is known to be able to
-            # over-trump, the lowest boss otherwise, measured the same.
+            # The lowest spade that wins now, even with an over-trump possible: a boss spade
+            # spent on a ruff loses the trick it would have taken on its own (docs/bots.md,
+            # "Ruffing low, measured").
             return _low(over)
     return _discard(hand, legal, dump_high=False)
 
@@ -738,46 +412,57 @@ def _lead(
         if not voids[o] >> SPADES & 1:
             ruffable |= voids[o]
 
-    def opp_void(suit: int) -> bool:
-        return bool(ruffable >> suit & 1)
-
     if partner_nil:
-        # Lead winners, then high cards, so the nil partner can play under them.
-        for suit in range(4):
-            cards = legal & SUIT_MASKS[suit]
-            if cards and _boss(_high(cards), hidden) and (suit == SPADES or not opp_void(suit)):
-                return _high(cards)
-        for suit in range(3):
-            cards = legal & SUIT_MASKS[suit]
-            if cards and st.voids[partner] >> suit & 1:
-                return _high(cards)
-        return _high_rank(legal & NON_SPADE or legal)
-
+        return _lead_for_nil_partner(st, legal, hidden, partner, ruffable)
     if opp_nils:
-        target = opp_nils[0]
-        best = -1
-        for suit in range(4):
-            cards = legal & SUIT_MASKS[suit]
-            if not cards or st.voids[target] >> suit & 1:
-                continue
-            c = _low(cards)
-            if suit == SPADES and legal & NON_SPADE:
-                continue
-            if best < 0 or c % 13 < best % 13:
-                best = c
-        if best >= 0 and best % 13 <= 7:
-            return best
-
+        card = _lead_into_nil(st, legal, opp_nils[0])
+        if card >= 0:
+            return card
     if not want_win:
         side = legal & NON_SPADE
         return _low_rank(side or legal)
+    return _lead_to_win(st, legal, hidden, partner, ruffable)
 
+
+def _lead_for_nil_partner(
+    st: PlayState, legal: int, hidden: int, partner: int, ruffable: int
+) -> int:
+    """Lead winners, then high cards, so the nil partner can play under them."""
+    for suit in range(4):
+        cards = legal & SUIT_MASKS[suit]
+        if cards and _boss(_high(cards), hidden) and (suit == SPADES or not ruffable >> suit & 1):
+            return _high(cards)
+    for suit in range(3):
+        cards = legal & SUIT_MASKS[suit]
+        if cards and st.voids[partner] >> suit & 1:
+            return _high(cards)
+    return _high_rank(legal & NON_SPADE or legal)
+
+
+def _lead_into_nil(st: PlayState, legal: int, target: int) -> int:
+    """A low card of a suit the nil bidder still holds, or -1 when none is low enough."""
+    best = -1
+    for suit in range(4):
+        cards = legal & SUIT_MASKS[suit]
+        if not cards or st.voids[target] >> suit & 1:
+            continue
+        c = _low(cards)
+        if suit == SPADES and legal & NON_SPADE:
+            continue
+        if best < 0 or c % 13 < best % 13:
+            best = c
+    if best >= 0 and best % 13 <= 7:
+        return best
+    return -1
+
+
+def _lead_to_win(st: PlayState, legal: int, hidden: int, partner: int, ruffable: int) -> int:
     # Cash side-suit winners the opponents cannot trump.
     for suit in range(3):
         cards = legal & SUIT_MASKS[suit]
         if cards:
             top = _high(cards)
-            if _boss(top, hidden) and not opp_void(suit) and (hidden & SUIT_MASKS[suit]):
+            if _boss(top, hidden) and not ruffable >> suit & 1 and (hidden & SUIT_MASKS[suit]):
                 return top
     spades = legal & SPADE_MASK
     if spades:
@@ -791,7 +476,7 @@ def _lead(
     if partner >= 0 and not st.voids[partner] >> SPADES & 1:
         for suit in range(3):
             cards = legal & SUIT_MASKS[suit]
-            if cards and st.voids[partner] >> suit & 1 and not opp_void(suit):
+            if cards and st.voids[partner] >> suit & 1 and not ruffable >> suit & 1:
                 return _low(cards)
     # Otherwise lead low from the shortest side suit without a king to protect.
     best = -1

@@ -14,7 +14,8 @@ from typing import Any
 
 from spades.engine.cards import card_text
 
-from .basic import BidContext, bid_number, choose_card, nil_odds
+from .basic import choose_card
+from .bidding import BidContext, bid_number, nil_odds
 from .state import NIL, bid_value, from_view
 
 Action = dict[str, Any]

@@ -14,6 +14,7 @@ import sys
 from typing import IO, Any
 
 from . import LEVELS, decide
+from .args import non_negative_float, positive_int
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -26,13 +27,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--budget-ms",
-        type=float,
+        type=non_negative_float,
         default=None,
         help="strong level: time budget per decision in ms",
     )
     parser.add_argument(
         "--iterations",
-        type=int,
+        type=positive_int,
         default=None,
         help="strong level: rollouts per decision (fixed, for reproducible answers)",
     )

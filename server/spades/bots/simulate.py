@@ -20,6 +20,7 @@ from typing import Any
 from spades.engine import Game, Rules
 
 from . import LEVELS, decide
+from .args import non_negative_float, positive_int
 
 MAX_HANDS = 200  # a game that never reaches the target (random bots) stops here
 
@@ -490,7 +491,9 @@ def _fmt_pct(v: float | None) -> str:
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mode", choices=("partnership", "individual"), default="partnership")
-    parser.add_argument("--games", type=int, default=100, help="games to play (default 100)")
+    parser.add_argument(
+        "--games", type=positive_int, default=100, help="games to play (default 100)"
+    )
     parser.add_argument("--target", type=int, default=500, help="target score (default 500)")
     parser.add_argument(
         "--seats",
@@ -499,20 +502,20 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "(default: basic,random,basic,random; individual: basic,random,random,random)",
     )
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--workers", type=int, default=1, help="processes (default 1)")
+    parser.add_argument("--workers", type=positive_int, default=1, help="processes (default 1)")
     parser.add_argument(
         "--no-duplicate", action="store_true", help="independent deals instead of duplicate"
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
         "--strong-iterations",
-        type=int,
+        type=positive_int,
         default=None,
         help="strong bot: fixed rollouts per decision (default: its own setting)",
     )
     parser.add_argument(
         "--strong-budget-ms",
-        type=float,
+        type=non_negative_float,
         default=None,
         help="strong bot: time budget per decision in ms (default: its own setting)",
     )
@@ -550,27 +553,32 @@ def run(args: argparse.Namespace) -> int:
     )
     levels = [s.strip() for s in seats.split(",")]
     if len(levels) != 4 or any(lv not in LEVELS for lv in levels):
-        print(f"--seats needs four of {', '.join(LEVELS)}, got {seats!r}", file=sys.stderr)
-        return 2
-    if args.games < 1 or args.workers < 1:
-        print("--games and --workers must be at least 1", file=sys.stderr)
-        return 2
-    extra = json.loads(args.rules) if args.rules else {}
+        return _refuse(f"--seats needs four of {', '.join(LEVELS)}, got {seats!r}")
+    try:
+        extra = json.loads(args.rules) if args.rules else {}
+    except json.JSONDecodeError as exc:
+        return _refuse(f"--rules is not JSON ({exc.msg}): {args.rules!r}")
     try:
         rules = Rules.from_dict({**extra, "mode": args.mode, "target": args.target})
     except (ValueError, TypeError) as exc:
-        print(f"bad rules: {exc}", file=sys.stderr)
-        return 2
+        return _refuse(f"bad rules: {exc}")
     try:
         rep = _simulate_args(args, levels, rules)
     except ValueError as exc:
-        print(str(exc), file=sys.stderr)
-        return 2
+        return _refuse(str(exc))
+    except OSError as exc:  # --results or --checkpoint cannot be read or written
+        return _refuse(f"{exc.strerror}: {exc.filename}")
     if args.json:
         print(json.dumps(rep))
     else:
         print_report(rep)
     return 0
+
+
+def _refuse(reason: str) -> int:
+    """A bad argument: one line on stderr, exit status 2 (argparse's own)."""
+    print(f"spades simulate: {reason}", file=sys.stderr)
+    return 2
 
 
 def _simulate_args(args: argparse.Namespace, levels: list[str], rules: Rules) -> dict[str, Any]:

@@ -313,9 +313,7 @@ class Relay:
         elif kind == "f":  # owner: a client message
             remote = self.remotes.get((edge, msg["c"]))
             if remote is None or remote.room is None or remote.room.closed:
-                self.post(
-                    edge, {"t": "x", "c": msg["c"], "code": CloseCode.RECONNECT, "reason": "moved"}
-                )
+                self._moved(edge, msg["c"], "moved")
                 return
             # Queued on the room in arrival order (the task's first step enqueues).
             self._spawn(self._frame(remote, remote.room, msg["m"], now()))
@@ -336,8 +334,7 @@ class Relay:
         remote.room = room
         self.remotes[(edge, msg["c"])] = remote
 
-    def _moved(self, edge: str, edge_conn: int) -> None:
-        reason = "the room moved: reconnect"
+    def _moved(self, edge: str, edge_conn: int, reason: str = "the room moved: reconnect") -> None:
         self.post(edge, {"t": "x", "c": edge_conn, "code": CloseCode.RECONNECT, "reason": reason})
 
     def forget(self, remote: RemoteConnection) -> None:

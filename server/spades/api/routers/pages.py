@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.resources
 from pathlib import Path
 
-from fastapi import APIRouter, FastAPI, Request
+from fastapi import APIRouter, FastAPI
 from fastapi.responses import FileResponse, HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
@@ -16,27 +16,6 @@ PLACEHOLDER = (
     "<p>The Spades server is running. The web client is not installed; "
     "see <a href=/docs>/docs</a> for the API.</p>"
 )
-
-# What a browser gets for an address that is nothing here (a mistyped link): a page in
-# words with the way home, not the API's JSON.
-NOT_FOUND_PAGE = (
-    '<!doctype html><html lang="en"><meta charset="utf-8">'
-    '<meta name="viewport" content="width=device-width, initial-scale=1">'
-    '<title>Page not found · Spades</title><link rel="stylesheet" href="/css/app.css">'
-    '<main id="main"><section class="card-panel center-box"><h1>Page not found</h1>'
-    "<p>There is nothing at this address. A room's link looks like /r/ABC234.</p>"
-    '<a class="btn primary" href="/">Back to home</a></section></main></html>'
-)
-
-
-def wants_page(request: Request) -> bool:
-    """A browser asking for a page (not the API, not a file the page loads)."""
-    path = request.url.path
-    return (
-        request.method in ("GET", "HEAD")
-        and not path.startswith(("/api/", "/ws/", "/metrics", "/healthz", "/readyz", "/docs"))
-        and "text/html" in request.headers.get("accept", "")
-    )
 
 
 def client_directory(settings: Settings) -> Path:
