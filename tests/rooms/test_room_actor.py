@@ -675,7 +675,7 @@ async def test_a_chat_message_sent_again_after_a_hello_is_the_same_message(
     await hello(room, late, None)
     await act(room, late, type="chat", text="late", id="late")
     assert again.messages[-1]["name"] == "Spectator 3"
-    assert set(room.spectator_numbers) == {watchers[1].conn_id, late.conn_id}
+    assert set(room.chat.numbers) == {watchers[1].conn_id, late.conn_id}
     await manager.stop()
 
 
