@@ -137,7 +137,7 @@ async def settings(room: CommandRoom, conn: Connection, msg: Message, ref: Any) 
     if not isinstance(raw, dict):
         raise BadRequest("settings must be an object")
     # A field left out keeps its value; null is a value of the wrong type, refused as the
-    # REST API refuses it (it was taken silently as "keep").
+    # REST API refuses it.
     rules = raw.get("rules")
     nulls = [key for key, value in raw.items() if value is None]
     if isinstance(rules, dict):

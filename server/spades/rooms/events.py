@@ -104,7 +104,17 @@ class Events:
         frames: dict[int | None, bytes] = {}  # the frames of seats with a `you` part
         for seat in (acted, last_public["to_act"], public["to_act"]):
             if seat is not None and seat not in own:
-                part = own[seat] = self._own_part(seat)
+                # Its own keys that changed since its connections were last sent them.
+                now, held = game.own_view(seat), self.own.get(seat)
+                self.own[seat] = now
+                if held is None:
+                    diff = now
+                else:
+                    diff = {}
+                    for k, v in now.items():  # (a plain loop: it runs for every action)
+                        if held[k] != v:
+                            diff[k] = v
+                part = own[seat] = b',"you":' + orjson.dumps(diff) if diff else b""
                 if part:
                     frames[seat] = body + part + b',"ref":null}'
         origin_frame = None
@@ -141,19 +151,3 @@ class Events:
             if was is not v and was != v:
                 changed[k] = v
         return changed
-
-    def _own_part(self, seat: int) -> bytes:
-        """The `you` part for `seat`: its own keys that changed since its connections were
-        last sent them (empty when none did)."""
-        game = self.match.game
-        assert game is not None
-        now, held = game.own_view(seat), self.own.get(seat)
-        self.own[seat] = now
-        if held is None:
-            diff = now
-        else:
-            diff = {}
-            for k, v in now.items():  # (a plain loop: it runs for every action)
-                if held[k] != v:
-                    diff[k] = v
-        return b',"you":' + orjson.dumps(diff) if diff else b""

@@ -24,7 +24,6 @@ from typing import Any
 from spades.engine import ActionError, Game
 from spades.store.protocol import RoomStatus, Store, StoredRoom
 
-from . import presence
 from .actor import Actor, Answer
 from .audience import CLOSE_ABANDONED, Audience, StateFor
 from .bots import BotRunner
@@ -39,6 +38,7 @@ from .gameclock import GameClock
 from .match import Match
 from .observer import NO_OBSERVER, Observer, now
 from .ownership import CLOSE_RECONNECT
+from .presence import attach, detach
 from .protocol import COMMANDS, GAME_ACTIONS
 from .recovery import stored_seats
 from .seating import Seating
@@ -127,8 +127,8 @@ class Room:
         self.room_dict = views.room_dict
         self.summary = views.summary
         self.idle_since = self.seating.idle_since
-        self.attach = partial(presence.attach, self)  # `hello`
-        self.detach = partial(presence.detach, self)  # a closed socket
+        self.attach = partial(attach, self)  # `hello`
+        self.detach = partial(detach, self)  # a closed socket
 
     # --- the actor ----------------------------------------------------------------------
 

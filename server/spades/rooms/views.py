@@ -37,8 +37,8 @@ class Views:
         self._memo: tuple[tuple[Any, ...], dict[str, Any]] | None = None
 
     def room_dict(self, you: int | None = None) -> dict[str, Any]:
-        # Plain loops, no comprehensions: this runs once per action, and on Python 3.11 each
-        # comprehension is a function object made and called.
+        # Plain loops, no comprehensions: this runs once per action, and a comprehension is
+        # a function made and called.
         table, match = self.table, self.match
         online = set()
         for c in self.audience.connections.values():
