@@ -6,13 +6,12 @@ only when the room they see changed (a seat is back online), never a copy of the
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from spades.store.protocol import Store
 
+from .actor import Actor
 from .audience import CLOSE_CROWDED, CLOSE_REPLACED, Audience
 from .broadcast import Connection
 from .chat import Chat
@@ -45,12 +44,9 @@ class PresenceRoom(Protocol):
     clock: Clock
     config: RoomConfig
 
-    @property
-    def closed(self) -> bool: ...
+    actor: Actor
 
     def changed(self, origin: Connection | None = None, ref: Any = None) -> None: ...
-
-    def submit(self, fn: Callable[[], Awaitable[Any]]) -> asyncio.Future[Any]: ...
 
     async def again_if_all_asked(self, seat: int) -> None: ...
 
@@ -138,7 +134,7 @@ def _take_seat(room: PresenceRoom, conn: Connection, seat: int, resync_of: int |
 
 def _host_gone_later(room: PresenceRoom) -> None:
     """At the end of the host's grace period (a timer, outside the actor)."""
-    if room.closed:
+    if room.actor.closed:
         return
 
     async def check() -> None:
@@ -148,7 +144,7 @@ def _host_gone_later(room: PresenceRoom) -> None:
         except Exception:
             log.exception("room %s: handing the host over failed", room.table.code)
 
-    room.submit(check)
+    room.actor.submit(check)
 
 
 async def detach(room: PresenceRoom, conn: Connection) -> None:

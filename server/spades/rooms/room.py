@@ -15,7 +15,6 @@ and plans the next turn by it.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable
 from functools import partial
@@ -139,10 +138,6 @@ class Room:
         """Run `fn(*args)` inside the actor, after every command queued before it."""
         return await self.actor.submit(fn, *args)
 
-    def submit(self, fn: Any, *args: Any) -> asyncio.Future[Any]:
-        """`call` without waiting: the future tells the outcome."""
-        return self.actor.submit(fn, *args)
-
     async def stop(self) -> None:
         """Stop taking commands, let the ones queued finish (so nothing is half stored)."""
         await self.actor.stop()
@@ -191,20 +186,8 @@ class Room:
         return self.match.seq
 
     @property
-    def turn_started(self) -> float:
-        return self.match.turn_started
-
-    @property
-    def started_by(self) -> int | None:
-        return self.match.started_by
-
-    @property
     def connections(self) -> dict[int, Connection]:
         return self.audience.connections
-
-    @property
-    def game_deadline(self) -> float | None:
-        return self.game_clock.deadline
 
     def states(self) -> StateFor:
         """Each seat's whole state as of now (the turn deadline worked out anew)."""
@@ -308,12 +291,12 @@ class Room:
         if (
             match.status == "finished"
             and any(connected(s) for s in match.again)
-            and not self.again_waits_for()
+            and not self._again_waits_for()
         ):
             await self.start_game()
             match.started_by = seat
 
-    def again_waits_for(self) -> list[int]:
+    def _again_waits_for(self) -> list[int]:
         """The seated people here who have not asked to play again yet."""
         again, connected = self.match.again, self.audience.connected
         return [
