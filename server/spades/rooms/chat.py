@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections import deque
 
+from spades.codes import ErrorCode
+
 from .errors import RoomError
 
 # A room's chat, all its connections together: at most this many messages in this many
@@ -35,7 +37,7 @@ class Chat:
         if len(times) >= CHAT_PER_WINDOW or (
             spectator and len(watchers) >= SPECTATOR_CHAT_PER_WINDOW
         ):
-            raise RoomError("the room's chat is busy; wait a few seconds", code="chat_busy")
+            raise RoomError("the room's chat is busy; wait a few seconds", code=ErrorCode.CHAT_BUSY)
         times.append(now)
         if spectator:
             watchers.append(now)

@@ -12,6 +12,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from spades.codes import ErrorCode
 from spades.engine import Game, Rules
 from spades.store.protocol import (
     ActionRow,
@@ -170,7 +171,7 @@ class Match:
                 extra=self._ctx(seat, game_id),
             )
             self._on_store_failure()
-            raise RoomError("the action could not be saved", code="storage_error") from exc
+            raise RoomError("the action could not be saved", code=ErrorCode.STORAGE_ERROR) from exc
         self.unsent = True
         self.observer.store_append(now() - started)
         self.observer.action(recorded["type"])

@@ -10,6 +10,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from spades.codes import ErrorCode
 from spades.store.protocol import FencedOut
 
 from .clock import Clock
@@ -79,7 +80,7 @@ async def write_first(code: str, write: Awaitable[Any]) -> Any:
         store_failures.log(
             log, code, "room %s: a write failed", code, extra={"room": code, "seat": None}
         )
-        raise RoomError("that could not be saved; try again", code="storage_error") from exc
+        raise RoomError("that could not be saved; try again", code=ErrorCode.STORAGE_ERROR) from exc
 
 
 class Bookkeeping:
