@@ -7,10 +7,10 @@ the host (seating.py), turn scheduling and the turn deadline (turns.py), the gam
 events.py), commands from connections (commands.py), connections coming and going
 (presence.py) and bookkeeping writes (writes.py).
 
-A card play is one straight line: `handle` finds the command (`commands.game_action`),
-which checks the seat, has the match apply and store the action, and calls `changed`,
-which works out the turn deadline once, shows the new state to every connection with it,
-and plans the next turn by it.
+A card play is one straight line: `handle` finds the message's command in the registry
+(protocol.py: `commands.game_action`), which checks the seat, has the match apply and
+store the action, and calls `changed`, which works out the turn deadline once, shows the
+new state to every connection with it, and plans the next turn by it.
 """
 
 from __future__ import annotations
