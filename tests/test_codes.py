@@ -27,7 +27,6 @@ SHARED_WORDS = {"abandoned"}
 KNOWN_OFFENDERS: set[tuple[str, str | int]] = {
     ("rooms/actor.py", "room_closed"),
     ("rooms/commands.py", "already_seated"),
-    ("rooms/commands.py", "chat_busy"),
     ("rooms/commands.py", "game_in_progress"),
     ("rooms/commands.py", "hint_failed"),
     ("rooms/commands.py", "hint_pending"),
@@ -42,7 +41,6 @@ KNOWN_OFFENDERS: set[tuple[str, str | int]] = {
     ("rooms/room.py", "abandoned"),
     ("rooms/room.py", "hello_first"),
     ("rooms/room.py", "server_error"),
-    ("rooms/room.py", "storage_error"),
     ("rooms/room.py", "unknown_type"),
     ("rooms/seating.py", "game_in_progress"),
     ("rooms/turns.py", "storage_error"),

@@ -93,11 +93,13 @@ async def test_turn_timer_lets_the_bot_move_then_the_seat_goes_away(
     assert game is not None
     await settle(lambda: shown_to_act(conn) == 0)
     seq = room.seq
-    assert conn.last_state()["clock"]["turn_deadline"] == round((room.turn_started + 30) * 1000)
+    assert conn.last_state()["clock"]["turn_deadline"] == round(
+        (room.match.turn_started + 30) * 1000
+    )
     clock.advance(29)
     # Not yet: the timer's deadline is still ahead of the clock, so the turn still waits.
     plan = room.turns.plan
-    assert plan is not None and plan.deadline == room.turn_started + 30 > clock.now()
+    assert plan is not None and plan.deadline == room.match.turn_started + 30 > clock.now()
     assert room.turns.waiting and room.turns.task is None
     assert room.seq == seq
     clock.advance(2)
@@ -174,7 +176,7 @@ async def test_game_clock_ends_the_game(store: Any, clock: ManualClock, tmp_path
     )
     game = room.game
     assert game is not None
-    assert room.game_deadline == clock.now() + 300
+    assert room.game_clock.deadline == clock.now() + 300
     clock.advance(301)
     await settle(lambda: conn.last_state()["view"]["time_up"])
     await play_out(room, conn)
@@ -366,7 +368,7 @@ async def test_the_game_clock_resumes_with_the_time_that_was_left(
     second = manager_for(store, clock, tmp_path)
     await second.start()
     again = await second.get(room.code)
-    assert again.game_deadline == clock.now() + 500
+    assert again.game_clock.deadline == clock.now() + 500
     await second.stop()
 
 
@@ -575,10 +577,10 @@ async def test_a_timed_turn_after_another_keeps_the_one_timer_until_it_is_due(
         await act(room, conns[to_act], **first_legal("basic", game.view(to_act)))
         assert room.seq == seq + 1  # the human's own move, not a timeout
         assert turns._timer is first and turns.waiting and turns.task is None
-        assert turns.plan is not None and turns.plan.deadline == room.turn_started + 30
+        assert turns.plan is not None and turns.plan.deadline == room.match.turn_started + 30
     # At the first turn's deadline the timer fires early: it is armed again for this turn.
     seq, to_act = room.seq, game.to_act
-    deadline = room.turn_started + 30
+    deadline = room.match.turn_started + 30
     clock.advance(10)
     await settle(lambda: turns._timer is not first)
     assert turns.waiting and turns._timer is not None and room.seq == seq
@@ -675,7 +677,7 @@ async def test_a_chat_message_sent_again_after_a_hello_is_the_same_message(
     await hello(room, late, None)
     await act(room, late, type="chat", text="late", id="late")
     assert again.messages[-1]["name"] == "Spectator 3"
-    assert set(room.spectator_numbers) == {watchers[1].conn_id, late.conn_id}
+    assert set(room.chat.numbers) == {watchers[1].conn_id, late.conn_id}
     await manager.stop()
 
 
@@ -697,7 +699,7 @@ async def test_the_game_clock_never_counts_downtime_however_many_restarts(
         again = manager_for(store, clock, tmp_path)
         await again.start()
         back = await again.get(code)
-        assert back.game_deadline == pytest.approx(clock.now() + 300 - used, abs=1.5)
+        assert back.game_clock.deadline == pytest.approx(clock.now() + 300 - used, abs=1.5)
         conn = Conn()
         await hello(back, conn, token)
         clock.advance(10)

@@ -98,10 +98,10 @@ async def test_a_room_part_shown_outside_an_event_is_the_next_events_base(
     assert to_act is not None
     flagged = (to_act + 1) % 4
 
-    async def act_and_flag() -> None:  # as turns.bot_move: the move, the flag, one broadcast
+    async def act_and_flag() -> None:  # as a bot's move: the move, the flag, one broadcast
         current = room.game
         assert current is not None and current.to_act is not None
-        await room.act(current.to_act, first_legal("", current.view(current.to_act)))
+        await room.match.act(current.to_act, first_legal("", current.view(current.to_act)))
         room.seats[flagged].timed_out = True
         room.changed()
 

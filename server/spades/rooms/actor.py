@@ -33,9 +33,8 @@ class Actor:
         self.name = name
         self.closed = False
         self._after_each = after_each  # runs after every command, failed ones included
-        # A deque and one waiter future instead of asyncio.Queue, and the loop kept: on
-        # Python 3.11 every lookup of the running loop (Queue.get, create_future through
-        # get_running_loop, ...) is a getpid() system call, several per action.
+        # A deque and one waiter future instead of asyncio.Queue, and the loop kept: looking
+        # up the running loop (as Queue.get and get_running_loop do) makes a system call.
         self._queue: deque[Item] = deque()
         self._waiter: asyncio.Future[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None

@@ -18,8 +18,7 @@ from .broadcast import Connection, Hub, Message, Send
 log = logging.getLogger(__name__)
 
 # View keys a state carries only when their value differs from the last state the
-# connection was sent: the bulky parts that change a few times a hand at most. With them and
-# an unchanged `room` left out, states take less than half the bytes (more in long games).
+# connection was sent: the bulky parts, which change a few times a hand at most.
 SENT_ON_CHANGE = ("rules", "tricks", "last_trick", "commitment", "history")
 
 # WebSocket close codes the room uses (4000-4999 are free for applications).
@@ -62,7 +61,7 @@ class Audience:
         return {c.seat for c in self.connections.values()}
 
     def connected(self, seat: int) -> bool:
-        # A plain loop: asked once per action, and `any()` of a generator costs twice this.
+        # A plain loop: asked once per action, and cheaper than `any()` of a generator.
         for c in self.connections.values():  # noqa: SIM110
             if c.seat == seat:
                 return True

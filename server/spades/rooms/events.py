@@ -16,15 +16,14 @@ connection that was not sent the state just before (it said hello meanwhile).
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
-from . import views
+from .audience import Audience
 from .broadcast import Connection
-
-if TYPE_CHECKING:
-    from .room import Room
+from .match import Match
+from .views import Views
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +34,10 @@ OWN_KEYS = frozenset(("seat", "hand", "blind_nil_open", "legal"))
 class Events:
     """One room's memory of its last broadcast: what the next event is a change from."""
 
-    def __init__(self) -> None:
+    def __init__(self, audience: Audience, views: Views, match: Match) -> None:
+        self.audience = audience
+        self.views = views
+        self.match = match
         # (game id, hand number, phase, seq) the last broadcast showed, its `room` (as a
         # spectator sees it) and its public view; None: the next broadcast sends states.
         self.key: tuple[int | None, int, str, int] | None = None
@@ -46,6 +48,10 @@ class Events:
         self.own: dict[int, dict[str, Any]] = {}
         self.public_keys: tuple[str, ...] | None = None
 
+    def forget(self) -> None:
+        """Send every connection a whole state next."""
+        self.key = None
+
     def room_shown(self, shared: dict[str, Any]) -> None:
         """Every connection was just shown `shared` as the `room` (in whole states sent
         outside `broadcast`, as a hello's to the others): the next event's base. Otherwise
@@ -54,19 +60,18 @@ class Events:
         if self.key is not None:
             self.room = shared
 
-    def broadcast(self, room: Room, origin: Connection | None, ref: Any) -> None:
+    def broadcast(self, origin: Connection | None, ref: Any, turn_deadline: float | None) -> None:
         """Each connection its event, or its state where an event would not follow."""
-        game = room.game
-        shared = views.room_dict(room, None)
-        clock = views.clock_dict(room)
+        match, views = self.match, self.views
+        game, game_id = match.game, match.game_id
+        shared = views.room_dict(None)
+        clock = views.clock_dict(turn_deadline)
         if game is None:
             self.key = None
-            room.audience.broadcast(
-                room.game_id, views.state_builder(room, shared, clock), origin, ref
-            )
+            self.audience.broadcast(game_id, views.state_builder(clock, shared), origin, ref)
             return
         seq = game.action_count
-        key = (room.game_id, game.hand_number, game.phase, seq)
+        key = (game_id, game.hand_number, game.phase, seq)
         last, last_room, last_public = self.key, self.room, self.public
         public = game.view(None)
         self.key, self.room, self.public = key, shared, public
@@ -80,32 +85,18 @@ class Events:
             or (last_room is not shared and last_room != shared)
         ):
             self.own.clear()
-            room.audience.broadcast(
-                room.game_id, views.state_builder(room, shared, clock), origin, ref
-            )
+            self.audience.broadcast(game_id, views.state_builder(clock, shared), origin, ref)
             return
-        game_id = room.game_id
         last_action = game.last_action
         assert last_action is not None  # seq is at least 1 here
         acted, action = last_action
-        # Unchanged bulky keys (rules, tricks, history) are the very objects of the last view
-        # (Game.view shares them), so most keys cost an identity check here.
-        keys = self.public_keys
-        if keys is None:  # the keys of every public view (Game.view makes the same ones)
-            keys = self.public_keys = tuple(k for k in public if k not in OWN_KEYS)
-        changed = {}
-        for k in keys:  # a plain loop: half the cost of a filtering comprehension here
-            v = public[k]
-            was = last_public[k]  # every view has the same keys
-            if was is not v and was != v:
-                changed[k] = v
         body = orjson.dumps(
             {
                 "type": "event",
                 "seq": seq,
                 "game_id": game_id,
                 "action": {"seat": acted, **action},
-                "view": changed,
+                "view": self._changed_keys(last_public, public),
                 "clock": clock,
             }
         )[:-1]
@@ -113,30 +104,29 @@ class Events:
         frames: dict[int | None, bytes] = {}  # the frames of seats with a `you` part
         for seat in (acted, last_public["to_act"], public["to_act"]):
             if seat is not None and seat not in own:
+                # Its own keys that changed since its connections were last sent them.
                 now, held = game.own_view(seat), self.own.get(seat)
                 self.own[seat] = now
                 if held is None:
                     diff = now
-                else:  # (a loop: a comprehension is a function made and called, on 3.11)
+                else:
                     diff = {}
-                    for k, v in now.items():
+                    for k, v in now.items():  # (a plain loop: it runs for every action)
                         if held[k] != v:
                             diff[k] = v
-                if diff:
-                    part = own[seat] = b',"you":' + orjson.dumps(diff)
+                part = own[seat] = b',"you":' + orjson.dumps(diff) if diff else b""
+                if part:
                     frames[seat] = body + part + b',"ref":null}'
-                else:
-                    own[seat] = b""
-        no_ref = body + b',"ref":null}'
         origin_frame = None
         if origin is not None and ref is not None:
             seat = origin.seat
             part = own.get(seat, b"") if seat is not None else b""
             origin_frame = body + part + b',"ref":' + orjson.dumps(ref) + b"}"
-        audience = room.audience
+        no_ref = body + b',"ref":null}'
+        audience = self.audience
         behind = audience.send_events(game_id, seq, public, frames, no_ref, origin, origin_frame)
         if behind:  # whole states, for the connections an event would not follow
-            states = views.state_builder(room, shared, clock)
+            states = views.state_builder(clock, shared)
             for conn in behind:
                 try:
                     audience.send_state(
@@ -146,3 +136,18 @@ class Events:
                     # As Audience.broadcast: the others are served all the same.
                     log.exception("sending a state to connection %s failed", conn.conn_id)
                     audience.forget(conn)
+
+    def _changed_keys(self, last: dict[str, Any], public: dict[str, Any]) -> dict[str, Any]:
+        """The public view keys whose values changed. Unchanged bulky keys (rules, tricks,
+        history) are the very objects of the last view (Game.view shares them), so most
+        keys cost an identity check."""
+        keys = self.public_keys
+        if keys is None:  # the keys of every public view (Game.view makes the same ones)
+            keys = self.public_keys = tuple(k for k in public if k not in OWN_KEYS)
+        changed = {}
+        for k in keys:  # (a plain loop: it runs for every action)
+            v = public[k]
+            was = last[k]  # every view has the same keys
+            if was is not v and was != v:
+                changed[k] = v
+        return changed

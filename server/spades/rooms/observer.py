@@ -15,7 +15,7 @@ ActionSource = Literal["human", "bot"]
 
 
 # A monotonic time for measuring durations (not the rooms' injectable game clock): the C
-# function itself, not a wrapper around it (asked four times per action).
+# function itself, not a wrapper around it (asked several times per action).
 now: Callable[[], float] = time.perf_counter
 
 

@@ -2,8 +2,9 @@
 `bot_delay`; a present human's turn runs to the turn timer or, once they have dropped,
 the grace period, and then their bot moves for them.
 
-The plan is a value: the room works one out after every change and keeps a pending move
-when the plan is the same, so people coming and going do not restart a bot's delay.
+After every change the room asks the scheduler for the turn deadline (`refresh`), shows
+it, and has the scheduler plan the turn (`plan_next`). The plan is a value: a pending move
+is kept when the plan is the same, so people coming and going do not restart a bot's delay.
 """
 
 from __future__ import annotations
@@ -13,17 +14,19 @@ import logging
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from spades.engine import ActionError, Game
 
-from .clock import Timer
+from .actor import Actor
+from .bots import BotRunner
+from .clock import Clock, Timer
+from .config import RoomConfig
 from .errors import RoomError
-from .observer import now
+from .match import Match
+from .observer import Observer, now
 from .seats import Seat
-
-if TYPE_CHECKING:
-    from .room import Room
+from .table import Table
 
 log = logging.getLogger(__name__)
 
@@ -103,17 +106,43 @@ def plan_turn(
 
 
 class TurnScheduler:
-    """Holds the room's plan for the seat to act, the one timer that runs it when due, and
-    the turn task it then starts (the bot's decision and move).
+    """Holds the room's turn deadline, its plan for the seat to act, the one timer that runs
+    the plan when due, and the turn task it then starts (the bot's decision and move).
 
     The timer is lazy: a plan due later than the timer leaves it armed, and when it fires
     early it is armed again for the plan's time. A timed human turn after another (each
     action replaces the plan) then costs no timer and no task: the timer fires about once
     per turn timer, not once per action.
+
+    `connected(seat)` says whether a seat has a connection; `changed()` shows the room's
+    new state and plans the next turn (after a bot's move).
     """
 
-    def __init__(self, room: Room) -> None:
-        self.room = room
+    def __init__(
+        self,
+        table: Table,
+        match: Match,
+        *,
+        connected: Callable[[int], bool],
+        changed: Callable[[], None],
+        actor: Actor,
+        bots: BotRunner,
+        clock: Clock,
+        config: RoomConfig,
+        observer: Observer,
+    ) -> None:
+        self.table = table
+        self.match = match
+        self._connected = connected
+        self._changed = changed
+        self.actor = actor
+        self.bots = bots
+        self.clock = clock
+        self.config = config
+        self.observer = observer
+        # When the seat to act loses its turn to the bot (None: no clock on this turn), as
+        # of the last `refresh`.
+        self.deadline: float | None = None
         self.plan: TurnPlan | None = None
         self.due: float | None = None  # when the plan's turn starts; None: started or none
         self.task: asyncio.Task[None] | None = None
@@ -125,36 +154,42 @@ class TurnScheduler:
         """A plan waits for its time."""
         return self.plan is not None and self.due is not None
 
-    def deadline(self) -> float | None:
-        """When the seat to act loses its turn to the bot (None: no clock on this turn)."""
-        room = self.room
-        return turn_deadline(
-            room.game,
-            room.seats,
-            turn_started=room.turn_started,
-            turn_seconds=room.settings.turn_seconds,
-            connected=room.audience.connected,  # asked only for a human's turn
-            grace=room.config.grace_seconds,
+    def refresh(self) -> float | None:
+        """Work out the turn deadline anew (after a change), keep it and return it."""
+        match = self.match
+        deadline = self.deadline = turn_deadline(
+            match.game,
+            self.table.seats,
+            turn_started=match.turn_started,
+            turn_seconds=self.table.settings.turn_seconds,
+            connected=self._connected,  # asked only for a human's turn
+            grace=self.config.grace_seconds,
         )
+        return deadline
 
-    def reschedule(self) -> None:
-        """Plan the seat to act's turn anew; a pending move for the same plan is kept."""
-        room = self.room
-        if room.closed:
+    def plan_next(self) -> None:
+        """Plan the seat to act's turn by the deadline of the last `refresh`; a pending move
+        for the same plan is kept."""
+        if self.actor.closed:
             self.cancel()
             return
+        match, table = self.match, self.table
         self.schedule(
             plan_turn(
-                room.game, room.game_id, room.seats, room.settings.bot_level, room.turn_deadline()
+                match.game, match.game_id, table.seats, table.settings.bot_level, self.deadline
             )
         )
 
+    def reschedule(self) -> None:
+        """Plan the seat to act's turn anew, its deadline worked out again."""
+        self.refresh()
+        self.plan_next()
+
     async def reschedule_later(self, seconds: float) -> None:
         """After a failed write, give the seat to act its bot or timer again, a little later."""
-        room = self.room
-        await room.clock.sleep_until(room.clock.now() + seconds)
-        if not room.closed:
-            await room.call(self._reschedule_now)
+        await self.clock.sleep_until(self.clock.now() + seconds)
+        if not self.actor.closed:
+            await self.actor.call(self._reschedule_now)
 
     async def _reschedule_now(self) -> None:
         self.reschedule()
@@ -171,7 +206,7 @@ class TurnScheduler:
             return
         when = plan.deadline
         if when is None:
-            when = self.room.clock.now() + bot_wait(self.room.game, self.room.config.bot_delay)
+            when = self.clock.now() + bot_wait(self.match.game, self.config.bot_delay)
         self.due = when
         if self._timer is None or self._armed > when:
             self._arm(when)
@@ -192,94 +227,108 @@ class TurnScheduler:
         if self._timer is not None:
             self._timer.cancel()
         self._armed = when
-        self._timer = self.room.clock.call_at(when, self._fire)
+        self._timer = self.clock.call_at(when, self._fire)
 
     def _fire(self) -> None:
         self._timer, self._armed = None, math.inf
         plan, due = self.plan, self.due
         if plan is None or due is None:
             return
-        if self.room.clock.now() < due - EARLY:  # armed for an earlier plan: wait on
+        if self.clock.now() < due - EARLY:  # armed for an earlier plan: wait on
             self._arm(due)
             return
         self.due = None
-        self.task = asyncio.create_task(bot_turn(self.room, plan))
+        self.task = asyncio.create_task(self._bot_turn(plan))
 
+    # --- the bot's turn --------------------------------------------------------------------
 
-def _is_current(room: Room, plan: TurnPlan) -> bool:
-    game = room.game
-    return (
-        not room.closed
-        and game is not None
-        and room.game_id == plan.game_id
-        and game.action_count == plan.seq
-        and game.to_act == plan.seat
-    )
-
-
-def bot_seed(room: Room, seq: int) -> int:
-    return (room.game_id or 0) * 10_007 + seq
-
-
-async def bot_turn(room: Room, plan: TurnPlan) -> None:
-    """The planned turn, once due: the bot decides, and moves if the turn is still on."""
-    game = room.game
-    if game is None or not _is_current(room, plan):
-        return
-    action = await room.bots.decide(plan.level, game.view(plan.seat), bot_seed(room, plan.seq))
-    try:
-        await room.call(bot_move, room, plan, action, now())
-    except RoomError as exc:
-        # A store failure is logged where it happens, within the outage log budget
-        # (writes.StoreFailures); said here too, it came once per retry of every room.
-        log.log(
-            logging.DEBUG if exc.code == "storage_error" else logging.WARNING,
-            "room %s: bot move for seat %s failed: %s",
-            room.code,
-            plan.seat,
-            exc,
-            extra={"room": room.code, "seat": plan.seat},
+    def _is_current(self, plan: TurnPlan) -> bool:
+        match = self.match
+        game = match.game
+        return (
+            not self.actor.closed
+            and game is not None
+            and match.game_id == plan.game_id
+            and game.action_count == plan.seq
+            and game.to_act == plan.seat
         )
 
+    def _seed(self, seq: int) -> int:
+        return bot_seed(self.match.game_id, seq)
 
-async def bot_move(room: Room, plan: TurnPlan, action: dict[str, Any], queued: float) -> None:
-    """Inside the actor: the bot's move, if the turn it was planned for is still on."""
-    game = room.game
-    if game is None or not _is_current(room, plan):
-        return
-    seat = plan.seat
-    try:
-        await room.act(seat, action)
-        game = room.game  # (a new object if the act took the game from the log)
-        if (
-            game is not None
-            and plan.timeout
-            and action.get("type") == "look"
-            and game.to_act == seat
-        ):
-            # A timed-out seat that had to look still owes its bid: make it now.
-            view = game.view(seat)
-            await room.act(seat, await room.bots.decide(plan.level, view, bot_seed(room, plan.seq)))
-    except ActionError as exc:
+    async def _bot_turn(self, plan: TurnPlan) -> None:
+        """The planned turn, once due: the bot decides, and moves if the turn is still on."""
+        game = self.match.game
+        if game is None or not self._is_current(plan):
+            return
+        action = await self.bots.decide(plan.level, game.view(plan.seat), self._seed(plan.seq))
+        try:
+            await self.actor.call(self._bot_move, plan, action, now())
+        except RoomError as exc:
+            # A store failure is logged where it happens, within the outage log budget
+            # (writes.StoreFailures), not again here for every retry of every room.
+            code = self.table.code
+            log.log(
+                logging.DEBUG if exc.code == "storage_error" else logging.WARNING,
+                "room %s: bot move for seat %s failed: %s",
+                code,
+                plan.seat,
+                exc,
+                extra={"room": code, "seat": plan.seat},
+            )
+
+    async def _bot_move(self, plan: TurnPlan, action: dict[str, Any], queued: float) -> None:
+        """Inside the actor: the bot's move, if the turn it was planned for is still on."""
+        match = self.match
+        if match.game is None or not self._is_current(plan):
+            return
+        seat = plan.seat
+        try:
+            await match.act(seat, action)
+            game = match.game  # (a new object if the act took the game from the log)
+            if (
+                game is not None
+                and plan.timeout
+                and action.get("type") == "look"
+                and game.to_act == seat
+            ):
+                # A timed-out seat that had to look still owes its bid: make it now.
+                view = game.view(seat)
+                await match.act(
+                    seat, await self.bots.decide(plan.level, view, self._seed(plan.seq))
+                )
+        except ActionError as exc:
+            if not await self._refused(plan, action, exc):
+                return
+        if plan.timeout:
+            self.table.seats[seat].timed_out_once(
+                limit=self.config.timeouts_before_away, connected=self._connected(seat)
+            )
+        self._changed()
+        self.observer.action_latency("bot", now() - queued)
+
+    async def _refused(self, plan: TurnPlan, action: dict[str, Any], exc: ActionError) -> bool:
+        """The engine refused the bot's move: make a legal one instead. False when the turn
+        is over or there is nothing to do."""
+        seat, code = plan.seat, self.table.code
         # The refused action is not logged: it may name a card not played.
         log.error(
             "room %s: a %s by the bot of seat %s was refused (%s)",
-            room.code,
+            code,
             action.get("type"),
             seat,
             exc.code,
-            extra={"room": room.code, "seat": seat},
+            extra={"room": code, "seat": seat},
         )
-        game = room.game
-        if game is None or not _is_current(room, plan):
-            return  # the game was taken from the log meanwhile (room.act): its turn is over
+        game = self.match.game
+        if game is None or not self._is_current(plan):
+            return False  # the game was taken from the log meanwhile (act): its turn is over
         legal = game.legal_actions(seat)
         if not legal:
-            return
-        await room.act(seat, legal[-1] if legal[0].get("type") == "look" else legal[0])
-    if plan.timeout:
-        room.seats[seat].timed_out_once(
-            limit=room.config.timeouts_before_away, connected=room.connected(seat)
-        )
-    room.changed()
-    room.observer.action_latency("bot", now() - queued)
+            return False
+        await self.match.act(seat, legal[-1] if legal[0].get("type") == "look" else legal[0])
+        return True
+
+
+def bot_seed(game_id: int | None, seq: int) -> int:
+    return (game_id or 0) * 10_007 + seq

@@ -10,7 +10,11 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from spades.codes import ErrorCode
+from spades.store.protocol import FencedOut
+
 from .clock import Clock
+from .errors import RoomError, RoomMoved
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +68,19 @@ def _short(exc: Any) -> str:
 store_failures = StoreFailures()
 
 Write = Callable[[], Awaitable[Any]]
+
+
+async def write_first(code: str, write: Awaitable[Any]) -> Any:
+    """A write that comes before any change of room `code`: its failure refuses the command."""
+    try:
+        return await write
+    except Exception as exc:
+        if isinstance(exc, FencedOut):
+            raise RoomMoved("the room moved to another process: reconnect") from exc
+        store_failures.log(
+            log, code, "room %s: a write failed", code, extra={"room": code, "seat": None}
+        )
+        raise RoomError("that could not be saved; try again", code=ErrorCode.STORAGE_ERROR) from exc
 
 
 class Bookkeeping:
