@@ -22,30 +22,6 @@ CODES = PACKAGE / "codes.py"
 # argument of `error(...)` or `close_all(...)`, a comparison with `.code`).
 SHARED_WORDS = {"abandoned"}
 
-# Literals still spelled outside codes.py, (file, value): in files other work is reshaping
-# now; they become ErrorCode/CloseCode members when it has landed, and leave this list.
-KNOWN_OFFENDERS: set[tuple[str, str | int]] = {
-    ("rooms/actor.py", "room_closed"),
-    ("rooms/commands.py", "already_seated"),
-    ("rooms/commands.py", "game_in_progress"),
-    ("rooms/commands.py", "hint_failed"),
-    ("rooms/commands.py", "hint_pending"),
-    ("rooms/commands.py", "no_game"),
-    ("rooms/commands.py", "nothing_to_hint"),
-    ("rooms/commands.py", "own_seat"),
-    ("rooms/manager.py", "draining"),
-    ("rooms/manager.py", "storage_error"),
-    ("rooms/ownership.py", "owned_elsewhere"),
-    ("rooms/presence.py", "replaced"),
-    ("rooms/presence.py", "room_crowded"),
-    ("rooms/room.py", "abandoned"),
-    ("rooms/room.py", "hello_first"),
-    ("rooms/room.py", "server_error"),
-    ("rooms/room.py", "unknown_type"),
-    ("rooms/seating.py", "game_in_progress"),
-    ("rooms/turns.py", "storage_error"),
-}
-
 ERROR_VALUES = {code.value for code in ErrorCode}
 CLOSE_VALUES = {code.value for code in CloseCode}
 
@@ -107,10 +83,8 @@ def test_no_code_is_spelled_outside_codes_py() -> None:
         if path != CODES
         for value in spelled(path)
     }
-    new = sorted(offenders - KNOWN_OFFENDERS, key=str)
-    assert not new, f"use spades.codes (ErrorCode / CloseCode) instead of these literals: {new}"
-    gone = sorted(KNOWN_OFFENDERS - offenders, key=str)
-    assert not gone, f"no longer spelled there: remove them from KNOWN_OFFENDERS: {gone}"
+    wrong = sorted(offenders, key=str)
+    assert not wrong, f"use spades.codes (ErrorCode / CloseCode) instead of these literals: {wrong}"
 
 
 def test_the_client_spells_no_code() -> None:

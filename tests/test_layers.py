@@ -72,24 +72,6 @@ OWNED_BY: dict[str, set[str]] = {
     "rich": {"bots"},
 }
 
-# Circles that exist today and are being removed (issue 55: the room without a circle).
-# Each entry is the set of modules in the circle; a circle must lie inside one of these.
-KNOWN_CIRCLES: dict[str, list[set[str]]] = {
-    "spades.rooms": [
-        {
-            "room",
-            "commands",
-            "presence",
-            "seating",
-            "recovery",
-            "turns",
-            "events",
-            "views",
-            "protocol",
-        },
-    ],
-}
-
 # Imports that break the layers today and are being removed: none.
 KNOWN_WRONG_IMPORTS: set[str] = set()
 
@@ -337,29 +319,16 @@ def circles(graph: dict[str, set[str]]) -> list[set[str]]:
     return found
 
 
-def short(package: str, nodes: set[str]) -> set[str]:
-    return {n.removeprefix(package + ".") for n in nodes}
-
-
 @pytest.mark.parametrize("package", packages())
 def test_no_import_circle_inside_a_package(package: str) -> None:
     """A subpackage counts as one node of its parent's graph: it and its siblings must not
     need each other either."""
-    known = KNOWN_CIRCLES.get(package, [])
     edges = import_edges(package)
     wrong = [
         sorted(why for (a, b), why in edges.items() if a in circle and b in circle)
         for circle in circles(import_graph(package))
-        if not any(short(package, circle) <= k for k in known)
     ]
     assert not wrong, f"import circles in {package}, made by: {wrong}"
-
-
-@pytest.mark.parametrize("package", sorted(KNOWN_CIRCLES))
-def test_known_circles_still_exist(package: str) -> None:
-    found = [short(package, c) for c in circles(import_graph(package))]
-    gone = [sorted(k) for k in KNOWN_CIRCLES[package] if not any(len(c & k) > 1 for c in found)]
-    assert not gone, f"no circle left among {gone}: remove it from KNOWN_CIRCLES"
 
 
 def test_the_circle_finder_finds_circles() -> None:

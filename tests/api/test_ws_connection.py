@@ -12,8 +12,8 @@ from typing import Any
 import orjson
 
 from spades.api.ws import WsConnection
+from spades.codes import CloseCode
 from spades.config import Settings
-from spades.rooms import CLOSE_SLOW
 
 
 class HeldSocket:
@@ -67,10 +67,10 @@ async def test_a_client_that_does_not_read_is_cut_off() -> None:
     socket.open.clear()
     for n in range(20):
         conn.send({"n": n})
-    assert conn.closing == (CLOSE_SLOW, "too slow to read its messages")
+    assert conn.closing == (CloseCode.SLOW, "too slow to read its messages")
     socket.open.set()
     await conn.finish(wait=1)
-    assert socket.closed == (CLOSE_SLOW, "too slow to read its messages")
+    assert socket.closed == (CloseCode.SLOW, "too slow to read its messages")
     assert [m["n"] for m in socket.sent] == [0]  # the write in flight; the backlog dropped
 
 

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from room_helpers import Conn, manager_for, settle
 
+from spades.codes import CloseCode
 from spades.rooms import (
-    CLOSE_RECONNECT,
     ManualClock,
     OwnedElsewhere,
 )
@@ -100,7 +100,7 @@ async def test_claim_on_demand_and_a_fenced_owner_drops_its_room(
         # A wakes up and writes: the store refuses (fence 1 < 2) and A drops the room.
         await room.call(room.handle, conn, {"type": "chat", "text": "hi"}, 0.0)
         await settle(lambda: room.code not in a.rooms and conn.closed is not None)
-        assert conn.closed is not None and conn.closed[0] == CLOSE_RECONNECT
+        assert conn.closed is not None and conn.closed[0] == CloseCode.RECONNECT
         # Not the player's fault, and nothing was stored: no error, only "reconnect".
         assert conn.errors() == []
         chats = await other_store.recent_chat(room.room_id)
@@ -163,7 +163,7 @@ async def test_drain_hands_every_room_over(store: Any, clock: ManualClock, tmp_p
         await room.call(room.attach, conn, token)
         await a.drain()
         assert a.rooms == {} and leases.holder == {}
-        assert conn.closed is not None and conn.closed[0] == CLOSE_RECONNECT
+        assert conn.closed is not None and conn.closed[0] == CloseCode.RECONNECT
         with pytest.raises(OwnedElsewhere):  # a draining process takes no room
             await a.get(room.code)
     finally:
@@ -206,7 +206,7 @@ async def test_a_move_fenced_out_tells_its_player_to_reconnect_and_stores_nothin
         move = {**view["legal"][-1], "id": "m"}
         await room.call(room.handle, conn, move, 0.0)
         await settle(lambda: conn.closed is not None)
-        assert conn.closed is not None and conn.closed[0] == CLOSE_RECONNECT
+        assert conn.closed is not None and conn.closed[0] == CloseCode.RECONNECT
         assert [e["code"] for e in conn.errors()] == []
         record = await other_store.export_game(taken.game_id, in_progress=True)
         assert len(record["actions"]) == seq  # the fenced move was not stored

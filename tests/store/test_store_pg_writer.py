@@ -108,7 +108,7 @@ async def test_a_killed_writer_is_replaced_and_every_acknowledged_append_is_kept
             await pg_store.append_action(ActionRow(game, seq, seq % 4, play(seq)))
             acknowledged.append(seq)
         except StorageUnavailable:  # met the dying child: in doubt, as a lost connection
-            # The room learns the truth from the log (`Room.act`): do as it does.
+            # The room learns the truth from the log (`Match.act`): do as it does.
             stored_seqs = [r[0] for r in await stored(pg_store, game)]
             if seq not in stored_seqs:
                 seq -= 1

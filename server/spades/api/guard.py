@@ -32,7 +32,6 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-CLOSE_TOO_MANY = CloseCode.TOO_MANY
 
 # The web client is static files of this server: its scripts, its stylesheet, its own
 # WebSocket. Inline style *attributes* are allowed (the client sets a few, e.g. a bar's
@@ -248,7 +247,7 @@ async def _refuse_socket(receive: Receive, send: Send, reason: str) -> None:
     if message["type"] != "websocket.connect":
         return
     await send({"type": "websocket.accept"})
-    await send({"type": "websocket.close", "code": CLOSE_TOO_MANY, "reason": reason})
+    await send({"type": "websocket.close", "code": CloseCode.TOO_MANY, "reason": reason})
 
 
 def safe_validation_errors(errors: Any) -> list[dict[str, Any]]:

@@ -23,9 +23,6 @@ from pydantic import ValidationError
 from spades.codes import CloseCode, ErrorCode
 from spades.config import Settings
 from spades.rooms import (
-    CLOSE_ABANDONED,
-    CLOSE_RECONNECT,
-    CLOSE_SLOW,
     OwnedElsewhere,
     RoomError,
     RoomManager,
@@ -52,10 +49,6 @@ from .wsprotocol import DIRECT, DirectSender
 
 log = logging.getLogger(__name__)
 
-CLOSE_POLICY = CloseCode.POLICY
-CLOSE_TOO_BIG = CloseCode.TOO_BIG
-CLOSE_NO_HELLO = CloseCode.NO_HELLO
-CLOSE_NO_ROOM = CloseCode.NO_ROOM
 
 _ids = itertools.count(1)
 _CLOSE = object()
@@ -68,7 +61,7 @@ class WsConnection:
     driven synchronously, which is how it finishes unless the client has stopped reading
     (the transport's flow control). Only then does a task take over, finishing that write
     and the backlog behind it, in order; a backlog of `send_queue` messages means the
-    client cannot keep up, and it is cut off (CLOSE_SLOW). Not a writer task per socket,
+    client cannot keep up, and it is cut off (CloseCode.SLOW). Not a writer task per socket,
     woken through a queue for every message: that task switch per message and socket was
     a large share of a busy server's event loop (docs/performance.md, "The socket path").
 
@@ -111,7 +104,7 @@ class WsConnection:
             payload = orjson.dumps(message)
         if self._backlog is not None:
             if len(self._backlog) >= self.limit:
-                self.close(CLOSE_SLOW, "too slow to read its messages")
+                self.close(CloseCode.SLOW, "too slow to read its messages")
             else:
                 self._backlog.append(payload)
             return
@@ -141,7 +134,7 @@ class WsConnection:
             self._backlog = deque([_CLOSE])
             self._flusher = asyncio.get_running_loop().create_task(self._flush(None, None))
         else:
-            if code == CLOSE_SLOW:
+            if code == CloseCode.SLOW:
                 self._backlog.clear()  # it would never read them: say goodbye next
             self._backlog.append(_CLOSE)
 
@@ -358,11 +351,11 @@ class FrameIntake:
                 size = len(data)
             if size > settings.max_message_bytes:
                 if not self.bucket.take(FRAME_COST):
-                    conn.close(CLOSE_POLICY, "message rate exceeded")
+                    conn.close(CloseCode.POLICY, "message rate exceeded")
                     return
                 self.strikes += 1
                 if self.strikes >= settings.oversize_strikes:
-                    conn.close(CLOSE_TOO_BIG, "repeated oversize messages")
+                    conn.close(CloseCode.TOO_BIG, "repeated oversize messages")
                     return
                 self.reply(
                     _error(
@@ -376,7 +369,7 @@ class FrameIntake:
             # Weighed by what it costs the server (limits.frame_cost, inline), not just counted.
             cost = MESSAGE_COSTS.get(kind, FRAME_COST) if kind is not None else FRAME_COST
             if not self.bucket.take(cost + KIB_COST * size / 1024):
-                conn.close(CLOSE_POLICY, "message rate exceeded")
+                conn.close(CloseCode.POLICY, "message rate exceeded")
                 return
             if message is None:
                 self.reply(error)
@@ -449,11 +442,11 @@ class FrameIntake:
             # Stopped here while this message waited: the room moved to another process
             # (handed over, lease lost) or this one is stopping. Not an error of the
             # player's: reconnect, and land where the room is now.
-            conn.close(CLOSE_RECONNECT, "the room moved: reconnect")
+            conn.close(CloseCode.RECONNECT, "the room moved: reconnect")
             return
         conn.send(_error(exc.code, exc.message, message.get("id")))
         if room.closed:
-            conn.close(CLOSE_ABANDONED, "the room is closed")
+            conn.close(CloseCode.ABANDONED, "the room is closed")
 
 
 async def websocket_endpoint(
@@ -473,11 +466,11 @@ async def websocket_endpoint(
         room = await (find or manager.get)(code)
     except RoomNotFound:
         await websocket.accept()
-        await websocket.close(code=CLOSE_NO_ROOM, reason="no such room")
+        await websocket.close(code=CloseCode.NO_ROOM, reason="no such room")
         return
     except OwnedElsewhere:  # its owner is gone and its lease has not lapsed yet
         await websocket.accept()
-        await websocket.close(code=CLOSE_RECONNECT, reason="the room is moving: reconnect")
+        await websocket.close(code=CloseCode.RECONNECT, reason="the room is moving: reconnect")
         return
     await websocket.accept()
     conn = WsConnection(websocket, settings, metrics)
@@ -491,7 +484,7 @@ async def websocket_endpoint(
         # A socket that never says who it is holds a file descriptor and a slot of its
         # address's cap for nothing: closed (the web client says hello on open).
         if not intake.said_hello and conn.closing is None:
-            conn.close(CLOSE_NO_HELLO, "no hello in time")
+            conn.close(CloseCode.NO_HELLO, "no hello in time")
 
     no_hello = (
         asyncio.get_running_loop().call_later(settings.hello_seconds, hello_overdue)

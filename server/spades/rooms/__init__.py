@@ -3,7 +3,6 @@
 asyncio only; no web framework here. The API layer hands connections and messages in.
 """
 
-from .audience import CLOSE_ABANDONED, CLOSE_REPLACED, CLOSE_SLOW
 from .bots import BotRunner
 from .broadcast import Connection, Hub, LocalHub
 from .clock import Clock, ManualClock, SystemClock
@@ -22,17 +21,13 @@ from .errors import (
 )
 from .manager import RoomManager
 from .observer import Observer
-from .ownership import CLOSE_RECONNECT, LocalOwnership, OwnedElsewhere, Ownership
+from .ownership import LocalOwnership, OwnedElsewhere, Ownership
 from .room import Room
 from .seats import Seat
 from .settings import BOT_LEVELS, RoomSettings, RuleOptions, settings_schema
 
 __all__ = [
     "BOT_LEVELS",
-    "CLOSE_ABANDONED",
-    "CLOSE_RECONNECT",
-    "CLOSE_REPLACED",
-    "CLOSE_SLOW",
     "BadRequest",
     "BadToken",
     "BotRunner",

@@ -12,6 +12,8 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
+from spades.codes import ErrorCode
+
 from .errors import WrongStatus
 
 log = logging.getLogger(__name__)
@@ -78,7 +80,7 @@ class Actor:
                 try:
                     result = await job(*args)
                 except asyncio.CancelledError as exc:
-                    failure = WrongStatus("the room stopped", code="room_closed")
+                    failure = WrongStatus("the room stopped", code=ErrorCode.ROOM_CLOSED)
                     if future is not None and not future.done():
                         future.set_exception(failure)
                     task = asyncio.current_task()
@@ -111,9 +113,13 @@ class Actor:
                     if job is _STOP:
                         future.set_result(None)
                     else:
-                        future.set_exception(WrongStatus("this room is closed", code="room_closed"))
+                        future.set_exception(
+                            WrongStatus("this room is closed", code=ErrorCode.ROOM_CLOSED)
+                        )
                 if answer is not None:
-                    _tell(answer, WrongStatus("this room is closed", code="room_closed"), tag)
+                    _tell(
+                        answer, WrongStatus("this room is closed", code=ErrorCode.ROOM_CLOSED), tag
+                    )
 
     async def call(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> Any:
         """Run `fn(*args)` inside the actor, after every command queued before it."""
@@ -123,7 +129,7 @@ class Actor:
         """`call` without waiting: queue `fn(*args)`; the future tells its outcome. Raises
         WrongStatus at once when the actor is closed."""
         if self.closed:
-            raise WrongStatus("this room is closed", code="room_closed")
+            raise WrongStatus("this room is closed", code=ErrorCode.ROOM_CLOSED)
         future: asyncio.Future[Any] = self._running_loop().create_future()
         self._put((fn, args, future, None, None))
         return future
@@ -135,7 +141,7 @@ class Actor:
         the loop: the WebSocket endpoint posts every client message this way. Raises
         WrongStatus at once when the actor is closed."""
         if self.closed:
-            raise WrongStatus("this room is closed", code="room_closed")
+            raise WrongStatus("this room is closed", code=ErrorCode.ROOM_CLOSED)
         self._queue.append((fn, args, None, answer, tag))  # (_put, inline)
         waiter = self._waiter
         if waiter is not None and not waiter.done():

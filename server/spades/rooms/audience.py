@@ -11,8 +11,6 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from spades.codes import CloseCode
-
 from .broadcast import Connection, Hub, Message, Send
 
 log = logging.getLogger(__name__)
@@ -22,10 +20,6 @@ log = logging.getLogger(__name__)
 SENT_ON_CHANGE = ("rules", "tricks", "last_trick", "commitment", "history")
 
 # WebSocket close codes the room uses (4000-4999 are free for applications).
-CLOSE_REPLACED = CloseCode.REPLACED
-CLOSE_ABANDONED = CloseCode.ABANDONED
-CLOSE_SLOW = CloseCode.SLOW
-CLOSE_CROWDED = CloseCode.CROWDED
 
 StateFor = Callable[[int | None], Message]  # the whole state for a seat (None: spectator)
 

@@ -12,6 +12,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
+from spades.codes import ErrorCode
 from spades.store.protocol import Store
 
 from .actor import Actor
@@ -87,12 +88,12 @@ def seat_of(conn: Connection) -> int:
 
 def not_playing(room: CommandRoom, why: str = "not while a game is being played") -> None:
     if room.match.in_progress():
-        raise WrongStatus(why, code="game_in_progress")
+        raise WrongStatus(why, code=ErrorCode.GAME_IN_PROGRESS)
 
 
 async def sit(room: CommandRoom, conn: Connection, msg: Message, ref: Any) -> None:
     if conn.seat is not None:
-        raise BadRequest("you already have a seat", code="already_seated")
+        raise BadRequest("you already have a seat", code=ErrorCode.ALREADY_SEATED)
     seat, token = await room.join(msg.get("name") or "", msg.get("seat"), False)
     conn.seat = seat
     room.audience.send(conn, {"type": "seated", "seat": seat, "token": token, "ref": ref})
@@ -112,7 +113,7 @@ async def set_seat(room: CommandRoom, conn: Connection, msg: Message, ref: Any) 
     if not isinstance(seat, int) or seat not in range(4) or to not in ("bot", "empty"):
         raise BadRequest("set_seat needs a seat 0..3 and to = 'bot' or 'empty'")
     if seat == room.table.host_seat:
-        raise BadRequest("the host cannot replace their own seat", code="own_seat")
+        raise BadRequest("the host cannot replace their own seat", code=ErrorCode.OWN_SEAT)
     if to == "empty":
         not_playing(room)
         await room.seating.vacate(seat)
@@ -178,7 +179,7 @@ async def game_action(room: CommandRoom, conn: Connection, msg: Message, ref: An
     seat = seat_of(conn)
     match = room.match
     if match.game is None or match.status != "playing":
-        raise WrongStatus("no game is being played", code="no_game")
+        raise WrongStatus("no game is being played", code=ErrorCode.NO_GAME)
     await match.act(seat, msg)  # applied and stored, or refused with nothing changed
     room.table.seats[seat].reset_flags()  # the seat's person is here and playing
     room.changed(conn, ref)  # the new state to everyone, the next turn planned
@@ -200,12 +201,12 @@ async def hint(room: CommandRoom, conn: Connection, msg: Message, ref: Any) -> N
     seat = seat_of(conn)
     match, hints = room.match, room.hints
     if match.game is None or match.status != "playing":
-        raise WrongStatus("no game is being played", code="no_game")
+        raise WrongStatus("no game is being played", code=ErrorCode.NO_GAME)
     view = match.game.view(seat)
     if not view["legal"]:
-        raise RoomError("there is nothing for you to do now", code="nothing_to_hint")
+        raise RoomError("there is nothing for you to do now", code=ErrorCode.NOTHING_TO_HINT)
     if conn.conn_id in hints.pending:
-        raise RoomError("a hint is already being worked out", code="hint_pending")
+        raise RoomError("a hint is already being worked out", code=ErrorCode.HINT_PENDING)
     last = hints.last
     if last is not None and last[:3] == (seat, match.game_id, match.seq):
         room.audience.send(conn, {"type": "hint", "action": last[3], "ref": ref})
@@ -225,7 +226,7 @@ async def _hint(room: CommandRoom, conn: Connection, view: Message, ref: Any) ->
         # The asker is answered either way (it would otherwise wait for a hint forever).
         log.exception("room %s: a hint failed", room.table.code)
         if conn in room.audience:
-            room.audience.error(conn, "hint_failed", "no hint could be worked out", ref)
+            room.audience.error(conn, ErrorCode.HINT_FAILED, "no hint could be worked out", ref)
         return
     finally:
         hints.pending.discard(conn.conn_id)

@@ -6,11 +6,9 @@ from spades.codes import ErrorCode
 
 
 class RoomError(Exception):
-    # Typed `str` (an ErrorCode is one) until the last spelled codes in rooms/ become
-    # ErrorCode members: then `ErrorCode` here too.
-    code: str = ErrorCode.REFUSED
+    code: ErrorCode = ErrorCode.REFUSED
 
-    def __init__(self, message: str, code: str | None = None) -> None:
+    def __init__(self, message: str, code: ErrorCode | None = None) -> None:
         super().__init__(message)
         self.message = message
         if code is not None:

@@ -9,6 +9,7 @@ import secrets
 from datetime import timedelta
 from typing import Any
 
+from spades.codes import CloseCode, ErrorCode
 from spades.store.protocol import CodeTaken, FencedOut, NotFound, RoomRow, RoomStatus, Store
 
 from .bots import BotRunner
@@ -18,7 +19,7 @@ from .config import RoomConfig
 from .errors import RoomError, RoomNotFound, ServerFull
 from .lobby import lobby_entries
 from .observer import NO_OBSERVER, Observer
-from .ownership import CLOSE_RECONNECT, FencedStore, LocalOwnership, OwnedElsewhere, Ownership
+from .ownership import FencedStore, LocalOwnership, OwnedElsewhere, Ownership
 from .room import Room
 from .seats import Seat
 from .settings import RoomSettings, clean_name
@@ -162,7 +163,7 @@ class RoomManager:
             extra={"room": room.code},
         )
         for conn in list(room.connections.values()):
-            room.hub.close(conn, CLOSE_RECONNECT, "the room moved: reconnect")
+            room.hub.close(conn, CloseCode.RECONNECT, "the room moved: reconnect")
         room.connections.clear()
         await room.stop()
         if release and to is not None:
@@ -278,7 +279,7 @@ class RoomManager:
         if not self.ownership.owns_everything:
             if self.draining:
                 self._reserved.discard(code)
-                raise RoomError("this server is shutting down; try again", code="draining")
+                raise RoomError("this server is shutting down; try again", code=ErrorCode.DRAINING)
             try:
                 fence = await self.ownership.claim(code)
             except Exception as exc:
@@ -287,7 +288,7 @@ class RoomManager:
                 self._reserved.discard(code)
                 log.warning("room not created: no lease (%r)", exc)
                 raise RoomError(
-                    "rooms cannot be created right now; try again", code="storage_error"
+                    "rooms cannot be created right now; try again", code=ErrorCode.STORAGE_ERROR
                 ) from exc
             if fence is None:  # another process took this code this instant: try another
                 self._reserved.discard(code)

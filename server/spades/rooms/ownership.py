@@ -13,7 +13,7 @@ import logging
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from spades.codes import CloseCode
+from spades.codes import ErrorCode
 from spades.store.protocol import FencedOut
 
 from .errors import RoomError
@@ -21,14 +21,13 @@ from .errors import RoomError
 log = logging.getLogger(__name__)
 
 # The close code that tells a client "this room moved to another process: reconnect now".
-CLOSE_RECONNECT = CloseCode.RECONNECT
 
 
 class OwnedElsewhere(RoomError):
     """The room is live on another process (`owner`); ask it, do not load the room here."""
 
     def __init__(self, owner: str, room_id: str) -> None:
-        super().__init__(f"room {room_id} is owned by {owner}", code="owned_elsewhere")
+        super().__init__(f"room {room_id} is owned by {owner}", code=ErrorCode.OWNED_ELSEWHERE)
         self.owner = owner
         self.room_id = room_id
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 import logging
 from typing import Any, Protocol
 
+from spades.codes import CloseCode, ErrorCode
 from spades.store.protocol import Store
 
 from .actor import Actor
-from .audience import CLOSE_CROWDED, CLOSE_REPLACED, Audience
+from .audience import Audience
 from .broadcast import Connection
 from .chat import Chat
 from .clock import Clock
@@ -76,8 +77,10 @@ async def attach(room: PresenceRoom, conn: Connection, token: str | None, ref: A
     if conn in audience and conn.seat not in (None, seat):
         table.seats[conn.seat].disconnected_at = room.clock.now()  # a second hello moved it
     if seat is None and _crowded(room, conn):
-        audience.error(conn, "room_crowded", "this room has as many watchers as it can take", ref)
-        audience.close(conn, CLOSE_CROWDED, "too many spectators")
+        audience.error(
+            conn, ErrorCode.ROOM_CROWDED, "this room has as many watchers as it can take", ref
+        )
+        audience.close(conn, CloseCode.CROWDED, "too many spectators")
         return
     conn.seat = seat
     if seat is not None:
@@ -124,8 +127,8 @@ def _take_seat(room: PresenceRoom, conn: Connection, seat: int, resync_of: int |
         if other is not conn and other.seat == seat:
             other.seat = None
             audience.remove(other)
-            audience.error(other, "replaced", "this seat was opened in another tab", None)
-            audience.close(other, CLOSE_REPLACED, "seat taken over by a newer connection")
+            audience.error(other, ErrorCode.REPLACED, "this seat was opened in another tab", None)
+            audience.close(other, CloseCode.REPLACED, "seat taken over by a newer connection")
     s = room.table.seats[seat]
     if seat != resync_of:  # a new socket is the player back; a resync is only a catch-up
         s.reset_flags()

@@ -20,11 +20,12 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+from spades.codes import CloseCode, ErrorCode
 from spades.engine import ActionError, Game
 from spades.store.protocol import RoomStatus, Store, StoredRoom
 
 from .actor import Actor, Answer
-from .audience import CLOSE_ABANDONED, Audience, StateFor
+from .audience import Audience, StateFor
 from .bots import BotRunner
 from .broadcast import Connection, Hub
 from .chat import Chat
@@ -36,7 +37,6 @@ from .events import Events
 from .gameclock import GameClock
 from .match import Match
 from .observer import NO_OBSERVER, Observer, now
-from .ownership import CLOSE_RECONNECT
 from .presence import attach, detach
 from .protocol import COMMANDS, GAME_ACTIONS
 from .recovery import stored_seats
@@ -208,22 +208,24 @@ class Room:
         kind = message.get("type")
         try:
             if conn.conn_id not in self.audience.connections:  # (Audience.__contains__)
-                raise RoomError("say hello first", code="hello_first")
+                raise RoomError("say hello first", code=ErrorCode.HELLO_FIRST)
             command = COMMANDS.get(kind) if isinstance(kind, str) else None
             if command is None:
-                raise RoomError(f"unknown message type {kind!r}", code="unknown_type")
+                raise RoomError(f"unknown message type {kind!r}", code=ErrorCode.UNKNOWN_TYPE)
             await command(self, conn, message, ref)
         except (ActionError, RoomError) as exc:
             if isinstance(exc, RoomMoved):
                 # Another process owns the room now (it claimed it while this one still held
                 # it): nothing was stored, and it is no fault of the player's. The socket is
                 # told to reconnect, lands on the owner, and plays the move there.
-                self.audience.close(conn, CLOSE_RECONNECT, "the room moved: reconnect")
+                self.audience.close(conn, CloseCode.RECONNECT, "the room moved: reconnect")
             else:
                 self.audience.error(conn, exc.code, exc.message, ref)
         except Exception:
             log.exception("room %s: %s failed", self.code, kind, extra=self._ctx(conn.seat))
-            self.audience.error(conn, "server_error", "that could not be done; try again", ref)
+            self.audience.error(
+                conn, ErrorCode.SERVER_ERROR, "that could not be done; try again", ref
+            )
         else:
             if kind in GAME_ACTIONS:
                 self.observer.action_latency("human", now() - received)
@@ -360,9 +362,9 @@ class Room:
         self.match.status = "abandoned"
         await self.store.update_room(self.room_id, status="abandoned")
         self.audience.close_all(
-            "abandoned",
+            ErrorCode.ABANDONED,
             "this room was closed: nobody was playing",
-            CLOSE_ABANDONED,
+            CloseCode.ABANDONED,
             "room abandoned",
         )
         self.game_clock.set(None, None)

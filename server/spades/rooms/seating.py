@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 
+from spades.codes import ErrorCode
 from spades.store.protocol import Store
 
 from .audience import Audience
@@ -72,7 +73,7 @@ class Seating:
         name = clean_name(name, self.config.name_length)
         seats = self.seats
         if self.match.status not in ("open", "finished") or self.match.in_progress():
-            raise RoomFull("the game has started; you can watch", code="game_in_progress")
+            raise RoomFull("the game has started; you can watch", code=ErrorCode.GAME_IN_PROGRESS)
         if seat is None:
             free = [s.index for s in seats if s.kind == "empty"]
             if not free:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from spades.codes import ErrorCode
 from spades.engine import ActionError, Game
 
 from .actor import Actor
@@ -269,7 +270,7 @@ class TurnScheduler:
             # (writes.StoreFailures), not again here for every retry of every room.
             code = self.table.code
             log.log(
-                logging.DEBUG if exc.code == "storage_error" else logging.WARNING,
+                logging.DEBUG if exc.code == ErrorCode.STORAGE_ERROR else logging.WARNING,
                 "room %s: bot move for seat %s failed: %s",
                 code,
                 plan.seat,

@@ -294,7 +294,7 @@ class PgWriterPath(PgPath):
             if exc.kind == "lost":  # in doubt, as a lost connection of our own
                 raise StorageUnavailable(f"the database is unavailable: {exc}") from exc
             raise StoreError(f"the appends were not stored: {exc}") from exc
-        except WriterLost as exc:  # in doubt: the room finds out from the log (`Room.act`)
+        except WriterLost as exc:  # in doubt: the room finds out from the log (`Match.act`)
             self.last_seq.clear()
             raise StorageUnavailable(f"the PostgreSQL writer stopped: {exc}") from exc
         return int(count)
