@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from spades.codes import CloseCode
 from spades.rooms.settings import CHAT_LENGTH, NAME_LENGTH
 
 
@@ -135,7 +136,7 @@ class Settings(BaseSettings):
         15.0,
         ge=0,
         description="seconds a new WebSocket has to send its `hello` before it is closed "
-        "(4008); 0 = no limit",
+        f"({CloseCode.NO_HELLO.value}); 0 = no limit",
     )
     request_head_seconds: float = Field(
         10.0,

@@ -62,8 +62,9 @@ DRAIN_SECONDS = 10.0  # a drain taking longer than this is cut short (leases the
 
 
 def ws_max_size(settings: Settings) -> int:
-    # Frames up to this size reach the endpoint, which answers "too_large" for anything over
-    # max_message_bytes; bigger ones are cut by the protocol layer itself (close 1009).
+    # Frames up to this size reach the endpoint, which answers `ErrorCode.TOO_LARGE` for
+    # anything over max_message_bytes; bigger ones are cut by the protocol layer itself
+    # (`CloseCode.TOO_BIG`).
     return max(65_536, 4 * settings.max_message_bytes)
 
 

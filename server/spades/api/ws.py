@@ -1,7 +1,8 @@
 """The WebSocket endpoint: parse and check each frame, then hand it to the room.
 
 Bad input answers an `error` and changes nothing. Only abuse closes the socket: more
-messages than the per-connection rate (close 1008) or repeated oversize frames (1009).
+messages than the per-connection rate (`CloseCode.POLICY`) or repeated oversize frames
+(`CloseCode.TOO_BIG`).
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ are in docs/performance.md, "The socket path".
 - A client's control pings have a budget (`PING_BURST` at once, then one per
   `PING_EVERY` seconds): each is answered by a pong outside the message rate limit, so a
   flood of them would take the CPU for pongs. Past the budget the socket is closed with
-  1008. Browsers send no such pings; libraries send one every 20 s or so.
+  `CloseCode.POLICY`. Browsers send no such pings; libraries send one every 20 s or so.
 - Reading pauses only once `READ_BACKLOG` messages wait for the app, not at the first one.
   The per-connection rate limit (api/limits.py) bounds what a client may send; this only
   bounds what is buffered before the app has read it.
@@ -210,7 +210,7 @@ class GameSocketProtocol(WebSocketsSansIOProtocol):
         events = self.conn.events_received()
         pings = sum(1 for e in events if isinstance(e, Frame) and e.opcode is Opcode.PING)
         if pings and not self._pings_allowed(pings):
-            log.info("%s: too many pings; closing (1008)", self.client)
+            log.info("%s: too many pings; closing (%d)", self.client, CloseCode.POLICY)
             self.conn.data_to_send()  # the pongs queued for them
             self.conn.send_close(CloseCode.POLICY, "too many pings")
             self.transport.write(b"".join(self.conn.data_to_send()))
@@ -259,7 +259,7 @@ class GameSocketProtocol(WebSocketsSansIOProtocol):
         try:
             text = str(event.data, "utf-8")
         except UnicodeDecodeError:
-            super().handle_text(event)  # uvicorn's answer to invalid UTF-8 (close 1007)
+            super().handle_text(event)  # uvicorn's answer to invalid UTF-8 (CloseCode.INVALID_TEXT)
             return
         take(text)
 
@@ -304,14 +304,16 @@ class GameSocketProtocol(WebSocketsSansIOProtocol):
 
     def send_receive_event_to_app(self) -> None:
         if self.curr_msg_data_type == "text" and not self.close_sent:
-            # Text that is not UTF-8 closes the socket (1007), as uvicorn does, but with
-            # one line in the log instead of an ERROR and two tracebacks per frame: any
-            # client can send it, so it is not the server's error.
+            # Text that is not UTF-8 closes the socket (CloseCode.INVALID_TEXT), as uvicorn
+            # does, but with one line in the log instead of an ERROR and two tracebacks per
+            # frame: any client can send it, so it is not the server's error.
             try:
                 b"".join(self.frames).decode()
             except UnicodeDecodeError:
                 self.frames = []
-                log.info("%s: text that is not UTF-8; closing (1007)", self.client)
+                log.info(
+                    "%s: text that is not UTF-8; closing (%d)", self.client, CloseCode.INVALID_TEXT
+                )
                 self.conn.send_close(CloseCode.INVALID_TEXT)
                 self.handle_parser_exception()
                 return

@@ -12,7 +12,7 @@ REST calls that need the room's actor (join, the room's state) are asked of the 
 same way (`call`, answered by `reply`).
 
 When the owner changes or is gone (its channel has no listener, or the lease names another
-process), the edge closes the socket with 4012 (`CloseCode.RECONNECT`): the client reconnects
+process), the edge closes the socket with `CloseCode.RECONNECT`: the client reconnects
 at once and lands on the new owner, or on an edge that relays to it.
 """
 
@@ -78,8 +78,8 @@ class RemoteConnection:
         """A message for the socket was not delivered: nobody listens on the edge's channel
         (its process died), or the publish failed (Redis away, if only for a moment). The
         socket missed a state, so it must not go on silently from here: the edge is told to
-        close it with 4012 (the client reconnects and gets a whole state; a dead edge hears
-        nothing, which is fine), and the room forgets it."""
+        close it with `RECONNECT` (the client reconnects and gets a whole state; a dead edge
+        hears nothing, which is fine), and the room forgets it."""
         if self.closed:
             return
         self.close(CloseCode.RECONNECT, "the room moved: reconnect")

@@ -51,6 +51,7 @@ class BadRequest(RoomError):
 
 class RoomMoved(RoomError):
     """A write this process may no longer make: another process owns the room now (the
-    store fenced it out, ownership.py). Nothing changed; the client reconnects (4012)."""
+    store fenced it out, ownership.py). Nothing changed; the client reconnects
+    (`CloseCode.RECONNECT`)."""
 
     code = ErrorCode.ROOM_MOVED

@@ -39,7 +39,7 @@ MIN_BID, MAX_BID = 0, 13
 NamedBid = Literal["nil", "blind nil"]
 NAMED_BIDS: frozenset[str] = frozenset(get_args(NamedBid))
 # The text fields capped on the wire at the room's own limit, and what the room calls them:
-# one over the cap is answered `too_long`, as the room answers one over its limit.
+# one over the cap is answered `ErrorCode.TOO_LONG`, as the room answers one over its limit.
 TEXT_FIELDS = {"name": "name", "text": "chat message"}
 
 
@@ -52,7 +52,7 @@ class Strict(BaseModel):
 class RoomSettingsIn(RootModel[dict[str, Any]]):
     """Settings a host may change before the start: any fields of `RoomSettings` (their
     limits and defaults: GET /api/settings); missing fields keep their value. The room
-    checks them (`bad_request` naming the field)."""
+    checks them (`ErrorCode.BAD_REQUEST` naming the field)."""
 
 
 class ClientMessageBase(Strict):

@@ -80,7 +80,7 @@ def _configure_sqlite(engine: Engine, begin: str) -> None:
         # A file SQLite could open only for reading (its permissions, a read-only mount)
         # stays read-only for the connection's whole life: fixing the file changed nothing
         # until a restart. Such an error counts as a lost connection, so the pool opens
-        # new ones (and the caller sees the database as unavailable: 503, storage_error).
+        # new ones (the caller sees the database as unavailable: 503, `STORAGE_ERROR`).
         if is_readonly_error(context.original_exception):
             context.is_disconnect = True
 

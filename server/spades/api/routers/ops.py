@@ -22,7 +22,7 @@ async def readyz(request: Request) -> JSONResponse:
     # In a cluster the database is not asked: every process shares it, so its outage
     # would take every process out of HAProxy at once, which cuts every socket (its
     # `on-marked-down shutdown-sessions`) and refuses new ones: players would see their
-    # tables drop, instead of `storage_error` on a move, and all reconnect at once when
+    # tables drop, instead of `ErrorCode.STORAGE_ERROR` on a move, and all reconnect at once when
     # it is back. Steering players elsewhere helps nothing there: a room is served by
     # its lease's holder wherever its sockets land. Ready = up and not draining.
     try:
