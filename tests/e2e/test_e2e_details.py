@@ -177,7 +177,10 @@ def test_a_spectator_sees_long_names_fit_and_the_last_game_stays_at_hand(
             # A person's turn says what they are to do; "Thinking…" is for bots.
             flag = watcher.locator(".seat-plate.turn .turn-flag").inner_text()
             checked["turn"] = bool(re.search(r"To (bid|play)", flag))
-        if not checked["trick"] and watcher.locator(".trick-area:not(.done) .played").count() >= 3:
+        if not checked["trick"] and player.locator(".trick-area:not(.done) .played").count() >= 3:
+            # The player's page showed the third card first: give the watcher's page the
+            # moment it may need to draw it too (it lags more on a busy machine).
+            watcher.locator(".trick-area:not(.done) .played").nth(2).wait_for(timeout=5_000)
             _check_trick(watcher)
             watcher.set_viewport_size(DESKTOP)
             _check_trick(watcher)
