@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from spades.engine.cards import SPADE_MASK, SUIT_MASKS
+from spades.engine.cards import SPADE_MASK, SUIT_MASKS, cards_of
 from spades.engine.rules import DEFAULT_RULES
 
 from .state import NIL, UNKNOWN, bid_value, from_view
@@ -25,22 +25,13 @@ TUNING: dict[str, float] = {
 }
 
 
-def _cards(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
 def estimate_tricks(hand: int) -> float:
     """Expected tricks of a 13-card hand: sure and likely winners, spade length, ruffs."""
     spades = hand & SPADE_MASK
     n_sp = spades.bit_count()
     total = 0.0
     honour_sp = 0
-    for card in _cards(spades):
+    for card in cards_of(spades):
         gap = 51 - card  # higher spades than this one
         if gap == 0:
             total += 1.0
@@ -180,7 +171,7 @@ def nil_danger(hand: int) -> float:
     elif n_sp == 3:
         danger += 0.3
     for suit in range(3):
-        for below, card in enumerate(_cards(hand & SUIT_MASKS[suit])):
+        for below, card in enumerate(cards_of(hand & SUIT_MASKS[suit])):
             danger += max(0, card % 13 - 5 - 2 * below) / 7.0
     return danger
 
@@ -232,7 +223,7 @@ def nil_features(hand: int) -> list[float]:
     side = 0.0
     high = voids = no_low = lows = long5 = 0
     for suit in range(3):
-        cards = _cards(hand & SUIT_MASKS[suit])
+        cards = cards_of(hand & SUIT_MASKS[suit])
         if not cards:
             voids += 1
             continue
@@ -244,7 +235,7 @@ def nil_features(hand: int) -> list[float]:
             no_low += 1
         if len(cards) >= 5:
             long5 += 1
-    for card in _cards(hand):
+    for card in cards_of(hand):
         if card % 13 <= 1:
             lows += 1
     f += [side, float(high), float(voids), float(no_low), float(lows), float(long5)]

@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from spades.engine.cards import FULL_DECK
+from spades.engine.cards import FULL_DECK, cards_of
 
 from .basic import choose_card
 from .outcome import NEAR_END, WIN_MODEL, Scorer, game_chance, game_swing
@@ -17,7 +17,6 @@ from .state import NIL, PlayState
 from .worlds import (
     CARELESS,
     bid_fit,
-    cards_of,
     distinct_moves,
     nil_safe_moves,
     original_played,

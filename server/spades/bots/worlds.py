@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from spades.engine.cards import FULL_DECK, SPADES, SUIT_MASKS, parse_card
+from spades.engine.cards import FULL_DECK, SPADES, SUIT_MASKS, cards_of, parse_card
 
 from .basic import choose_card
 from .bidding import estimate_tricks, nil_danger
@@ -83,15 +83,6 @@ def bid_fit(hand: int, bid: int) -> float:
         return -NIL_WEIGHT * min(danger, 6.0)
     diff = estimate_tricks(hand) - bid
     return -(diff * diff) / (2 * BID_SIGMA * BID_SIGMA)
-
-
-def cards_of(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 def nil_safe_moves(st: PlayState, seat: int, legal: int) -> int:
