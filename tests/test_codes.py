@@ -10,7 +10,7 @@ from pathlib import Path
 
 import orjson
 
-from spades.api import codes_doc
+from spades.api import docgen
 from spades.codes import CloseCode, ErrorCode
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -91,7 +91,7 @@ def test_the_client_spells_no_code() -> None:
     """The client takes its codes from the generated client/js/codes.js."""
     found = []
     for path in sorted((ROOT / "client" / "js").rglob("*.js")):
-        if path == codes_doc.CLIENT:
+        if path == docgen.CODES_JS:
             continue
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             code = re.sub(r"//.*", "", line)  # comments may name a code
@@ -100,16 +100,6 @@ def test_the_client_spells_no_code() -> None:
             wrong = (words & ERROR_VALUES) - SHARED_WORDS | (numbers & CLOSE_VALUES)
             found += [f"{path.relative_to(ROOT)}:{number}: {w}" for w in sorted(wrong, key=str)]
     assert not found, found
-
-
-def test_protocol_doc_code_tables_are_current() -> None:
-    text = codes_doc.DOC.read_text(encoding="utf-8")
-    assert codes_doc.render_doc(text) == text, f"run: {codes_doc.COMMAND}"
-
-
-def test_client_codes_module_is_current() -> None:
-    text = codes_doc.CLIENT.read_text(encoding="utf-8")
-    assert codes_doc.render_js() == text, f"run: {codes_doc.COMMAND}"
 
 
 def test_codes_go_on_the_wire_as_plain_values() -> None:

@@ -1,4 +1,4 @@
-// Generated from server/spades/codes.py by `python -m spades.api.codes_doc`: do not edit.
+// Generated from server/spades/codes.py by `python -m spades.api.docgen`: do not edit.
 // The protocol's codes by name; docs/protocol.md says the same in its tables.
 
 /** WebSocket close codes the server sends. */

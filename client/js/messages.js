@@ -1,5 +1,5 @@
 // Generated from the server's message registry (server/spades/rooms/protocol.py)
-// by `python -m spades.api.clientmessages`: edit the registry, not this file.
+// by `python -m spades.api.docgen`: edit the registry, not this file.
 
 // Every message type a client may send.
 export const MESSAGE_TYPES = Object.freeze([

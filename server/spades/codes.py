@@ -1,7 +1,7 @@
 """The protocol's codes: the `code` of every refusal and `error` message, and the WebSocket
 close codes. Each is spelled here and nowhere else in Python (tests/test_codes.py);
 docs/protocol.md's tables and the web client's `client/js/codes.js` are generated from these
-classes (`python -m spades.api.codes_doc`), so a new code is a member here and a run of that.
+classes (`python -m spades.api.docgen`), so a new code is a member here and a run of that.
 
 Standard library only: every layer imports it, the engine included. The members are `str`
 and `int`, so any JSON encoder writes them as the plain values the wire has always carried.

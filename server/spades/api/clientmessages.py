@@ -2,27 +2,21 @@
 
 The web client has no build step, so it cannot read spades.rooms.protocol itself: it gets
 what it needs as an ES module, client/js/messages.js. docs/protocol.md gets the table of
-rate costs. `python -m spades.api.clientmessages` rewrites both; `--check` exits 1 when
-either is stale (tests/api/test_client_messages.py checks too).
+rate costs. `python -m spades.api.docgen` writes both.
 """
 
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterable
-from pathlib import Path
 
 from spades.rooms.protocol import GAME_ACTIONS, MESSAGES
 from spades.rooms.settings import CHAT_LENGTH, NAME_LENGTH
 
+from .doc_sections import COMMAND, replace_section
 from .limits import FRAME_COST, KIB_COST
 
-ROOT = Path(__file__).resolve().parents[3]
-MODULE = ROOT / "client" / "js" / "messages.js"
-DOC = ROOT / "docs" / "protocol.md"
-BEGIN = "<!-- BEGIN GENERATED MESSAGE COSTS (python -m spades.api.clientmessages) -->"
-END = "<!-- END GENERATED MESSAGE COSTS -->"
+SECTION = "MESSAGE COSTS"
 
 
 def _names(names: Iterable[str]) -> str:
@@ -38,7 +32,7 @@ def generated() -> str:
     moves = [name for name in MESSAGES if name in GAME_ACTIONS]
     return (
         "// Generated from the server's message registry (server/spades/rooms/protocol.py)\n"
-        "// by `python -m spades.api.clientmessages`: edit the registry, not this file.\n"
+        f"// by `{COMMAND}`: edit the registry, not this file.\n"
         "\n"
         "// Every message type a client may send.\n"
         f"export const MESSAGE_TYPES = Object.freeze({_names(MESSAGES)});\n"
@@ -65,31 +59,4 @@ def cost_table() -> str:
 
 def render(text: str) -> str:
     """docs/protocol.md's text with the cost table brought up to date."""
-    head, _, rest = text.partition(BEGIN)
-    _, _, tail = rest.partition(END)
-    return f"{head}{BEGIN}\n\n{cost_table()}\n{END}{tail}"
-
-
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    doc = DOC.read_text(encoding="utf-8")
-    if BEGIN not in doc or END not in doc:
-        print(f"{DOC}: markers missing", file=sys.stderr)
-        return 2
-    outputs = {MODULE: generated(), DOC: render(doc)}
-    if "--check" in argv:
-        stale = [
-            path
-            for path, new in outputs.items()
-            if not path.is_file() or path.read_text(encoding="utf-8") != new
-        ]
-        for path in stale:
-            print(f"{path} is stale: run python -m spades.api.clientmessages", file=sys.stderr)
-        return 1 if stale else 0
-    for path, new in outputs.items():
-        path.write_text(new, encoding="utf-8")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    return replace_section(text, SECTION, f"\n{cost_table()}")

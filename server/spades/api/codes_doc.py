@@ -2,34 +2,20 @@
 tables of error and close codes in docs/protocol.md, and the web client's module
 `client/js/codes.js`.
 
-`python -m spades.api.codes_doc` rewrites both; `--check` exits 1 when either is stale.
+`python -m spades.api.docgen` writes both.
 """
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 from spades.codes import CloseCode, ErrorCode
 
-ROOT = Path(__file__).resolve().parents[3]
-DOC = ROOT / "docs" / "protocol.md"
-CLIENT = ROOT / "client" / "js" / "codes.js"
-COMMAND = "python -m spades.api.codes_doc"
+from .doc_sections import COMMAND, replace_section
 
 # (the name in the table's markers, its codes, its head row)
 _TABLES: tuple[tuple[str, type[ErrorCode] | type[CloseCode], str], ...] = (
     ("ERROR CODES", ErrorCode, "| code | meaning |"),
     ("CLOSE CODES", CloseCode, "| code | reason |"),
 )
-
-
-def _begin(name: str) -> str:
-    return f"<!-- BEGIN GENERATED {name} ({COMMAND}) -->"
-
-
-def _end(name: str) -> str:
-    return f"<!-- END GENERATED {name} -->"
 
 
 def _row(member: ErrorCode | CloseCode) -> str:
@@ -47,12 +33,7 @@ def table(codes: type[ErrorCode] | type[CloseCode], head: str) -> str:
 def render_doc(text: str) -> str:
     """`text` (docs/protocol.md) with each generated table as codes.py has it now."""
     for name, codes, head in _TABLES:
-        begin, end = _begin(name), _end(name)
-        before, found, rest = text.partition(begin)
-        _, found_end, after = rest.partition(end)
-        if not found or not found_end:
-            raise ValueError(f"{DOC}: the markers of the {name.lower()} table are missing")
-        text = f"{before}{begin}\n\n{table(codes, head)}\n{end}{after}"
+        text = replace_section(text, name, f"\n{table(codes, head)}")
     return text
 
 
@@ -75,28 +56,3 @@ def render_js() -> str:
         *_js_object("ErrorCode", ErrorCode, "The `code` of the server's `error` messages."),
     ]
     return "\n".join(lines) + "\n"
-
-
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    doc = DOC.read_text(encoding="utf-8")
-    try:
-        new_doc = render_doc(doc)
-    except ValueError as exc:
-        print(exc, file=sys.stderr)
-        return 2
-    new_js = render_js()
-    old_js = CLIENT.read_text(encoding="utf-8") if CLIENT.exists() else ""
-    if "--check" in argv:
-        outputs = ((DOC, doc, new_doc), (CLIENT, old_js, new_js))
-        stale = [path for path, old, new in outputs if old != new]
-        for path in stale:
-            print(f"{path} is stale: run {COMMAND}", file=sys.stderr)
-        return 1 if stale else 0
-    DOC.write_text(new_doc, encoding="utf-8")
-    CLIENT.write_text(new_js, encoding="utf-8")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,7 +1,7 @@
 """Wire models: every REST body and every server WebSocket message, as pydantic models (the
 client's messages: spades.rooms.protocol, re-exported here).
 
-docs/protocol.md embeds the JSON Schema generated from these (`python -m spades.api.schema`).
+docs/protocol.md embeds the JSON Schema generated from these (`python -m spades.api.docgen`).
 """
 
 from __future__ import annotations

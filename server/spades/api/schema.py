@@ -1,16 +1,13 @@
-"""Generate the JSON Schema section of docs/protocol.md from the wire models.
-
-`python -m spades.api.schema` rewrites the section; `--check` exits 1 when it is stale.
-"""
+"""The JSON Schema section of docs/protocol.md, from the wire models (written by
+`python -m spades.api.docgen`)."""
 
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 from pydantic import TypeAdapter
 
+from .doc_sections import replace_section
 from .models import (
     CLIENT_MESSAGE,
     SERVER_MESSAGE,
@@ -23,9 +20,7 @@ from .models import (
     RoomOut,
 )
 
-BEGIN = "<!-- BEGIN GENERATED SCHEMA (python -m spades.api.schema) -->"
-END = "<!-- END GENERATED SCHEMA -->"
-DOC = Path(__file__).resolve().parents[3] / "docs" / "protocol.md"
+SECTION = "SCHEMA"
 
 
 def _block(title: str, schema: object) -> str:
@@ -52,26 +47,5 @@ def generated() -> str:
 
 
 def render(text: str) -> str:
-    head, _, rest = text.partition(BEGIN)
-    _, _, tail = rest.partition(END)
-    return f"{head}{BEGIN}\n\n{generated()}\n{END}{tail}"
-
-
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    text = DOC.read_text(encoding="utf-8")
-    if BEGIN not in text or END not in text:
-        print(f"{DOC}: markers missing", file=sys.stderr)
-        return 2
-    new = render(text)
-    if "--check" in argv:
-        if new != text:
-            print(f"{DOC} is stale: run python -m spades.api.schema", file=sys.stderr)
-            return 1
-        return 0
-    DOC.write_text(new, encoding="utf-8")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    """docs/protocol.md's text with the schema section as the models have it now."""
+    return replace_section(text, SECTION, f"\n{generated()}")

@@ -1,23 +1,18 @@
 """Generate what docs/rules.md and docs/protocol.md say of the room settings' defaults and
 limits, from `RoomSettings` (which reads the engine's), so the docs cannot drift from it.
 
-`python -m spades.api.settings_doc` rewrites those sections; `--check` exits 1 when one is
-stale (tests/api/test_api_schema_doc.py runs the check).
+`python -m spades.api.docgen` writes those sections.
 """
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import Any
 
 from spades.rooms.settings import RoomSettings, RuleOptions
 
-BEGIN = "<!-- BEGIN GENERATED SETTINGS (python -m spades.api.settings_doc) -->"
-END = "<!-- END GENERATED SETTINGS -->"
-DOCS = Path(__file__).resolve().parents[3] / "docs"
-RULES_DOC = DOCS / "rules.md"
-PROTOCOL_DOC = DOCS / "protocol.md"
+from .doc_sections import replace_section
+
+SECTION = "SETTINGS"
 
 # What each setting means, in the words of docs/rules.md (its default and limits come from
 # the model). A setting missing here fails the generation.
@@ -107,41 +102,14 @@ def protocol_section() -> str:
 
 
 def render(text: str, section: str) -> str:
-    head, _, rest = text.partition(BEGIN)
-    _, _, tail = rest.partition(END)
-    return f"{head}{BEGIN}\n{section}\n{END}{tail}"
+    return replace_section(text, SECTION, section)
 
 
-def _docs() -> list[tuple[Path, str]]:
-    return [(RULES_DOC, rules_section()), (PROTOCOL_DOC, protocol_section())]
+def render_rules(text: str) -> str:
+    """docs/rules.md's text with its settings table as `RoomSettings` has it now."""
+    return render(text, rules_section())
 
 
-def stale() -> list[Path]:
-    """The docs whose generated section differs from the source."""
-    return [
-        path
-        for path, section in _docs()
-        if render(text := path.read_text(encoding="utf-8"), section) != text
-    ]
-
-
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    for path, _ in _docs():
-        text = path.read_text(encoding="utf-8")
-        if BEGIN not in text or END not in text:
-            print(f"{path}: markers missing", file=sys.stderr)
-            return 2
-    if "--check" in argv:
-        old = stale()
-        for path in old:
-            print(f"{path} is stale: run python -m spades.api.settings_doc", file=sys.stderr)
-        return 1 if old else 0
-    for path, section in _docs():
-        text = path.read_text(encoding="utf-8")
-        path.write_text(render(text, section), encoding="utf-8")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+def render_protocol(text: str) -> str:
+    """docs/protocol.md's text with its defaults paragraph as `RoomSettings` has it now."""
+    return render(text, protocol_section())
