@@ -53,9 +53,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 # How long a thread waiting for the GIL lets the running one go on (CPython's default: 5 ms).
 # The store's append thread lets go of the GIL around each SQLite call and must win it back
-# from a busy event loop every time, several times per group commit; at 5 ms each, commits
-# of a few rows took 10-50 ms on a loaded server. Only a waiting thread makes the loop
-# switch, so the shorter interval costs nothing while the loop runs alone.
+# from a busy event loop every time, several times per group commit, so at the default a
+# small commit waits several whole intervals on a loaded server. Only a waiting thread makes
+# the loop switch, so the shorter interval costs nothing while the loop runs alone.
 SWITCH_INTERVAL = 0.001
 STARTUP_FAILURE = 3  # uvicorn's exit status when the app failed to start
 DRAIN_SECONDS = 10.0  # a drain taking longer than this is cut short (leases then lapse)
