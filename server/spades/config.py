@@ -87,7 +87,10 @@ class Settings(BaseSettings):
     )
     sweep_seconds: float = Field(15.0, gt=0, description="how often idle rooms are checked")
     purge_after_days: float = Field(
-        7.0, ge=0, description="delete abandoned rooms after this many days (0 = keep them)"
+        7.0,
+        ge=0,
+        description="purge abandoned rooms after this many days: their finished games stay "
+        "(0 = keep everything)",
     )
     timeouts_before_away: int = Field(2, ge=1)
     spectators_per_room: int = Field(

@@ -167,8 +167,14 @@ async def play_again(room: CommandRoom, conn: Connection, msg: Message, ref: Any
     seat = seat_of(conn)
     if room.match.status != "finished":
         raise WrongStatus("play again is for a finished game")
-    room.match.again.add(seat)
-    await room.again_if_all_asked(seat)
+    again, asked = room.match.again, seat not in room.match.again
+    again.add(seat)
+    try:
+        await room.again_if_all_asked(seat)
+    except RoomError:  # the next game could not start (the last one's end is not stored)
+        if asked:
+            again.discard(seat)  # refused with nothing changed: the player asks again
+        raise
     room.changed(conn, ref)
 
 

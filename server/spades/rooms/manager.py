@@ -434,7 +434,7 @@ class RoomManager:
         return closed
 
     async def purge(self) -> int:
-        """Delete rooms abandoned longer than `purge_after_days` (with their games)."""
+        """Purge rooms abandoned longer than `purge_after_days` (finished games stay)."""
         if not self.config.purge_after_days:
             return 0
         return await self.store.purge_abandoned(timedelta(days=self.config.purge_after_days))

@@ -91,6 +91,21 @@ class Match:
 
     # --- a game's start and end ----------------------------------------------------------
 
+    async def previous_stored(self) -> None:
+        """Before a new game: the last game's end (its hands, its result, the room's
+        status) must be stored, or refuse with `storage_error` and nothing changed. A
+        reload takes a room's newest unfinished game as the one being played, so a game
+        started while the last one's `finish_game` still waits for a retry would leave the
+        last one unfinished for ever (its record refused, absent from the history) after
+        a crash."""
+        if self.bookkeeping.pending:
+            await self.bookkeeping.flush()
+        if self.bookkeeping.pending:
+            raise RoomError(
+                "the last game's end could not be saved yet; try again",
+                code=ErrorCode.STORAGE_ERROR,
+            )
+
     async def start(self) -> None:
         """Deal a new game (the seats are filled). Stored before anything is shown."""
         table = self.table

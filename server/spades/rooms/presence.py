@@ -18,7 +18,7 @@ from .broadcast import Connection
 from .chat import Chat
 from .clock import Clock
 from .config import RoomConfig
-from .errors import BadToken
+from .errors import BadToken, RoomError
 from .events import Events
 from .match import Match
 from .seating import Seating
@@ -169,5 +169,8 @@ async def detach(room: PresenceRoom, conn: Connection) -> None:
             )
         again = room.match.again
         if again:  # the one the others waited for to play again has gone
-            await room.again_if_all_asked(min(again))
+            try:
+                await room.again_if_all_asked(min(again))
+            except RoomError:  # not started (storage): the next one to ask tries again
+                log.warning("room %s: the next game could not start", table.code)
     room.changed()

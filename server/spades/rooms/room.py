@@ -283,6 +283,7 @@ class Room:
 
     async def start_game(self) -> None:
         """Fill empty seats with bots and deal. Stored before anything is shown."""
+        await self.match.previous_stored()
         await self.seating.fill_with_bots()
         await self.match.start()
 

@@ -225,7 +225,12 @@ class Store(Protocol):
         database (rooms of every process); `rooms.lobby.lobby_entries` makes the lobby."""
         ...
 
-    async def purge_abandoned(self, older_than: timedelta) -> int: ...  # rooms deleted
+    async def purge_abandoned(self, older_than: timedelta) -> int:
+        """Delete what rooms abandoned longer than `older_than` leave that nobody needs
+        again; a room's finished games (and their logs and hands) are kept, and its row and
+        seats with them, so its history and records still answer. The count of rooms
+        deleted or emptied."""
+        ...
 
     async def ping(self) -> bool: ...  # database reachable (for /readyz)
 

@@ -21,7 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from spades.engine.record import game_record
 
-from . import owner_writes, reads, sqlite_log
+from . import owner_writes, purge, reads, sqlite_log
 from .access import Access
 from .commit_engine import EnginePath
 from .commit_pg import PgInlinePath, PgWriterPath
@@ -426,16 +426,10 @@ class SqlStore:
     # --- upkeep ------------------------------------------------------------------------
 
     async def purge_abandoned(self, older_than: timedelta) -> int:
-        """Delete abandoned rooms not touched for `older_than`, with all they own."""
+        """Purge abandoned rooms not touched for `older_than` (`purge.purge_abandoned`:
+        finished games are kept); the count of rooms deleted or emptied."""
         cutoff = self.clock() - older_than
-
-        def write(conn: Connection) -> int:
-            result = conn.execute(
-                delete(ROOMS).where(ROOMS.c.status == "abandoned", ROOMS.c.updated_at < cutoff)
-            )
-            return int(result.rowcount)
-
-        return int(await self._run_write(write))
+        return int(await self._run_write(lambda conn: purge.purge_abandoned(conn, cutoff)))
 
     async def ping(self) -> bool:
         try:
