@@ -169,15 +169,17 @@ class Guard:
         return _in(address, self.metrics_allow)
 
     async def _read_body(self, scope: Scope, receive: Receive) -> list[Message] | None:
-        """The request's body messages, or None once it is over the limit (then the rest
-        is left unread: the connection is answered and closed)."""
-        for name, value in scope.get("headers", ()):
-            if name == b"content-length":
-                try:
-                    if int(value) > self.max_body:
-                        return None
-                except ValueError:
-                    pass  # the server itself refuses a malformed length
+        """The request's body messages, or None once it is over the limit (then the
+        connection is answered 413 and closed: `_drop_rest` says how much more is read)."""
+        headers = dict(scope.get("headers", ()))
+        try:
+            announced = int(headers.get(b"content-length", b""))
+        except ValueError:
+            announced = None  # none (chunked), or malformed: the server refuses the latter
+        if announced is not None and announced > self.max_body:
+            if b"100-continue" not in headers.get(b"expect", b"").lower():
+                await _drop_rest(receive, 0, announced)
+            return None  # (a client that waits for "100 Continue" has sent no body)
         messages: list[Message] = []
         size = 0
         while True:
@@ -186,9 +188,12 @@ class Guard:
             if message["type"] != "http.request":
                 return messages  # a disconnect: let the app see it
             size += len(message.get("body", b""))
+            more = message.get("more_body", False)
             if size > self.max_body:
+                if more:
+                    await _drop_rest(receive, size, None)
                 return None
-            if not message.get("more_body", False):
+            if not more:
                 return messages
 
     async def _refuse(self, send: Send, status: int, detail: str) -> None:
@@ -221,6 +226,27 @@ class Guard:
             await self.app(scope, receive, send)
         finally:
             await self.limiter.release(address)
+
+
+# An over-long body is read on and thrown away, up to this many bytes in all, before its
+# 413 is sent: a connection closed while bytes the client sent lie unread is reset by the
+# kernel, and a client that is still sending then loses the answer (it sees a dropped
+# connection). A longer body (or one that stalls: SPADES_REQUEST_BODY_SECONDS) is cut off.
+DRAIN_BYTES = 1 << 20
+
+
+async def _drop_rest(receive: Receive, size: int, announced: int | None) -> None:
+    """Read and drop the rest of a refused body, `size` bytes of which were read; nothing
+    when its announced length is past DRAIN_BYTES (it would be cut off anyway)."""
+    if announced is not None and announced > DRAIN_BYTES:
+        return
+    while size <= DRAIN_BYTES:
+        message = await receive()
+        if message["type"] != "http.request":
+            return
+        size += len(message.get("body", b""))
+        if not message.get("more_body", False):
+            return
 
 
 def _client(scope: Scope) -> str:

@@ -7,7 +7,9 @@ descriptors: every later client, /healthz included, would then be refused.
   A connection that sends nothing, or dribbles a header every few seconds, is closed then.
   (uvicorn's keep-alive timeout covers only the quiet time after a response.)
 - A request's head may be at most `head_bytes` long: the HTTP parser has no limit of its
-  own, and one head of a hundred megabytes held the event loop for seconds.
+  own, and one head of a hundred megabytes held the event loop for seconds. Only the head
+  counts: a body that follows it in the same read is the guard's to limit (a 413 answer,
+  api/guard.py), not a reason to drop the connection.
 - Its body, if it has one, must then arrive within `body_seconds` of the head: a client
   that announces a body and trickles it (a "slow POST") is closed too. The API's bodies
   are small JSON documents (`SPADES_MAX_BODY_BYTES`), so this takes nothing from anyone.
@@ -69,6 +71,7 @@ class GuardedHttpProtocol(HttpToolsProtocol):
     _timer: asyncio.TimerHandle | None = None  # the head's, then the body's deadline
     _counted: str | None = None  # the address this connection is counted under
     _head_read: int | None = 0  # bytes of the request head so far (None: its body is next)
+    _upgraded = False  # a WebSocket now: its bytes are no longer HTTP's
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -84,14 +87,28 @@ class GuardedHttpProtocol(HttpToolsProtocol):
         self._arm_head_timer()
 
     def data_received(self, data: bytes) -> None:
-        if self._head_read is not None:
-            self._head_read += len(data)
-            if self._head_read > self.head_bytes:
-                log.debug("%s: request head too large; closed", self.client)
-                self._head_read = None
-                self.transport.close()
-                return
-        super().data_received(data)
+        if self._head_read is None:  # a body: the guard limits it, and answers 413
+            super().data_received(data)
+            return
+        room = self.head_bytes - self._head_read  # bytes the head may still take
+        self._head_read += len(data)
+        if len(data) <= room:
+            super().data_received(data)
+            return
+        # Past the head's budget in this read, which may also carry the start of the body
+        # (a client writes head and body at once): the head is too large only if it does
+        # not end within the budget. The parser is given the budget's bytes alone, and the
+        # rest once it has seen the head end.
+        self._head_read = self.head_bytes
+        if room > 0:
+            super().data_received(data[:room])
+        if self._head_read == self.head_bytes and not self._upgraded:
+            log.debug("%s: request head too large; closed", self.client)
+            self._head_read = None
+            self.transport.close()
+            return
+        if not self._upgraded and not self.transport.is_closing():
+            self.data_received(data[room:])
 
     def _is_trusted(self, address: str) -> bool:
         networks, anyone = self.trusted
@@ -158,6 +175,7 @@ class GuardedHttpProtocol(HttpToolsProtocol):
         # From here on the socket is a WebSocket, which api/ws.py counts and limits.
         self._cancel_timer()
         self._release()
+        self._upgraded = True
         super().handle_websocket_upgrade()
 
     def connection_lost(self, exc: Exception | None) -> None:
