@@ -121,6 +121,14 @@ def run(args: argparse.Namespace) -> int:
         )
     log_format = args.log_format or settings.log_format
     setup_logging(args.log_level, log_format)
+    from spades.store.filelock import DatabaseInUse, lock_database
+
+    try:
+        # Held until the process ends: one server per SQLite file (store/filelock.py).
+        lock = lock_database(settings.database_url)
+    except DatabaseInUse as exc:
+        print(f"spades serve: {exc}", file=sys.stderr)
+        return STARTUP_FAILURE
     sys.setswitchinterval(SWITCH_INTERVAL)
     extra: dict[str, Any] = {}
     if log_format == "json":
@@ -130,8 +138,12 @@ def run(args: argparse.Namespace) -> int:
         app, settings, host=args.host, port=args.port, log_level=args.log_level.lower(), **extra
     )
     server = DrainingServer(config, app)
-    with contextlib.suppress(KeyboardInterrupt):  # as uvicorn.run: Ctrl-C is a normal stop
-        server.run()
+    try:
+        with contextlib.suppress(KeyboardInterrupt):  # as uvicorn.run: Ctrl-C is a normal stop
+            server.run()
+    finally:
+        if lock is not None:
+            lock.release()
     return 0 if server.started else STARTUP_FAILURE
 
 
