@@ -64,8 +64,6 @@ def haproxy_config(port: int, servers: list[int]) -> str:
     )
     text, count = re.subn(r"(?m)^\s*server-template .*$", lines, text)
     assert count == 1, "deploy/haproxy.cfg has no server-template line to replace"
-    # Fewer connections than a real deployment: the test machine's file limit is lower.
-    text = re.sub(r"(?m)^(\s*maxconn )\d+", r"\g<1>4000", text)
     return text
 
 
