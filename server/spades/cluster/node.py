@@ -19,6 +19,7 @@ from typing import Any
 from spades.config import Settings
 from spades.rooms import Room, RoomError, RoomManager
 
+from .health import Health
 from .lease import RedisOwnership
 from .limits import RedisLimiter
 from .relay import Relay, RelayedRoom
@@ -104,7 +105,9 @@ class ClusterNode:
         self.orphan_every = orphan_every
         self.orphan_batch = orphan_batch
         self.follow_sockets = follow_sockets
+        self.redis_url = redis_url
         self.relay: Relay | None = None
+        self.health: Health | None = None
         self.manager: RoomManager | None = None
         self._tasks: list[asyncio.Task[Any]] = []
         self._stopping = False
@@ -135,6 +138,10 @@ class ClusterNode:
         assert self.relay is not None
         return await self.relay.find(code, follow=self.follow_sockets)
 
+    def not_ready(self) -> str | None:
+        """Why HAProxy should send this process nothing new (health.py), or None."""
+        return self.health.problem() if self.health is not None else None
+
     @property
     def rooms_key(self) -> str:
         return self.ownership.rooms_key
@@ -152,8 +159,17 @@ class ClusterNode:
         )
         await self.relay.start()
         await self._seed_rooms(manager)
+        self.health = Health(
+            self.redis_url,
+            prefix=self.prefix,
+            node_id=self.node_id,
+            nodes_key=self.ownership.nodes_key,
+            ttl=self.ownership.ttl,
+            db_ping=manager.store.ping,
+        )
         loop = asyncio.get_running_loop()
         self._tasks = [
+            loop.create_task(self.health.run(), name="health"),
             loop.create_task(self.ownership.run(), name="lease-renewal"),
             loop.create_task(self._orphans_forever(), name="orphan-sweep"),
             loop.create_task(self._hear_released(), name="released-rooms"),
@@ -308,5 +324,7 @@ class ClusterNode:
             await self.relay.flush()
             await self.relay.stop()
         await self.ownership.release_all()
+        if self.health is not None:
+            await self.health.close()
         with contextlib.suppress(Exception):
             await self.redis.aclose()

@@ -19,17 +19,20 @@ async def healthz() -> dict[str, str]:
 
 @router.get("/readyz", tags=["ops"], responses=refusals(503))
 async def readyz(request: Request) -> JSONResponse:
-    # In a cluster the database is not asked: every process shares it, so its outage
-    # would take every process out of HAProxy at once, which cuts every socket (its
-    # `on-marked-down shutdown-sessions`) and refuses new ones: players would see their
-    # tables drop, instead of `ErrorCode.STORAGE_ERROR` on a move, and all reconnect at once when
-    # it is back. Steering players elsewhere helps nothing there: a room is served by
-    # its lease's holder wherever its sockets land. Ready = up and not draining.
+    # One process: up, not draining, and its database answers. A cluster: up, not
+    # draining, and Redis (and the database, when a peer reaches it) within this
+    # process's reach, as the node's health checks last found (cluster/health.py says
+    # why the database counts only when a peer reaches it: a shared outage must not take
+    # every process out of HAProxy and cut every socket).
     try:
         services = services_of(request)  # absent until the app has started
-        ok = not services.manager.draining and (
-            services.cluster is not None or await services.store.ping()
-        )
+        cluster = services.cluster
+        if services.manager.draining:
+            ok = False
+        elif cluster is not None:
+            ok = cluster.not_ready() is None
+        else:
+            ok = await services.store.ping()
     except Exception:
         ok = False
     return JSONResponse({"ready": ok}, status_code=200 if ok else 503)
