@@ -53,6 +53,15 @@ class JoinRoom(Strict):
     name: str = Field("", max_length=NAME_LENGTH)
     seat: int | None = Field(None, ge=0, le=3)
     spectator: bool = False
+    join_id: str | None = Field(
+        None,
+        min_length=16,
+        max_length=64,
+        pattern=r"^[A-Za-z0-9_-]+$",
+        description="a random id of this join, the same when it is asked again (after a "
+        "timeout, a 503): the room answers it with the same seat and token for two "
+        "minutes instead of taking a second seat; as secret as the token",
+    )
 
 
 class Joined(BaseModel):

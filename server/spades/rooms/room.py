@@ -35,6 +35,7 @@ from .config import RoomConfig
 from .errors import RoomError, RoomMoved
 from .events import Events
 from .gameclock import GameClock
+from .joins import RecentJoins
 from .match import Match
 from .observer import NO_OBSERVER, Observer, now
 from .presence import attach, detach
@@ -44,6 +45,7 @@ from .seating import Seating
 from .seats import Seat
 from .settings import RoomSettings
 from .table import Table
+from .tokens import token_matches
 from .turns import TurnScheduler
 from .views import Views
 from .writes import STORE_RETRY_SECONDS, Bookkeeping, write_first
@@ -93,6 +95,7 @@ class Room:
         self.audience = audience = Audience(hub)
         self.chat = Chat()
         self.hints = Hints()
+        self.recent_joins = RecentJoins()
         self.game_clock = GameClock(code, clock, self._call_time_up, self._clock_running)
         self.bookkeeping = Bookkeeping(code, clock, self.call, actor.spawn)
         self.match = match = Match(
@@ -265,11 +268,20 @@ class Room:
     # --- seats, settings, games --------------------------------------------------------
 
     async def join(
-        self, name: str, seat: int | None, spectator: bool
+        self, name: str, seat: int | None, spectator: bool, join_id: str | None = None
     ) -> tuple[int | None, str | None]:
-        """`POST /join` and `sit`: take a free seat (or the named one). Returns seat and token."""
+        """`POST /join` and `sit`: take a free seat (or the named one). Returns seat and token.
+        A `join_id` seen before is answered as it was then (joins.py), while that seat
+        still holds that token."""
+        at = self.clock.now()
+        if join_id is not None and not spectator:
+            known = self.recent_joins.get(join_id, at)
+            if known is not None and token_matches(known[1], self.seats[known[0]].token_hash):
+                return known
         taken, token = await self.seating.join(name, seat, spectator)
         if taken is not None:
+            if join_id is not None and token is not None:
+                self.recent_joins.remember(join_id, taken, token, at)
             self.changed()
         return taken, token
 

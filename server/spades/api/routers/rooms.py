@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
@@ -56,6 +57,14 @@ async def ask_owner(request: Request, room: Any, op: str, *args: Any) -> Any:
     cluster = services_of(request).cluster
     # Only a started cluster node hands out links to other processes' rooms.
     assert cluster is not None and cluster.relay is not None
+    try:
+        return await cluster.relay.call(room.owner, room.code, op, *args)
+    except OwnedElsewhere as exc:
+        if op != "join" or not isinstance(exc.__cause__, TimeoutError):
+            raise HTTPException(503, MOVING) from exc
+    # The owner did not answer in time, but may have seated the player all the same (a
+    # pause, a slow write): asked again with the same join id, it answers with that seat
+    # and token (rooms/joins.py) rather than a second seat.
     try:
         return await cluster.relay.call(room.owner, room.code, op, *args)
     except OwnedElsewhere as exc:
@@ -124,8 +133,13 @@ async def join_room(code: str, body: JoinRoom, request: Request) -> Joined:
     room = await get_room(request, code)
     if not body.spectator and not body.name.strip():
         raise invalid("a player needs a name", "name")
+    # An id for the join (the client's, or one of ours), so that a join asked again after
+    # its answer was lost gets the same seat (rooms/joins.py).
+    join_id = body.join_id or secrets.token_urlsafe(16)
     try:
-        seat, token = await ask_owner(request, room, "join", body.name, body.seat, body.spectator)
+        seat, token = await ask_owner(
+            request, room, "join", body.name, body.seat, body.spectator, join_id
+        )
     except RoomError as exc:
         raise http_error(exc) from exc
     return Joined(seat=seat, token=token)
