@@ -265,10 +265,11 @@ class Room:
     # --- seats, settings, games --------------------------------------------------------
 
     async def join(
-        self, name: str, seat: int | None, spectator: bool
+        self, name: str, seat: int | None, spectator: bool, player: str | None = None
     ) -> tuple[int | None, str | None]:
-        """`POST /join` and `sit`: take a free seat (or the named one). Returns seat and token."""
-        taken, token = await self.seating.join(name, seat, spectator)
+        """`POST /join` and `sit`: take a free seat (or the named one). Returns seat and token.
+        `player`: the verified player's id (or None), recorded on the seat."""
+        taken, token = await self.seating.join(name, seat, spectator, player)
         if taken is not None:
             self.changed()
         return taken, token
