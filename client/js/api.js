@@ -1,4 +1,16 @@
-// The REST half of the protocol: rooms, solo games, joining, history.
+// The REST half of the protocol: rooms, solo games, joining, history, the guest player.
+// Every call names this browser's player (X-Spades-Player) once it has one.
+
+import { ErrorCode } from "./codes.js";
+import * as storage from "./storage.js";
+
+export const PLAYER_HEADER = "X-Spades-Player";
+
+/** The header naming this browser's player, or none. */
+export function playerHeaders() {
+  const player = storage.getPlayer();
+  return player ? { [PLAYER_HEADER]: `${player.id}:${player.secret}` } : {};
+}
 
 export class ApiError extends Error {
   constructor(status, detail) {
@@ -20,12 +32,13 @@ function describe(detail) {
 // No answer at all (the server is down, or this device is offline): status 0, in words.
 export const UNREACHABLE = "Can't reach the server. Check your connection and try again in a moment.";
 
-async function call(method, path, body) {
+async function call(method, path, body, { player = true } = {}) {
   let response;
+  const named = player && storage.getPlayer() !== null;
   try {
     response = await fetch(path, {
       method,
-      headers: body === undefined ? {} : { "Content-Type": "application/json" },
+      headers: { ...(body === undefined ? {} : { "Content-Type": "application/json" }), ...(named ? playerHeaders() : {}) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {
@@ -36,6 +49,12 @@ async function call(method, path, body) {
     data = await response.json();
   } catch {
     data = null;
+  }
+  // The server no longer knows this browser's player (its database was reset): forget it,
+  // so the next page makes a new one, and ask again without it. Nothing gets harder.
+  if (response.status === 401 && named && data && data.code === ErrorCode.BAD_PLAYER && !path.startsWith("/api/me")) {
+    storage.setPlayer(null);
+    return call(method, path, body, { player: false });
   }
   if (!response.ok) {
     const fallback = response.status === 429 ? "Too many requests, try again in a minute"
@@ -52,3 +71,8 @@ export const listRooms = () => call("GET", "/api/rooms");
 export const getRoom = (code) => call("GET", `/api/rooms/${encodeURIComponent(code)}`);
 export const joinRoom = (code, body) => call("POST", `/api/rooms/${encodeURIComponent(code)}/join`, body);
 export const roomHistory = (code) => call("GET", `/api/rooms/${encodeURIComponent(code)}/history`);
+export const createPlayer = (body) => call("POST", "/api/players", body, { player: false });
+export const getMe = () => call("GET", "/api/me");
+export const renameMe = (name) => call("PATCH", "/api/me", { name });
+export const myRooms = () => call("GET", "/api/me/rooms");
+export const playerGames = (id, before) => call("GET", `/api/players/${encodeURIComponent(id)}/games?limit=20${before ? `&before=${before}` : ""}`);

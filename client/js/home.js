@@ -4,6 +4,7 @@
 import * as api from "./api.js";
 import { mount, trackDirty } from "./dom.js";
 import { bindActions } from "./input.js";
+import { ensurePlayer, keepName, nameKept } from "./player.js";
 import * as storage from "./storage.js";
 import { readSolo, renderHome } from "./views/home.js";
 import { readSettings, settingsSummary, wireCustomTarget } from "./views/settings.js";
@@ -17,6 +18,8 @@ export function startHome(main) {
     solo: storage.getSolo(),
     rooms: null,
     roomsLoading: true,
+    player: storage.getPlayer(),
+    myRooms: [],
     busy: false,
     error: null,
     joinError: null,
@@ -27,7 +30,7 @@ export function startHome(main) {
   const currentName = () => {
     const field = main.querySelector("#player-name");
     const name = (field ? field.value : model.name).trim() || "Player";
-    storage.setName(name);
+    keepName(name);
     model.name = name;
     return name;
   };
@@ -53,6 +56,18 @@ export function startHome(main) {
     render();
   };
 
+  // "Return to your game": the live rooms where this browser's player has a seat.
+  const loadMyRooms = async () => {
+    if (!model.player) return;
+    try {
+      const data = await api.myRooms();
+      model.myRooms = data.rooms || [];
+    } catch {
+      return; // the section stays as it was; the public rooms say when the server is away
+    }
+    render();
+  };
+
   // `form`: which form asked ("solo" or "create"): its error is said under its own button,
   // in view (on a phone the other form may be a screen away).
   const enter = async (call, body, form) => {
@@ -61,6 +76,9 @@ export function startHome(main) {
     model.joinError = null;
     render();
     try {
+      // The seat records this browser's player, under the name just picked.
+      await ensurePlayer();
+      await nameKept();
       const made = await call(body);
       storage.setToken(made.code, made.token);
       location.assign(`/r/${encodeURIComponent(made.code)}`);
@@ -175,7 +193,14 @@ export function startHome(main) {
   document.title = "Spades";
   render();
   loadRooms();
-  setInterval(loadRooms, ROOMS_REFRESH_MS);
+  ensurePlayer().then((player) => {
+    model.player = player;
+    if (player) loadMyRooms();
+  });
+  setInterval(() => {
+    loadRooms();
+    loadMyRooms();
+  }, ROOMS_REFRESH_MS);
 }
 
 // What a player typed or pasted into "Room code": the code itself, or the invite link

@@ -1,9 +1,13 @@
-// Entry point: "/" is the home page, "/r/{code}" a room.
+// Entry point: "/" is the home page, "/r/{code}" a room, "/#review/{game}" a game's review,
+// "/#player/{id}" a player's finished games. Every page makes this browser's guest player
+// on its first visit (player.js).
 
 import { joinCode, safeDecode, startHome } from "./home.js";
+import { startPlayerPage } from "./playerpage.js";
 import { startReview } from "./review.js";
 import { startRoom } from "./room.js";
 import { mount } from "./dom.js";
+import { ensurePlayer } from "./player.js";
 import { topbar } from "./views/common.js";
 
 const main = document.getElementById("main");
@@ -26,9 +30,14 @@ if (match) {
   const [, id, step] = location.hash.match(/^#review\/(\d+)(?:\/(\d+))?/);
   mount(document.getElementById("topbar"), topbar({ title: "Game review" }));
   startReview(main, Number(id), step ? Number(step) : 0);
+} else if (/^#player\/[\w-]+$/.test(location.hash)) {
+  // A player's finished games: /#player/{player id}.
+  mount(document.getElementById("topbar"), topbar({ title: "Finished games" }));
+  startPlayerPage(main, location.hash.slice("#player/".length));
 } else {
   mount(document.getElementById("topbar"), topbar({}));
   startHome(main);
 }
+ensurePlayer();
 // Opening another review (or leaving one) by its link reloads the page for it.
 window.addEventListener("hashchange", () => location.reload());

@@ -3,6 +3,7 @@
 // The page is /#review/{game id}[/{step}]; arrow keys step, Page Up/Down jump a hand.
 
 import { announce } from "./announce.js";
+import { playerHeaders } from "./api.js";
 import { bidText, cardName, parseCard, placeOf, SEAT_NAMES, sortHand } from "./cards.js";
 import { focusWideTables, h, mount } from "./dom.js";
 import { scoreTable } from "./views/sheets.js";
@@ -189,7 +190,8 @@ export function startReview(main, gameId, startStep) {
   });
 
   mount(main, h("section", { class: "card-panel center-box" }, h("p", { class: "muted" }, "Loading the game…")));
-  fetch(`/api/games/${encodeURIComponent(gameId)}/record`).then(async (response) => {
+  // Named by this browser's player: a private room's game shows its names to those who sat in it.
+  fetch(`/api/games/${encodeURIComponent(gameId)}/record`, { headers: playerHeaders() }).then(async (response) => {
     const data = await response.json().catch(() => null);
     if (!response.ok || !data || !data.dealt) {
       const why = response.status === 409 ? "This game is still being played; its review opens once it is over."

@@ -1,10 +1,12 @@
-// What the browser remembers between visits: seat tokens per room, the player's name,
-// and the last used game settings (their defaults are the server's).
+// What the browser remembers between visits: the guest player (id and secret), seat tokens
+// per room, the player's name, and the last used game settings (their defaults are the
+// server's).
 
 const TOKEN_PREFIX = "spades.token.";
 const NAME_KEY = "spades.name";
 const SETTINGS_KEY = "spades.settings";
 const SOLO_KEY = "spades.solo";
+const PLAYER_KEY = "spades.player";
 
 function read(key) {
   try {
@@ -26,6 +28,17 @@ function write(key, value) {
 export const getToken = (code) => read(TOKEN_PREFIX + code);
 export const setToken = (code, token) => write(TOKEN_PREFIX + code, token);
 export const clearToken = (code) => write(TOKEN_PREFIX + code, null);
+
+/** This browser's guest player, `{id, secret}`, or null before the first visit made one. */
+export function getPlayer() {
+  try {
+    const saved = JSON.parse(read(PLAYER_KEY) || "null");
+    return saved && typeof saved.id === "string" && typeof saved.secret === "string" ? saved : null;
+  } catch {
+    return null;
+  }
+}
+export const setPlayer = (player) => write(PLAYER_KEY, player ? JSON.stringify({ id: player.id, secret: player.secret }) : null);
 
 export const getName = () => read(NAME_KEY) || "";
 export const setName = (name) => write(NAME_KEY, name);

@@ -40,6 +40,11 @@ class ErrorCode(StrEnum):
         "the token is not (or no longer) a seat of this room; the connection stays what it was "
         "(a spectator, or the seat it already had)",
     )
+    BAD_PLAYER = (
+        "bad_player",
+        "the player credential (`X-Spades-Player`, or `sit`'s `player`) names no player here, "
+        "or its secret is wrong; nothing changed (REST: 401)",
+    )
     NOT_SEATED = "not_seated", "only a seated player may do that"
     HOST_ONLY = "host_only", "only the host may do that"
     OWN_SEAT = "own_seat", "the host cannot replace their own seat"

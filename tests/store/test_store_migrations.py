@@ -16,7 +16,7 @@ from spades.store.db import create_engine
 from spades.store.migrate import MIGRATIONS, PYPROJECT, alembic_config, head_revision
 from spades.store.models import metadata
 
-TABLES = {"rooms", "seats", "games", "actions", "hands", "chat_messages"}
+TABLES = {"rooms", "seats", "games", "game_seats", "actions", "hands", "chat_messages", "players"}
 
 
 def tables(url: str) -> set[str]:

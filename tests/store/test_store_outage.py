@@ -36,7 +36,9 @@ async def relayed(pg_url: str, relay: Relay) -> AsyncIterator[SqlStore]:
 
     direct = await open_store(pg_url)
     async with direct.engine.begin() as conn:
-        await conn.execute(text("TRUNCATE rooms, seats, games, actions, hands, chat_messages"))
+        await conn.execute(
+            text("TRUNCATE rooms, seats, games, game_seats, actions, hands, chat_messages, players")
+        )
     await direct.close()
     url = make_url(pg_url).set(host="127.0.0.1", port=relay.port)
     store = await open_store(

@@ -2,6 +2,7 @@
 // server, or changes only what this page shows (a dialog opened or closed).
 
 import { announce } from "../announce.js";
+import { credential, ensurePlayer, keepName } from "../player.js";
 import * as storage from "../storage.js";
 import { NAME_LENGTH, readSettings } from "../views/settings.js";
 import { TABLE_FOCUS, focusDialogTop, focusSelector } from "./focus.js";
@@ -23,7 +24,7 @@ export function roomActions(ctx) {
   function myName() {
     const field = main.querySelector("#sit-name");
     const name = ((field && field.value) || storage.getName() || "Player").trim().slice(0, NAME_LENGTH) || "Player";
-    storage.setName(name);
+    keepName(name);
     return name;
   }
 
@@ -115,7 +116,22 @@ export function roomActions(ctx) {
       show({ confirmBot: null });
       focus(`[data-key='bot-${seat}']`);
     },
-    sit: (data) => send({ type: "sit", seat: Number(data.seat), name: myName() }),
+    // The seat records this browser's player (made first, on a first visit straight to a room).
+    sit: async (data) => {
+      const name = myName();
+      await ensurePlayer();
+      const player = credential();
+      send({ type: "sit", seat: Number(data.seat), name, ...(player ? { player } : {}) });
+    },
+    // The logo during a game asks first (views/sheets.js, leaveDialog).
+    "leave-home": () => {
+      show({ confirmLeave: true });
+      focusDialogTop(main);
+    },
+    "stay-here": () => {
+      show({ confirmLeave: false });
+      focus(TABLE_FOCUS);
+    },
     stand: () => send({ type: "stand" }),
     reconnect: () => ctx.conn.reconnectNow(),
     "copy-invite": async () => {

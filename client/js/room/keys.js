@@ -27,7 +27,8 @@ export function bindRoomKeys(ctx, actions) {
     if (event.key !== "Escape") return;
     const open = main.querySelector(".overlay [role='dialog']");
     const state = ctx.state;
-    if (state.scoreSheet) actions["close-score-sheet"]();
+    if (state.confirmLeave) actions["stay-here"]();
+    else if (state.scoreSheet) actions["close-score-sheet"]();
     else if (state.showLastGame && open) actions["close-last-game"]();
     else if (state.sheet && open && open.classList.contains("hand-sheet")) actions["close-sheet"]();
     else if (state.sheet) {

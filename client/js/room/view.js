@@ -6,7 +6,7 @@ import { myClockRuns, remaining } from "../state.js";
 import * as storage from "../storage.js";
 import { banner, countdown, formatClock, topbar } from "../views/common.js";
 import { renderLobby } from "../views/lobby.js";
-import { gameOver, handSheet, resultStrip, scoreSheet } from "../views/sheets.js";
+import { gameOver, handSheet, leaveDialog, resultStrip, scoreSheet } from "../views/sheets.js";
 import { renderTable } from "../views/table.js";
 import { turnIsMine } from "./focus.js";
 
@@ -35,7 +35,10 @@ export function roomView(ctx) {
     }
     const link = ctx.state.link;
     right.push(h("span", { class: ["link-dot", link.state], role: "img", "aria-label": link.state === "open" ? "Connected" : "Not connected" }));
-    mount(top, topbar({ code, right }));
+    // A game of yours being played: the logo asks before leaving it.
+    const playing = Boolean(view) && view.phase !== "over" && ctx.state.room && ctx.state.room.you !== null && ctx.state.room.you !== undefined;
+    if (!playing && ctx.state.confirmLeave) ctx.state = { ...ctx.state, confirmLeave: false };
+    mount(top, topbar({ code, right, guardHome: playing }));
     // Without a room the page itself explains a closed link; the banner would repeat it.
     mount(bannerEl, !ctx.state.room && link.state === "closed" ? null : banner(link));
 
@@ -52,7 +55,8 @@ export function roomView(ctx) {
       const held = Boolean(state.sheet) && !folded && Date.now() < ctx.sheetHeldUntil;
       const table = renderTable(state, { strip: state.sheet && folded ? resultStrip(state) : null, held });
       content = [table];
-      if (state.scoreSheet) content.push(scoreSheet(state));
+      if (state.confirmLeave) content.push(leaveDialog());
+      else if (state.scoreSheet) content.push(scoreSheet(state));
       else if (state.showLastGame && state.lastGame) content.push(gameOver({ ...state, ...state.lastGame }, { past: true, live: state }));
       else if (state.sheet && !folded && !held) content.push(handSheet(state));
       else if (view.phase === "over" && !state.sheet && state.overClosed !== state.room.game_id) content.push(gameOver(state));

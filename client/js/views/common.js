@@ -51,9 +51,10 @@ export function countdown(deadline, label, { kind = "turn" } = {}) {
   return h("span", { class: ["countdown", kind], "data-deadline": String(deadline), "data-kind": kind, role: "timer", "aria-label": label }, "");
 }
 
-export function topbar({ title, code, right }) {
+/** The top bar. `guardHome`: the logo asks before leaving (a game of yours is being played). */
+export function topbar({ title, code, right, guardHome = false }) {
   return h("div", { class: "topbar-inner" },
-    h("a", { class: "brand", href: "/", "aria-label": "Spades home" }, h("span", { class: "brand-pip", "aria-hidden": "true" }, "♠"), h("span", { class: "brand-word" }, " Spades")),
+    h("a", { class: "brand", href: "/", "aria-label": "Spades home", "data-action": guardHome ? "leave-home" : null, "aria-haspopup": guardHome ? "dialog" : null }, h("span", { class: "brand-pip", "aria-hidden": "true" }, "♠"), h("span", { class: "brand-word" }, " Spades")),
     title ? h("span", { class: "topbar-title" }, title) : null,
     code ? h("span", { class: "room-code" }, "Room ", h("strong", {}, code)) : null,
     h("div", { class: "topbar-right" }, right));

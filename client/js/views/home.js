@@ -79,9 +79,29 @@ export function readSolo(form) {
   };
 }
 
+const STATUS_TEXT = { open: "Waiting to start", playing: "Game in progress" };
+
+/** "Return to your game": each live room where this browser's player has a seat. */
+function myRoomsSection(model) {
+  const rooms = model.myRooms || [];
+  if (!rooms.length) return null;
+  return h("section", { class: "card-panel my-rooms", "aria-labelledby": "my-rooms-title" },
+    h("h2", { id: "my-rooms-title" }, rooms.length === 1 ? "Your game" : "Your games in progress"),
+    h("ul", { class: "room-list" }, rooms.map((room) => {
+      const others = (room.seats || []).filter((s) => s.seat !== room.seat && s.kind !== "empty").map((s) => s.name).filter(Boolean);
+      return h("li", { class: "room-item", "data-key": `my-room-${room.code}` },
+        h("div", {},
+          h("strong", {}, `Room ${room.code}`),
+          h("div", { class: "muted small" }, [STATUS_TEXT[room.status] || room.status, others.length ? ` · with ${others.join(", ")}` : ""].join(""))),
+        h("div", { class: "room-item-end" },
+          h("a", { class: "btn primary small", href: `/r/${encodeURIComponent(room.code)}`, "data-key": `return-${room.code}` }, "Return to your game")));
+    })));
+}
+
 export function renderHome(model) {
   const { name, settings, rooms, roomsLoading, busy, error } = model;
   return [
+    myRoomsSection(model),
     h("section", { class: "hero card-panel", "aria-labelledby": "solo-title" },
       h("h1", { id: "solo-title" }, "Spades"),
       h("p", { class: "lead" }, "Play against bots right away, or set up a table for friends."),
@@ -120,5 +140,8 @@ export function renderHome(model) {
             h("h2", { id: "rooms-title" }, "Public rooms"),
             h("button", { type: "button", class: "btn small ghost", "data-action": "refresh-rooms" }, "Refresh")),
           publicRooms(rooms, roomsLoading, model.roomsError)))),
+    model.player
+      ? h("p", { class: "center muted small my-games-link" }, h("a", { href: `/#player/${encodeURIComponent(model.player.id)}` }, "Your finished games"))
+      : null,
   ];
 }

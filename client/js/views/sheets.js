@@ -14,6 +14,16 @@ function dialog(labelId, className, ...children) {
     h("div", { class: ["sheet", className], role: "dialog", "aria-modal": "true", "aria-labelledby": labelId, "data-key": `dialog-${className}`, "data-keep-scroll": "1" }, ...children));
 }
 
+/** Asked when the logo is clicked during a game of yours: stay (the focus) or go home. */
+export function leaveDialog() {
+  return dialog("leave-title", "leave-confirm",
+    h("h2", { id: "leave-title", tabindex: "-1", "data-key": "leave-title" }, "Leave this game?"),
+    h("p", {}, "Your seat stays yours: the bot plays it while you are away. The home page offers to return to your game."),
+    h("div", { class: "sheet-actions" },
+      h("button", { type: "button", class: "btn primary", "data-action": "stay-here", "data-key": "stay-here" }, "Stay at the table"),
+      h("a", { class: "btn", href: "/", "data-key": "leave-now" }, "Leave the game")));
+}
+
 /** Inside a dialog: your turn clock, and the way back to the table. */
 function turnAlert(state) {
   if (!myClockRuns(state)) return null;

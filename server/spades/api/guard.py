@@ -65,7 +65,7 @@ def limited_action(method: str, path: str) -> Action | None:
         return "lookup"  # a room by its code: the code is the only key to a private room
     if method != "POST":
         return None
-    if path in ("/api/rooms", "/api/solo"):
+    if path in ("/api/rooms", "/api/solo", "/api/players"):
         return "create"
     if _JOIN.match(path):
         return "join"
@@ -73,7 +73,7 @@ def limited_action(method: str, path: str) -> Action | None:
 
 
 REFUSALS: dict[Action, str] = {
-    "create": "too many rooms created from your address; wait a minute",
+    "create": "too many rooms (or players) created from your address; wait a minute",
     "join": "too many join attempts from your address; wait a minute",
     "connect": "too many connections; wait a minute",
     "lookup": "too many rooms looked up from your address; wait a minute",
@@ -301,6 +301,8 @@ def _printable(value: Any) -> str:
 
 _MEANINGS = {
     400: "the body could not be read as JSON",
+    401: "the player credential (`X-Spades-Player`) is missing, unknown or wrong "
+    "(`code`: `bad_player`); nothing changed",
     403: "not served to this address",
     404: "no such room or game",
     409: "not now: a full room, a taken seat, a game still being played",

@@ -10,7 +10,15 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from spades.codes import ErrorCode
-from spades.rooms import BadRequest, RoomError, RoomFull, RoomMoved, RoomNotFound, ServerFull
+from spades.rooms import (
+    BadPlayer,
+    BadRequest,
+    RoomError,
+    RoomFull,
+    RoomMoved,
+    RoomNotFound,
+    ServerFull,
+)
 from spades.store.protocol import StorageUnavailable
 
 from .guard import safe_validation_errors
@@ -44,6 +52,8 @@ def invalid(message: str, *field: str) -> HTTPException:
 
 
 def http_error(exc: RoomError) -> HTTPException:
+    if isinstance(exc, BadPlayer):
+        return HTTPException(401, exc.message)
     if isinstance(exc, RoomNotFound):
         return HTTPException(404, exc.message)
     if isinstance(exc, RoomFull):
@@ -71,6 +81,12 @@ def add_exception_handlers(app: FastAPI, metrics: Metrics) -> None:
         if exc.status_code == 404 and wants_page(request):
             return HTMLResponse(NOT_FOUND_PAGE, status_code=404)
         return await http_exception_handler(request, exc)
+
+    # A player credential that names nobody, or with a wrong secret: 401 with its code.
+    @app.exception_handler(BadPlayer)
+    async def bad_player(request: Request, exc: BadPlayer) -> Response:
+        metrics.http_refused(401)
+        return JSONResponse({"detail": exc.message, "code": exc.code}, status_code=401)
 
     # The database is away (docs/operations.md): any REST call that needed it is refused
     # with 503, "try again", rather than a bare 500; nothing was changed.

@@ -138,6 +138,70 @@ class RoomHistory(BaseModel):
     games: list[GameSummary]
 
 
+# --- players ------------------------------------------------------------------------------
+
+
+class NewPlayer(Strict):
+    name: str | None = Field(
+        None, max_length=NAME_LENGTH, description="a display name to keep (cleaned as a seat's)"
+    )
+
+
+class PlayerCreated(BaseModel):
+    id: str = Field(description="the player's public id")
+    secret: str = Field(description="the player's secret: shown once, stored only as a hash")
+    credential: str = Field(description="`ID:SECRET`, what `X-Spades-Player` and `sit` carry")
+    name: str | None
+
+
+class PlayerOut(BaseModel):
+    id: str
+    name: str | None
+
+
+class RenamePlayer(Strict):
+    name: str = Field(max_length=NAME_LENGTH, description="cleaned and capped as a seat's name")
+
+
+class MyRoom(BaseModel):
+    id: str
+    code: str
+    status: Literal["open", "playing"]
+    seat: int = Field(description="your seat in the room")
+    settings: RoomSettings
+    host: str | None
+    seats: list[SeatSummary]
+
+
+class MyRooms(BaseModel):
+    rooms: list[MyRoom] = Field(description="newest first")
+
+
+class PlayedSeat(BaseModel):
+    seat: int
+    name: str | None = Field(description="null when the viewer may not see it (private room)")
+
+
+class PlayedGame(BaseModel):
+    game_id: int
+    room: str | None = Field(description="the room's code; null for a private room")
+    seat: int = Field(description="the player's seat")
+    winner: int | None
+    scores: list[int] | None
+    mode: str | None
+    target: int | None
+    finished_at: str | None = Field(description="ISO 8601, UTC")
+    players: list[PlayedSeat]
+
+
+class PlayerGames(BaseModel):
+    player: PlayerOut
+    games: list[PlayedGame] = Field(description="finished games, newest first")
+    next_before: int | None = Field(
+        description="`before` for the next page (older games); null on the last page"
+    )
+
+
 class Refusal(BaseModel):
     """A refused REST request (404, 409, 413, 429, ...); 422 lists the fields instead."""
 

@@ -14,6 +14,12 @@ from .models import (
     CreateRoom,
     Joined,
     JoinRoom,
+    MyRooms,
+    NewPlayer,
+    PlayerCreated,
+    PlayerGames,
+    PlayerOut,
+    RenamePlayer,
     RoomCreated,
     RoomHistory,
     RoomList,
@@ -41,6 +47,12 @@ def generated() -> str:
         ("ROOM (GET /api/rooms/{code}, and `room` of every state)", RoomOut),
         ("GET /api/rooms", RoomList),
         ("GET /api/rooms/{code}/history", RoomHistory),
+        ("POST /api/players body", NewPlayer),
+        ("Player created", PlayerCreated),
+        ("GET /api/me (and PATCH /api/me's answer)", PlayerOut),
+        ("PATCH /api/me body", RenamePlayer),
+        ("GET /api/me/rooms", MyRooms),
+        ("GET /api/players/{id}/games", PlayerGames),
     ):
         parts.append(_block(title, TypeAdapter(model).json_schema()))
     return "\n".join(parts)

@@ -8,6 +8,7 @@ from .broadcast import Connection, Hub, LocalHub
 from .clock import Clock, ManualClock, SystemClock
 from .config import RoomConfig
 from .errors import (
+    BadPlayer,
     BadRequest,
     BadToken,
     HostOnly,
@@ -28,6 +29,7 @@ from .settings import BOT_LEVELS, RoomSettings, RuleOptions, settings_schema
 
 __all__ = [
     "BOT_LEVELS",
+    "BadPlayer",
     "BadRequest",
     "BadToken",
     "BotRunner",

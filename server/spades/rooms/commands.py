@@ -24,6 +24,7 @@ from .clock import Clock
 from .config import RoomConfig
 from .errors import BadRequest, NotSeated, RoomError, WrongStatus
 from .match import Match
+from .players import verified_player
 from .seating import Seating
 from .settings import clean_text
 from .table import Table
@@ -67,7 +68,12 @@ class CommandRoom(Protocol):
         """Each seat's whole state as of now."""
 
     async def join(
-        self, name: str, seat: int | None, spectator: bool
+        self,
+        name: str,
+        seat: int | None,
+        spectator: bool,
+        join_id: str | None = None,
+        player: str | None = None,
     ) -> tuple[int | None, str | None]: ...
 
     async def start_game(self) -> None: ...
@@ -94,7 +100,10 @@ def not_playing(room: CommandRoom, why: str = "not while a game is being played"
 async def sit(room: CommandRoom, conn: Connection, msg: Message, ref: Any) -> None:
     if conn.seat is not None:
         raise BadRequest("you already have a seat", code=ErrorCode.ALREADY_SEATED)
-    seat, token = await room.join(msg.get("name") or "", msg.get("seat"), False)
+    # A player credential is checked before anything changes (BadPlayer refuses the sit).
+    given = msg.get("player")
+    player = None if given is None else (await verified_player(room.store, given)).id
+    seat, token = await room.join(msg.get("name") or "", msg.get("seat"), False, player=player)
     conn.seat = seat
     room.audience.send(conn, {"type": "seated", "seat": seat, "token": token, "ref": ref})
     room.changed(conn, ref)

@@ -33,6 +33,12 @@ class BadToken(RoomError):
     code = ErrorCode.BAD_TOKEN
 
 
+class BadPlayer(RoomError):
+    """A player credential that names no player, or with the wrong secret."""
+
+    code = ErrorCode.BAD_PLAYER
+
+
 class HostOnly(RoomError):
     code = ErrorCode.HOST_ONLY
 

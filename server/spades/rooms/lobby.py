@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from spades.store.protocol import StoredRoom
+from spades.store.protocol import PlayerGame, StoredRoom
 
 from .seats import Seat
 from .settings import RoomSettings
@@ -65,5 +65,50 @@ def game_players(stored: StoredRoom) -> dict[str, Any]:
     # number) never names one. A public room is named whatever its status now: its host
     # opened it to strangers (the lobby lists it while it has a free seat), and anyone may
     # watch it.
-    public = bool((stored.room.settings or {}).get("public", _PUBLIC))
+    public = is_public(stored.room.settings)
     return {"room": stored.room.code if public else None, "players": players}
+
+
+def is_public(settings: dict[str, Any] | None) -> bool:
+    return bool((settings or {}).get("public", _PUBLIC))
+
+
+def without_names(record_players: dict[str, Any]) -> dict[str, Any]:
+    """`game_players` for someone who did not sit in a private room's game: the seats and
+    their kinds, no person's name (a bot's is nobody's)."""
+    players = [
+        {**p, "name": None} if p["kind"] == "human" else p for p in record_players["players"]
+    ]
+    return {**record_players, "players": players}
+
+
+def my_room(stored: StoredRoom, player_id: str) -> dict[str, Any] | None:
+    """A live room with a seat of the player, as "Return to your game" lists it (None when
+    the seat is no longer theirs)."""
+    mine = [s.seat for s in stored.seats if s.player_id == player_id and s.token_hash]
+    if not mine:
+        return None
+    entry = lobby_entry(stored)
+    del entry["open_seats"]
+    return {**entry, "seat": mine[0]}
+
+
+def played_game(game: PlayerGame, *, names: bool) -> dict[str, Any]:
+    """A finished game on a player's page. `names`: the viewer may see who sat there (a
+    public room, or a viewer who sat in the game); else the seats go unnamed and a private
+    room's code is not shown."""
+    public = is_public(game.room_settings)
+    shown = names or public
+    return {
+        "game_id": game.game_id,
+        "room": game.room_code if public else None,
+        "seat": game.seat,
+        "winner": game.winner,
+        "scores": game.final_scores,
+        "mode": game.rules.get("mode"),
+        "target": game.rules.get("target"),
+        "finished_at": game.finished_at.isoformat() if game.finished_at else None,
+        "players": [
+            {"seat": p["seat"], "name": p["name"] if shown else None} for p in game.players
+        ],
+    }

@@ -255,11 +255,17 @@ class RoomManager:
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def create(
-        self, host_name: str, settings: dict[str, Any] | RoomSettings, *, solo: bool = False
+        self,
+        host_name: str,
+        settings: dict[str, Any] | RoomSettings,
+        *,
+        solo: bool = False,
+        player: str | None = None,
     ) -> tuple[Room, int, str]:
         """A new room with its creator in seat 0 as host. Returns room, seat and token.
 
-        Solo: the other three seats get bots and the game starts at once.
+        Solo: the other three seats get bots and the game starts at once. `player`: the
+        creator's (verified) player id, recorded on their seat.
         """
         cap = self.config.max_rooms
         if cap and len(self.rooms) + len(self._reserved) >= cap:
@@ -271,28 +277,16 @@ class RoomManager:
             parsed = parsed.model_copy(update={"public": False})
         name = clean_name(host_name, self.config.name_length)
         token = new_token()
-        host = Seat(0, "human", name, None, hash_token(token))
+        host = Seat(0, "human", name, None, hash_token(token), player_id=player)
         host.disconnected_at = self.clock.now()
         others = [Seat.bot(i, parsed.bot_level) if solo else Seat(i) for i in (1, 2, 3)]
         code = await self._free_code()
         fence: int | None = None
         if not self.ownership.owns_everything:
-            if self.draining:
-                self._reserved.discard(code)
-                raise RoomError("this server is shutting down; try again", code=ErrorCode.DRAINING)
-            try:
-                fence = await self.ownership.claim(code)
-            except Exception as exc:
-                # The leases' service (Redis) is out of reach: no process can own a new room
-                # now. Refused like a failed write (HTTP 503, try again), nothing stored.
-                self._reserved.discard(code)
-                log.warning("room not created: no lease (%r)", exc)
-                raise RoomError(
-                    "rooms cannot be created right now; try again", code=ErrorCode.STORAGE_ERROR
-                ) from exc
+            fence = await self._lease_new(code)
             if fence is None:  # another process took this code this instant: try another
                 self._reserved.discard(code)
-                return await self.create(host_name, settings, solo=solo)
+                return await self.create(host_name, settings, solo=solo, player=player)
         try:
             seats = [host, *others]
             # A solo room is "playing" from its first write: its game starts right away.
@@ -318,7 +312,7 @@ class RoomManager:
             except CodeTaken:  # another process took the code since _free_code looked
                 if fence is not None:
                     await self._release(code)
-                return await self.create(host_name, settings, solo=solo)
+                return await self.create(host_name, settings, solo=solo, player=player)
             self.rooms[code] = room
         except BaseException:
             if fence is not None:
@@ -332,10 +326,28 @@ class RoomManager:
             await room.call(self._start_now, room)
         return room, 0, token
 
+    async def _lease_new(self, code: str) -> int | None:
+        """A new room's lease (cluster): its fencing number, or None when another process
+        took the code this instant. Refused (the code given back) while draining, or when
+        the leases cannot be reached."""
+        if self.draining:
+            self._reserved.discard(code)
+            raise RoomError("this server is shutting down; try again", code=ErrorCode.DRAINING)
+        try:
+            return await self.ownership.claim(code)
+        except Exception as exc:
+            # The leases' service (Redis) is out of reach: no process can own a new room
+            # now. Refused like a failed write (HTTP 503, try again), nothing stored.
+            self._reserved.discard(code)
+            log.warning("room not created: no lease (%r)", exc)
+            raise RoomError(
+                "rooms cannot be created right now; try again", code=ErrorCode.STORAGE_ERROR
+            ) from exc
+
     async def create_solo(
-        self, name: str, settings: dict[str, Any] | RoomSettings
+        self, name: str, settings: dict[str, Any] | RoomSettings, *, player: str | None = None
     ) -> tuple[Room, int, str]:
-        return await self.create(name, settings, solo=True)
+        return await self.create(name, settings, solo=True, player=player)
 
     @staticmethod
     async def _start_now(room: Room) -> None:

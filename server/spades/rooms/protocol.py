@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, RootModel, TypeAdapter
 
 from . import commands
 from .commands import Command
+from .players import MAX_CREDENTIAL
 from .settings import CHAT_LENGTH, NAME_LENGTH
 
 # A message id is echoed back as `ref`: text of at most ID_LENGTH characters or a 64-bit
@@ -106,6 +107,12 @@ class Sit(ClientMessageBase):
     type: Literal["sit"]
     seat: int | None = Field(None, ge=0, le=3, description="null = the first free seat")
     name: str = Field(max_length=NAME_LENGTH)
+    player: str | None = Field(
+        None,
+        max_length=MAX_CREDENTIAL,
+        description="the sitter's player credential `ID:SECRET` (recorded on the seat); "
+        "null = no player",
+    )
 
 
 @message(commands.stand, cost=3.0)

@@ -268,17 +268,23 @@ class Room:
     # --- seats, settings, games --------------------------------------------------------
 
     async def join(
-        self, name: str, seat: int | None, spectator: bool, join_id: str | None = None
+        self,
+        name: str,
+        seat: int | None,
+        spectator: bool,
+        join_id: str | None = None,
+        player: str | None = None,
     ) -> tuple[int | None, str | None]:
         """`POST /join` and `sit`: take a free seat (or the named one). Returns seat and token.
         A `join_id` seen before is answered as it was then (joins.py), while that seat
-        still holds that token."""
+        still holds that token. `player`: the verified player's id (or None), recorded on
+        the seat."""
         at = self.clock.now()
         if join_id is not None and not spectator:
             known = self.recent_joins.get(join_id, at)
             if known is not None and token_matches(known[1], self.seats[known[0]].token_hash):
                 return known
-        taken, token = await self.seating.join(name, seat, spectator)
+        taken, token = await self.seating.join(name, seat, spectator, player)
         if taken is not None:
             if join_id is not None and token is not None:
                 self.recent_joins.remember(join_id, taken, token, at)

@@ -65,9 +65,10 @@ class Seating:
     # --- seats ---------------------------------------------------------------------------
 
     async def join(
-        self, name: str, seat: int | None, spectator: bool
+        self, name: str, seat: int | None, spectator: bool, player: str | None = None
     ) -> tuple[int | None, str | None]:
-        """`POST /join` and `sit`: take a free seat (or the named one). Returns seat and token."""
+        """`POST /join` and `sit`: take a free seat (or the named one). Returns seat and token.
+        `player`: the id of the (verified) player who takes it, recorded on the seat."""
         if spectator:
             return None, None
         name = clean_name(name, self.config.name_length)
@@ -86,7 +87,7 @@ class Seating:
         others = [s.name for s in seats if s.kind == "human" and s.index != seat and s.name]
         name = distinct_name(name, others, self.config.name_length)
         token = new_token()
-        taken = Seat(seat, "human", name, None, hash_token(token))
+        taken = Seat(seat, "human", name, None, hash_token(token), player_id=player)
         taken.disconnected_at = self.clock.now()
         await self.store_seat(taken)
         host = self.table.host_seat

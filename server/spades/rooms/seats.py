@@ -25,6 +25,7 @@ class Seat:
     timed_out: bool = False
     timeouts_in_row: int = 0
     disconnected_at: float | None = None
+    player_id: str | None = None  # the player who sat here, when their client named one
 
     def row(self, room_id: str) -> SeatRow:
         return SeatRow(
@@ -33,6 +34,7 @@ class Seat:
             name=self.name,
             bot_level=self.bot_level if self.kind == "bot" else None,
             token_hash=self.token_hash if self.kind == "human" else None,
+            player_id=self.player_id if self.kind == "human" else None,
         )
 
     @classmethod
@@ -40,7 +42,7 @@ class Seat:
         if row.bot_level:
             return cls(row.seat, "bot", row.name or "Bot", row.bot_level)
         if row.token_hash:
-            return cls(row.seat, "human", row.name, None, row.token_hash)
+            return cls(row.seat, "human", row.name, None, row.token_hash, player_id=row.player_id)
         return cls(row.seat)
 
     @classmethod

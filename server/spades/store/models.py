@@ -83,6 +83,18 @@ class RoomModel(Base):
     fence: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
 
 
+class PlayerModel(Base):
+    """A player: a guest made on a device's first visit. Its secret is kept only as a hash,
+    as a seat token is."""
+
+    __tablename__ = "players"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    secret_hash: Mapped[str] = mapped_column(String(128))
+    name: Mapped[str | None] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
 class SeatModel(Base):
     __tablename__ = "seats"
     __table_args__ = (CheckConstraint("seat BETWEEN 0 AND 3", name="seat"),)
@@ -94,6 +106,10 @@ class SeatModel(Base):
     name: Mapped[str | None] = mapped_column(String(64))
     bot_level: Mapped[str | None] = mapped_column(String(16))
     token_hash: Mapped[str | None] = mapped_column(String(128))
+    # The player who sits here (None: a bot, nobody, or a client that named no player).
+    player_id: Mapped[str | None] = mapped_column(
+        String(32), ForeignKey("players.id", ondelete="SET NULL"), index=True
+    )
 
 
 class GameModel(Base):
@@ -111,6 +127,22 @@ class GameModel(Base):
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     winner: Mapped[int | None] = mapped_column(Integer)
     final_scores: Mapped[list[Any] | None] = mapped_column(JSON)
+
+
+class GameSeatModel(Base):
+    """Who sat where when a game was dealt (written with the game's row), so a player's
+    games and a game's players stay true when the room's seats change hands later."""
+
+    __tablename__ = "game_seats"
+
+    game_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    player_id: Mapped[str | None] = mapped_column(
+        String(32), ForeignKey("players.id", ondelete="SET NULL"), index=True
+    )
+    name: Mapped[str | None] = mapped_column(String(64))
 
 
 class ActionModel(Base):

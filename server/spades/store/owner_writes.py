@@ -35,6 +35,10 @@ class OwnerWrite:
     returning: bool = False  # the statement returns one value (the result), else nothing
     missing: str | None = None  # NotFound's message when the statement matched no row
     refused: str | None = None  # NotFound's message for an integrity violation
+    # SQLite's spelling when `sql` is PostgreSQL's alone (a data-modifying WITH): these
+    # statements in order, in one transaction, each given the parameters it names; the
+    # first one's value is the result.
+    sqlite: tuple[str, ...] = ()
 
 
 def update_room(
@@ -61,16 +65,37 @@ def update_room(
     )
 
 
+# A game's row and who sits where as it is dealt, in one statement: the seats' players
+# are the game's for good (a seat may change hands after it).
+_START_GAME = (
+    "WITH game AS (INSERT INTO games (room_id, rules, first_dealer, seed, started_at) "
+    "VALUES ($1, $2::json, $3, $4, $5) RETURNING id), "
+    "dealt AS (INSERT INTO game_seats (game_id, seat, player_id, name) "
+    "SELECT game.id, seats.seat, seats.player_id, seats.name FROM game, seats "
+    "WHERE seats.room_id = $1) "
+    "SELECT id FROM game"
+)
+# SQLite has no INSERT inside WITH: the same in two statements. The newest game of the room
+# is the one just inserted (ids only grow, and the write holds the database's lock).
+_START_GAME_SQLITE = (
+    "INSERT INTO games (room_id, rules, first_dealer, seed, started_at) "
+    "VALUES (?1, ?2, ?3, ?4, ?5) RETURNING id",
+    "INSERT INTO game_seats (game_id, seat, player_id, name) "
+    "SELECT (SELECT max(id) FROM games WHERE room_id = ?1), seat, player_id, name "
+    "FROM seats WHERE room_id = ?1",
+)
+
+
 def start_game(
     room_id: str, rules: dict[str, Any], first_dealer: int, seed: str, now: datetime
 ) -> OwnerWrite:
     return OwnerWrite(
-        "INSERT INTO games (room_id, rules, first_dealer, seed, started_at) "
-        "VALUES ($1, $2::json, $3, $4, $5) RETURNING id",
+        _START_GAME,
         (room_id, orjson.dumps(rules).decode(), first_dealer, seed, utc(now)),
         room_id=room_id,
         returning=True,
         refused=f"no room {room_id!r}",
+        sqlite=_START_GAME_SQLITE,
     )
 
 
@@ -91,6 +116,13 @@ def run(conn: Connection, write: OwnerWrite, fence: int | None) -> Any:
         fence_game(conn, write.game_id, fence)
     elif write.room_id is not None:
         fence_room(conn, write.room_id, fence)
+    if conn.dialect.name == "sqlite" and write.sqlite:
+        args = _sqlite_args(write.args)
+        first, *rest = write.sqlite
+        value = conn.exec_driver_sql(first, args[: _parameters(first)]).scalar_one()
+        for sql in rest:
+            conn.exec_driver_sql(sql, args[: _parameters(sql)])
+        return value
     if conn.dialect.name == "sqlite":
         result = conn.exec_driver_sql(_sqlite_spelling(write.sql), _sqlite_args(write.args))
     else:
@@ -110,6 +142,12 @@ def _sqlite_spelling(sql: str) -> str:
     """SQLite's numbered parameters (`?n`) for PostgreSQL's (`$n`), without the casts
     (SQLite keeps JSON as the text it is given)."""
     return _PARAMETER.sub(r"?\1", sql)
+
+
+@functools.lru_cache(maxsize=64)
+def _parameters(sql: str) -> int:
+    """How many parameters a statement in SQLite's spelling takes (its highest `?n`)."""
+    return max((int(n) for n in re.findall(r"\?(\d+)", sql)), default=0)
 
 
 def _sqlite_args(args: tuple[Any, ...]) -> tuple[Any, ...]:

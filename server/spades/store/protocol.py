@@ -50,6 +50,10 @@ class GameInProgress(StoreError):
     """A game's record (which holds its master seed) asked for before the game is over."""
 
 
+class PlayerTaken(StoreError):
+    """A new player's id is already used; nothing was stored."""
+
+
 class CodeTaken(StoreError):
     """A new room's join code (or id) is already used by another room; nothing was stored."""
 
@@ -72,6 +76,31 @@ class SeatRow:
     name: str | None = None  # display name; None for an empty seat
     bot_level: str | None = None  # set for a bot seat; None for a human or empty seat
     token_hash: str | None = None  # hash of the seat token (never the token itself)
+    player_id: str | None = None  # the player who sits here, when the client named one
+
+
+@dataclass
+class PlayerRow:
+    id: str  # public: a player's page and games are found by it
+    secret_hash: str  # hash of the player's secret (never the secret itself)
+    name: str | None = None
+    created_at: datetime | None = None
+
+
+@dataclass
+class PlayerGame:
+    """A finished game a player sat in, as their page lists it."""
+
+    game_id: int
+    room_code: str
+    room_settings: dict[str, Any]  # (a private room's code is never shown: `public`)
+    seat: int
+    winner: int | None
+    final_scores: list[int] | None
+    rules: dict[str, Any]
+    started_at: datetime | None
+    finished_at: datetime | None
+    players: list[dict[str, Any]]  # each seat's {"seat", "name", "player_id"} at the deal
 
 
 @dataclass
@@ -223,6 +252,33 @@ class Store(Protocol):
     async def public_rooms(self) -> list[StoredRoom]:
         """Open public rooms with their seats (no game), oldest first, as decided by the
         database (rooms of every process); `rooms.lobby.lobby_entries` makes the lobby."""
+        ...
+
+    # --- players (guests; `spades.rooms.players` checks their secrets) ---------------
+
+    async def create_player(self, player: PlayerRow) -> None:
+        """Raises PlayerTaken (nothing stored) when the id is used."""
+        ...
+
+    async def get_player(self, player_id: str) -> PlayerRow: ...  # raises NotFound
+
+    async def rename_player(self, player_id: str, name: str) -> None: ...  # raises NotFound
+
+    async def player_rooms(self, player_id: str) -> list[StoredRoom]:
+        """The unfinished rooms (open or playing) with a seat of the player, with their
+        seats (no game), newest first."""
+        ...
+
+    async def player_games(
+        self, player_id: str, *, before: int | None = None, limit: int = 20
+    ) -> list[PlayerGame]:
+        """The finished games the player sat in when they were dealt, newest first (by
+        game id), only those with an id below `before` when given, at most `limit`."""
+        ...
+
+    async def game_seat_players(self, game_id: int) -> list[str | None]:
+        """Each seat's player when the game was dealt (None: unknown, a bot, nobody), in
+        seat order; empty for a game dealt before players were recorded."""
         ...
 
     async def purge_abandoned(self, older_than: timedelta) -> int:

@@ -8,18 +8,22 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from .protocol import FinishedGame, HandRow, NotFound, StoredRoom
+from .protocol import FinishedGame, HandRow, NotFound, PlayerGame, PlayerRow, StoredRoom
 from .tables import (
     ACTIONS,
     CHAT,
+    GAME_SEATS,
     GAMES,
     HANDS,
+    PLAYERS,
     ROOMS,
     SEATS,
+    UNFINISHED,
     action_row,
     chat_ms,
     chunks,
     game_row,
+    player_row,
     room_row,
     seat_row,
 )
@@ -170,3 +174,88 @@ async def recent_chat(conn: AsyncConnection, room_id: str, limit: int) -> list[d
         {"seat": r.seat, "name": r.name, "text": r.text, "at": chat_ms(r.at)}
         for r in reversed(rows)
     ]
+
+
+# --- players ---------------------------------------------------------------------------
+
+
+async def player(conn: AsyncConnection, player_id: str) -> PlayerRow:
+    """A player's row. Raises NotFound."""
+    found = (await conn.execute(select(PLAYERS).where(PLAYERS.c.id == player_id))).one_or_none()
+    if found is None:
+        raise NotFound(f"no player {player_id!r}")
+    return player_row(found)
+
+
+async def player_rooms(conn: AsyncConnection, player_id: str) -> list[StoredRoom]:
+    """The unfinished rooms with a seat of the player, with their seats, newest first."""
+    rooms = [
+        room_row(r)
+        for r in await conn.execute(
+            select(ROOMS)
+            .where(
+                ROOMS.c.status.in_(UNFINISHED),
+                ROOMS.c.id.in_(select(SEATS.c.room_id).where(SEATS.c.player_id == player_id)),
+            )
+            .order_by(ROOMS.c.created_at.desc(), ROOMS.c.id)
+        )
+    ]
+    found = {r.id: StoredRoom(room=r, seats=[]) for r in rooms}
+    for chunk in chunks(list(found)):
+        for row in await conn.execute(
+            select(SEATS).where(SEATS.c.room_id.in_(chunk)).order_by(SEATS.c.seat)
+        ):
+            found[row.room_id].seats.append(seat_row(row))
+    return list(found.values())
+
+
+async def player_games(
+    conn: AsyncConnection, player_id: str, before: int | None, limit: int
+) -> list[PlayerGame]:
+    """The finished games the player was dealt into, newest first, ids below `before`."""
+    where = [GAME_SEATS.c.player_id == player_id, GAMES.c.finished_at.is_not(None)]
+    if before is not None:
+        where.append(GAMES.c.id < before)
+    rows = list(
+        await conn.execute(
+            select(GAMES, GAME_SEATS.c.seat, ROOMS.c.code, ROOMS.c.settings.label("room_settings"))
+            .join(GAME_SEATS, GAME_SEATS.c.game_id == GAMES.c.id)
+            .join(ROOMS, ROOMS.c.id == GAMES.c.room_id)
+            .where(*where)
+            .order_by(GAMES.c.id.desc())
+            .limit(limit)
+        )
+    )
+    seated: dict[int, list[dict[str, Any]]] = {r.id: [] for r in rows}
+    for chunk in chunks(list(seated)):
+        for s in await conn.execute(
+            select(GAME_SEATS)
+            .where(GAME_SEATS.c.game_id.in_(chunk))
+            .order_by(GAME_SEATS.c.game_id, GAME_SEATS.c.seat)
+        ):
+            seated[s.game_id].append({"seat": s.seat, "name": s.name, "player_id": s.player_id})
+    return [
+        PlayerGame(
+            game_id=r.id,
+            room_code=r.code,
+            room_settings=r.room_settings or {},
+            seat=r.seat,
+            winner=r.winner,
+            final_scores=r.final_scores,
+            rules=r.rules,
+            started_at=r.started_at,
+            finished_at=r.finished_at,
+            players=seated[r.id],
+        )
+        for r in rows
+    ]
+
+
+async def game_seat_players(conn: AsyncConnection, game_id: int) -> list[str | None]:
+    """Each seat's player when the game was dealt, in seat order (empty: none recorded)."""
+    rows = await conn.execute(
+        select(GAME_SEATS.c.seat, GAME_SEATS.c.player_id)
+        .where(GAME_SEATS.c.game_id == game_id)
+        .order_by(GAME_SEATS.c.seat)
+    )
+    return [r.player_id for r in rows]

@@ -39,6 +39,9 @@ from .protocol import (
     GameInProgress,
     HandRow,
     NotFound,
+    PlayerGame,
+    PlayerRow,
+    PlayerTaken,
     RoomRow,
     RoomStatus,
     SeatRow,
@@ -50,6 +53,7 @@ from .tables import (
     CHAT,
     GAMES,
     HANDS,
+    PLAYERS,
     ROOMS,
     SEATS,
     UNFINISHED,
@@ -422,6 +426,52 @@ class SqlStore:
         """The last `limit` messages, oldest first: {seat, name, text, at (epoch ms)}."""
         async with self._access.read() as conn:
             return await reads.recent_chat(conn, room_id, limit)
+
+    # --- players -----------------------------------------------------------------------
+
+    async def create_player(self, player: PlayerRow) -> None:
+        values = {
+            "id": player.id,
+            "secret_hash": player.secret_hash,
+            "name": player.name,
+            "created_at": player.created_at or self.clock(),
+        }
+
+        def write(conn: Connection) -> None:
+            conn.execute(insert(PLAYERS).values(values))
+
+        try:
+            await self._run_write(write)
+        except IntegrityError as exc:
+            raise PlayerTaken(f"player {player.id!r} already exists") from exc
+
+    async def get_player(self, player_id: str) -> PlayerRow:
+        async with self._access.read() as conn:
+            return await reads.player(conn, player_id)
+
+    async def rename_player(self, player_id: str, name: str) -> None:
+        def write(conn: Connection) -> int:
+            result = conn.execute(
+                update(PLAYERS).where(PLAYERS.c.id == player_id).values(name=name)
+            )
+            return int(result.rowcount)
+
+        if not await self._run_write(write):
+            raise NotFound(f"no player {player_id!r}")
+
+    async def player_rooms(self, player_id: str) -> list[StoredRoom]:
+        async with self._access.read() as conn:
+            return await reads.player_rooms(conn, player_id)
+
+    async def player_games(
+        self, player_id: str, *, before: int | None = None, limit: int = 20
+    ) -> list[PlayerGame]:
+        async with self._access.read() as conn:
+            return await reads.player_games(conn, player_id, before, limit)
+
+    async def game_seat_players(self, game_id: int) -> list[str | None]:
+        async with self._access.read() as conn:
+            return await reads.game_seat_players(conn, game_id)
 
     # --- upkeep ------------------------------------------------------------------------
 

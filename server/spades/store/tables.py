@@ -9,8 +9,17 @@ from typing import Any, cast
 
 from sqlalchemy import Table
 
-from .models import ActionModel, ChatModel, GameModel, HandModel, RoomModel, SeatModel
-from .protocol import ActionRow, GameRow, RoomRow, RoomStatus, SeatRow
+from .models import (
+    ActionModel,
+    ChatModel,
+    GameModel,
+    GameSeatModel,
+    HandModel,
+    PlayerModel,
+    RoomModel,
+    SeatModel,
+)
+from .protocol import ActionRow, GameRow, PlayerRow, RoomRow, RoomStatus, SeatRow
 
 ROOMS = cast(Table, RoomModel.__table__)
 SEATS = cast(Table, SeatModel.__table__)
@@ -18,6 +27,8 @@ GAMES = cast(Table, GameModel.__table__)
 ACTIONS = cast(Table, ActionModel.__table__)
 HANDS = cast(Table, HandModel.__table__)
 CHAT = cast(Table, ChatModel.__table__)
+PLAYERS = cast(Table, PlayerModel.__table__)
+GAME_SEATS = cast(Table, GameSeatModel.__table__)
 
 UNFINISHED: tuple[RoomStatus, ...] = ("open", "playing")
 
@@ -55,6 +66,7 @@ def seat_values(seat: SeatRow, room_id: str) -> dict[str, Any]:
         "name": seat.name,
         "bot_level": seat.bot_level,
         "token_hash": seat.token_hash,
+        "player_id": seat.player_id,
     }
 
 
@@ -77,7 +89,12 @@ def seat_row(s: Any) -> SeatRow:
         name=s.name,
         bot_level=s.bot_level,
         token_hash=s.token_hash,
+        player_id=s.player_id,
     )
+
+
+def player_row(p: Any) -> PlayerRow:
+    return PlayerRow(id=p.id, secret_hash=p.secret_hash, name=p.name, created_at=p.created_at)
 
 
 def game_row(g: Any) -> GameRow:

@@ -8,12 +8,13 @@ from typing import Annotated, Any
 from fastapi import APIRouter, HTTPException, Request
 from fastapi import Path as PathParam
 
-from spades.rooms.lobby import game_players
+from spades.rooms.lobby import game_players, without_names
 from spades.rooms.manager import normalize_code, plausible_code
-from spades.store.protocol import GameInProgress, NotFound
+from spades.store.protocol import GameInProgress, NotFound, PlayerRow, Store
 
 from ..guard import refusals
 from ..models import MAX_ID, GameSummary, RoomHistory
+from ..players import MaybePlayer
 from ..review import with_deals
 from ..services import services_of
 
@@ -53,10 +54,12 @@ async def room_history(code: str, request: Request) -> RoomHistory:
     )
 
 
-@router.get("/api/games/{game_id}/record", tags=["games"], responses=refusals(404, 409))
+@router.get("/api/games/{game_id}/record", tags=["games"], responses=refusals(401, 404, 409))
 async def game_record(
-    game_id: Annotated[int, PathParam(ge=0, le=MAX_ID)], request: Request
+    game_id: Annotated[int, PathParam(ge=0, le=MAX_ID)], request: Request, viewer: MaybePlayer
 ) -> dict[str, Any]:
+    """The game's record, for its review. A private room's record names its players only to
+    a viewer who sat in the game (send your player credential)."""
     store = services_of(request).store
     try:
         record: dict[str, Any] = await store.export_game(game_id)
@@ -70,7 +73,15 @@ async def game_record(
     try:
         # Not part of the engine's record: who sits in the game's room today, for the
         # review page's names (a seat may have changed hands since the game).
-        record.update(game_players(await store.game_room(game_id)))
+        players = game_players(await store.game_room(game_id))
+        if players["room"] is None and not await _sat_in(store, game_id, viewer):
+            players = without_names(players)
+        record.update(players)
     except Exception:
         log.warning("game %s: its room's seats could not be read", game_id, exc_info=True)
     return record
+
+
+async def _sat_in(store: Store, game_id: int, viewer: PlayerRow | None) -> bool:
+    """Whether `viewer` was dealt into the game (its players are recorded at the deal)."""
+    return viewer is not None and viewer.id in await store.game_seat_players(game_id)

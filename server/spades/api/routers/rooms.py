@@ -9,6 +9,7 @@ from fastapi import APIRouter, HTTPException, Request
 
 from spades.rooms import Room, RoomError, RoomManager, RoomNotFound, settings_schema
 from spades.rooms.ownership import OwnedElsewhere
+from spades.store.protocol import PlayerRow
 
 from ..guard import refusals
 from ..http_errors import http_error, invalid
@@ -22,6 +23,7 @@ from ..models import (
     RoomOut,
     settings_dict,
 )
+from ..players import MaybePlayer
 from ..services import services_of
 
 router = APIRouter()
@@ -79,27 +81,33 @@ async def room_settings_schema() -> dict[str, Any]:
 
 
 @router.post(
-    "/api/rooms", response_model=RoomCreated, tags=["rooms"], responses=refusals(409, 429, 503)
+    "/api/rooms",
+    response_model=RoomCreated,
+    tags=["rooms"],
+    responses=refusals(401, 409, 429, 503),
 )
-async def create_room(body: CreateRoom, request: Request) -> RoomCreated:
-    return await _create(body, request, solo=False)
+async def create_room(body: CreateRoom, request: Request, player: MaybePlayer) -> RoomCreated:
+    return await _create(body, request, player, solo=False)
 
 
 @router.post(
-    "/api/solo", response_model=RoomCreated, tags=["rooms"], responses=refusals(409, 429, 503)
+    "/api/solo",
+    response_model=RoomCreated,
+    tags=["rooms"],
+    responses=refusals(401, 409, 429, 503),
 )
-async def create_solo(body: CreateSolo, request: Request) -> RoomCreated:
-    return await _create(body, request, solo=True)
+async def create_solo(body: CreateSolo, request: Request, player: MaybePlayer) -> RoomCreated:
+    return await _create(body, request, player, solo=True)
 
 
-async def _create(body: CreateRoom, request: Request, *, solo: bool) -> RoomCreated:
+async def _create(
+    body: CreateRoom, request: Request, player: PlayerRow | None, *, solo: bool
+) -> RoomCreated:
     manager = manager_of(request)
     options = settings_dict(body)
+    player_id = player.id if player is not None else None
     try:
-        if solo:
-            room, seat, token = await manager.create_solo(body.name, options)
-        else:
-            room, seat, token = await manager.create(body.name, options)
+        room, seat, token = await manager.create(body.name, options, solo=solo, player=player_id)
     except RoomError as exc:
         raise http_error(exc) from exc
     return RoomCreated(
@@ -127,9 +135,9 @@ async def room_state(code: str, request: Request) -> dict[str, Any]:
     "/api/rooms/{code}/join",
     response_model=Joined,
     tags=["rooms"],
-    responses=refusals(404, 409, 429, 503),
+    responses=refusals(401, 404, 409, 429, 503),
 )
-async def join_room(code: str, body: JoinRoom, request: Request) -> Joined:
+async def join_room(code: str, body: JoinRoom, request: Request, player: MaybePlayer) -> Joined:
     room = await get_room(request, code)
     if not body.spectator and not body.name.strip():
         raise invalid("a player needs a name", "name")
@@ -137,8 +145,10 @@ async def join_room(code: str, body: JoinRoom, request: Request) -> Joined:
     # its answer was lost gets the same seat (rooms/joins.py).
     join_id = body.join_id or secrets.token_urlsafe(16)
     try:
+        # The player (checked here, by its credential) is recorded on the seat taken.
+        player_id = player.id if player is not None else None
         seat, token = await ask_owner(
-            request, room, "join", body.name, body.seat, body.spectator, join_id
+            request, room, "join", body.name, body.seat, body.spectator, join_id, player_id
         )
     except RoomError as exc:
         raise http_error(exc) from exc

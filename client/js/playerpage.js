@@ -1,0 +1,84 @@
+// A player's page, /#player/{id}: their finished games, newest first, a page at a time
+// (GET /api/players/{id}/games), each linking to its review. A private room's game names its
+// players only to a viewer who sat in it (api.js sends this browser's player).
+
+import * as api from "./api.js";
+import { SEAT_NAMES } from "./cards.js";
+import { h, mount } from "./dom.js";
+import * as storage from "./storage.js";
+
+function result(game) {
+  if (game.winner === null || game.winner === undefined) return "No winner";
+  const teams = game.mode === "partnership";
+  const mine = teams ? game.seat % 2 : game.seat;
+  return game.winner === mine ? "Won" : "Lost";
+}
+
+function scoresText(game) {
+  if (!game.scores) return "";
+  const teams = game.scores.length === 2;
+  const nameOf = (seat) => {
+    const player = game.players.find((p) => p.seat === seat);
+    return (player && player.name) || SEAT_NAMES[seat];
+  };
+  return game.scores.map((score, side) => `${teams ? `${nameOf(side)} & ${nameOf(side + 2)}` : nameOf(side)} ${score}`).join(" · ");
+}
+
+function when(iso) {
+  if (!iso) return "";
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? "" : date.toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
+}
+
+function gameItem(game) {
+  const mode = game.mode === "partnership" ? "Partners" : "Individual";
+  return h("li", { class: "room-item", "data-key": `game-${game.game_id}` },
+    h("div", {},
+      h("strong", {}, `${result(game)} · ${mode}${game.target ? ` to ${game.target}` : ""}`),
+      h("div", { class: "muted small" }, [when(game.finished_at), scoresText(game)].filter(Boolean).join(" · "))),
+    h("div", { class: "room-item-end" },
+      h("a", { class: "btn small", href: `/#review/${game.game_id}`, "aria-label": `Review game ${game.game_id}` }, "Review")));
+}
+
+function pageView(model) {
+  if (model.error) {
+    return h("section", { class: "card-panel center-box" }, h("h1", {}, "No such player"), h("p", {}, model.error), h("a", { class: "btn primary", href: "/" }, "Back to home"));
+  }
+  if (!model.player) return h("section", { class: "card-panel center-box" }, h("p", { class: "muted" }, "Loading the games…"));
+  const mine = storage.getPlayer() && storage.getPlayer().id === model.player.id;
+  const title = mine ? "Your finished games" : `${model.player.name || "A player"}'s finished games`;
+  return h("section", { class: "card-panel", "aria-labelledby": "player-title" },
+    h("h1", { id: "player-title" }, title),
+    model.games.length
+      ? h("ul", { class: "room-list", "aria-label": "Finished games, newest first" }, model.games.map(gameItem))
+      : h("p", { class: "muted" }, mine ? "No finished game yet. Play one!" : "No finished game yet."),
+    model.next ? h("button", { type: "button", class: "btn", "data-action": "more-games", "data-key": "more-games", disabled: model.loading }, "Older games") : null,
+    h("p", {}, h("a", { href: "/" }, "Back to home")));
+}
+
+export function startPlayerPage(main, playerId) {
+  const model = { player: null, games: [], next: null, loading: false, error: null };
+  document.title = "Spades · Finished games";
+  const render = () => mount(main, pageView(model));
+
+  const load = async (before) => {
+    model.loading = true;
+    render();
+    try {
+      const data = await api.playerGames(playerId, before);
+      model.player = data.player;
+      model.games = [...model.games, ...data.games];
+      model.next = data.next_before;
+    } catch (err) {
+      model.error = err.status === 404 ? "There is no player at this address." : err.message;
+    }
+    model.loading = false;
+    render();
+  };
+
+  main.addEventListener("click", (event) => {
+    const el = event.target.closest("[data-action='more-games']");
+    if (el && !model.loading && model.next) load(model.next);
+  });
+  load(null);
+}

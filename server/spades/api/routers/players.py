@@ -1,0 +1,126 @@
+"""Players over REST: a guest on a device's first visit, its name, its live rooms, and a
+player's finished games. The credential is the `X-Spades-Player` header (../players.py)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import Path as PathParam
+
+from spades.rooms import BadRequest
+from spades.rooms.lobby import my_room, played_game
+from spades.rooms.players import new_player, plausible_id
+from spades.rooms.settings import clean_name
+from spades.store.protocol import NotFound, PlayerTaken
+
+from ..guard import refusals
+from ..http_errors import http_error
+from ..models import (
+    MAX_ID,
+    MyRooms,
+    NewPlayer,
+    PlayerCreated,
+    PlayerGames,
+    PlayerOut,
+    RenamePlayer,
+)
+from ..players import MaybePlayer, Player
+from ..services import services_of
+
+router = APIRouter()
+
+PAGE = 20  # games per page unless `limit` says otherwise
+MAX_PAGE = 50
+
+
+def _name(request: Request, given: str) -> str:
+    try:
+        return clean_name(given, services_of(request).settings.name_length)
+    except BadRequest as exc:
+        raise http_error(exc) from exc
+
+
+@router.post(
+    "/api/players",
+    response_model=PlayerCreated,
+    status_code=201,
+    tags=["players"],
+    responses=refusals(429),
+)
+async def create_player(body: NewPlayer, request: Request) -> PlayerCreated:
+    """A new guest player. Its secret is in this answer only: the client keeps it (the
+    server keeps its hash) and sends `ID:SECRET` as `X-Spades-Player` from then on."""
+    name = _name(request, body.name) if body.name is not None and body.name.strip() else None
+    store = services_of(request).store
+    for _attempt in range(3):  # an id already used (96 random bits): draw again
+        player, secret = new_player(name)
+        try:
+            await store.create_player(player)
+        except PlayerTaken:
+            continue
+        return PlayerCreated(
+            id=player.id, secret=secret, credential=f"{player.id}:{secret}", name=name
+        )
+    raise HTTPException(503, "no player could be made; try again")
+
+
+@router.get("/api/me", response_model=PlayerOut, tags=["players"], responses=refusals(401))
+async def me(player: Player) -> PlayerOut:
+    return PlayerOut(id=player.id, name=player.name)
+
+
+@router.patch("/api/me", response_model=PlayerOut, tags=["players"], responses=refusals(401))
+async def rename_me(body: RenamePlayer, player: Player, request: Request) -> PlayerOut:
+    """Your display name, kept for the next visit (rooms already joined keep theirs)."""
+    name = _name(request, body.name)
+    try:
+        await services_of(request).store.rename_player(player.id, name)
+    except NotFound as exc:  # deleted since the credential was checked
+        raise HTTPException(401, "that player is not known here") from exc
+    return PlayerOut(id=player.id, name=name)
+
+
+@router.get("/api/me/rooms", response_model=MyRooms, tags=["players"], responses=refusals(401))
+async def my_rooms(player: Player, request: Request) -> dict[str, Any]:
+    """The live rooms (open or playing) where you have a seat, newest first: "Return to your
+    game". The seat token for each stays on the device that took the seat."""
+    stored = await services_of(request).store.player_rooms(player.id)
+    return {"rooms": [r for r in (my_room(s, player.id) for s in stored) if r is not None]}
+
+
+@router.get(
+    "/api/players/{player_id}/games",
+    response_model=PlayerGames,
+    tags=["players"],
+    responses=refusals(401, 404),
+)
+async def player_games(
+    player_id: Annotated[str, PathParam(max_length=32)],
+    request: Request,
+    viewer: MaybePlayer,
+    before: Annotated[
+        int | None, Query(ge=1, le=MAX_ID, description="older than this game id")
+    ] = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = PAGE,
+) -> dict[str, Any]:
+    """A player's finished games, newest first, `limit` at a time. A private room's game
+    names its players only to a viewer who sat in it (send your credential)."""
+    if not plausible_id(player_id):
+        raise HTTPException(404, "no such player")
+    store = services_of(request).store
+    try:
+        player = await store.get_player(player_id)
+    except NotFound as exc:
+        raise HTTPException(404, "no such player") from exc
+    games = await store.player_games(player_id, before=before, limit=limit + 1)
+    page, more = games[:limit], len(games) > limit
+    viewer_id = viewer.id if viewer is not None else None
+    return {
+        "player": {"id": player.id, "name": player.name},
+        "games": [
+            played_game(g, names=viewer_id in {p["player_id"] for p in g.players} - {None})
+            for g in page
+        ],
+        "next_before": page[-1].game_id if more else None,
+    }
