@@ -7,7 +7,7 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from sqlalchemy import bindparam, text
+from sqlalchemy import bindparam, inspect, text
 from store_support import FakeClock
 
 from spades.store import (
@@ -62,6 +62,23 @@ async def test_a_player_is_stored_and_renamed(store: SqlStore, clock: FakeClock)
         await store.get_player("nobody")
     with pytest.raises(NotFound):
         await store.rename_player("nobody", "X")
+
+
+async def test_a_player_is_private_until_they_choose(store: SqlStore) -> None:
+    await store.create_player(player("ann", "Ann"))
+    assert (await store.get_player("ann")).public is False
+    await store.update_player("ann", public=True)
+    got = await store.get_player("ann")
+    assert (got.name, got.public) == ("Ann", True)  # the name left alone
+    await store.update_player("ann", name="Annie", public=False)
+    got = await store.get_player("ann")
+    assert (got.name, got.public) == ("Annie", False)
+    await store.update_player("ann", name="Ann")
+    assert (await store.get_player("ann")).public is False
+    with pytest.raises(NotFound):
+        await store.update_player("nobody", public=True)
+    await store.create_player(PlayerRow(id="bob", secret_hash="h", public=True))
+    assert (await store.get_player("bob")).public is True
 
 
 async def test_seats_keep_their_player_and_games_record_who_was_dealt(store: SqlStore) -> None:
@@ -175,3 +192,62 @@ def test_the_players_migration_keeps_existing_rooms(empty_db_url: str) -> None:
     downgrade(empty_db_url, "0003")
     upgrade(empty_db_url)
     assert asyncio.run(seats()) == [(0, "Ann", "h", None)]
+
+
+def test_the_player_privacy_migration_keeps_players_and_their_seats(empty_db_url: str) -> None:
+    """0004 -> 0005 on a database with a player in a seat: the player is kept, private; and
+    0005 -> 0004 takes the column out again without touching the player or their seat."""
+
+    async def make_player() -> None:
+        store = await open_store(empty_db_url)
+        try:
+            async with store.engine.begin() as conn:
+                await conn.execute(
+                    text(
+                        "INSERT INTO players (id, secret_hash, name, created_at)"
+                        " VALUES ('ann', 'h', 'Ann', :at)"
+                    ).bindparams(bindparam("at", type_=UTCDateTime)),
+                    {"at": AT},
+                )
+            await room_with(store, "r", {0: "ann"})
+        finally:
+            await store.close()
+
+    async def players() -> tuple[list[str], list[tuple[object, ...]]]:
+        """The players table's columns, and each player with the player of seat 0, read
+        with plain SQL (the store's models know a column that 0004 has not)."""
+        store = await open_store(empty_db_url)
+        try:
+            async with store.engine.connect() as conn:
+                columns = await conn.run_sync(
+                    lambda c: [col["name"] for col in inspect(c).get_columns("players")]
+                )
+                rows = await conn.execute(
+                    text(
+                        "SELECT p.id, p.name, s.player_id FROM players p"
+                        " JOIN seats s ON s.room_id = 'r' AND s.seat = 0"
+                    )
+                )
+                return columns, [tuple(r) for r in rows]
+        finally:
+            await store.close()
+
+    async def ann_public() -> bool:
+        store = await open_store(empty_db_url)
+        try:
+            return (await store.get_player("ann")).public
+        finally:
+            await store.close()
+
+    kept = [("ann", "Ann", "ann")]
+    upgrade(empty_db_url, "0004")
+    asyncio.run(make_player())
+    upgrade(empty_db_url)
+    columns, rows = asyncio.run(players())
+    assert "public" in columns and rows == kept
+    assert asyncio.run(ann_public()) is False
+    downgrade(empty_db_url, "0004")
+    columns, rows = asyncio.run(players())
+    assert "public" not in columns and rows == kept  # the seat keeps its player
+    upgrade(empty_db_url)
+    assert asyncio.run(players())[1] == kept and asyncio.run(ann_public()) is False

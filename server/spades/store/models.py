@@ -12,6 +12,7 @@ from typing import Any
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     CheckConstraint,
     DateTime,
     Dialect,
@@ -22,6 +23,7 @@ from sqlalchemy import (
     String,
     Text,
     TypeDecorator,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -85,7 +87,8 @@ class RoomModel(Base):
 
 class PlayerModel(Base):
     """A player: a guest made on a device's first visit. Its secret is kept only as a hash,
-    as a seat token is."""
+    as a seat token is. `public`: whether others may see the player's page; a guest never
+    chose to be shown to strangers, so a player is private until they say otherwise."""
 
     __tablename__ = "players"
 
@@ -93,6 +96,7 @@ class PlayerModel(Base):
     secret_hash: Mapped[str] = mapped_column(String(128))
     name: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    public: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class SeatModel(Base):

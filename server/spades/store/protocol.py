@@ -85,6 +85,7 @@ class PlayerRow:
     secret_hash: str  # hash of the player's secret (never the secret itself)
     name: str | None = None
     created_at: datetime | None = None
+    public: bool = False  # whether others may see the player's page (private by default)
 
 
 @dataclass
@@ -263,6 +264,13 @@ class Store(Protocol):
     async def get_player(self, player_id: str) -> PlayerRow: ...  # raises NotFound
 
     async def rename_player(self, player_id: str, name: str) -> None: ...  # raises NotFound
+
+    async def update_player(
+        self, player_id: str, *, name: str | None = None, public: bool | None = None
+    ) -> None:
+        """Set the name and whether the player's page is public, each when given, in one
+        write. Raises NotFound."""
+        ...
 
     async def player_rooms(self, player_id: str) -> list[StoredRoom]:
         """The unfinished rooms (open or playing) with a seat of the player, with their

@@ -435,6 +435,7 @@ class SqlStore:
             "secret_hash": player.secret_hash,
             "name": player.name,
             "created_at": player.created_at or self.clock(),
+            "public": player.public,
         }
 
         def write(conn: Connection) -> None:
@@ -450,10 +451,17 @@ class SqlStore:
             return await reads.player(conn, player_id)
 
     async def rename_player(self, player_id: str, name: str) -> None:
+        await self.update_player(player_id, name=name)
+
+    async def update_player(
+        self, player_id: str, *, name: str | None = None, public: bool | None = None
+    ) -> None:
+        given = {k: v for k, v in (("name", name), ("public", public)) if v is not None}
+
         def write(conn: Connection) -> int:
-            result = conn.execute(
-                update(PLAYERS).where(PLAYERS.c.id == player_id).values(name=name)
-            )
+            found = update(PLAYERS).where(PLAYERS.c.id == player_id)
+            # Nothing to set still says whether the player exists.
+            result = conn.execute(found.values(given or {"id": player_id}))
             return int(result.rowcount)
 
         if not await self._run_write(write):

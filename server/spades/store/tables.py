@@ -94,7 +94,13 @@ def seat_row(s: Any) -> SeatRow:
 
 
 def player_row(p: Any) -> PlayerRow:
-    return PlayerRow(id=p.id, secret_hash=p.secret_hash, name=p.name, created_at=p.created_at)
+    return PlayerRow(
+        id=p.id,
+        secret_hash=p.secret_hash,
+        name=p.name,
+        created_at=p.created_at,
+        public=bool(p.public),
+    )
 
 
 def game_row(g: Any) -> GameRow:
