@@ -67,7 +67,8 @@ async def test_a_guest_is_made_named_and_kept(server: Server) -> None:
     assert row.secret_hash == hashlib.sha256(made["secret"].encode()).hexdigest()
     assert made["secret"] not in repr(row)
     me = await server.http.get("/api/me", headers=auth(made))
-    assert me.status_code == 200 and me.json() == {"id": made["id"], "name": "Ann Lee"}
+    assert me.status_code == 200
+    assert me.json() == {"id": made["id"], "name": "Ann Lee", "public": False}
     renamed = await server.http.patch("/api/me", json={"name": " Bea "}, headers=auth(made))
     assert renamed.status_code == 200 and renamed.json()["name"] == "Bea"
     assert (await server.http.get("/api/me", headers=auth(made))).json()["name"] == "Bea"
@@ -160,14 +161,20 @@ async def solo(server: Server, player: dict[str, Any] | None) -> int:
     return game_id
 
 
+async def show_games(server: Server, player: dict[str, Any], public: bool = True) -> None:
+    response = await server.http.patch("/api/me", json={"public": public}, headers=auth(player))
+    assert response.status_code == 200 and response.json()["public"] is public
+
+
 async def test_finished_games_and_a_private_record(server: Server) -> None:
     ann = await new_player(server, "Ann")
     bob = await new_player(server, "Bob")
+    await show_games(server, ann)  # strangers look at Ann's page below
     first, second = [await solo(server, ann) for _ in range(2)]
     assert (await server.http.get("/api/me/rooms", headers=auth(ann))).json()["rooms"] == []
     # Newest first, a page at a time.
     page = (await server.get(f"/api/players/{ann['id']}/games?limit=1")).json()
-    assert page["player"] == {"id": ann["id"], "name": "Ann"}
+    assert page["player"] == {"id": ann["id"], "name": "Ann", "public": True}
     assert [g["game_id"] for g in page["games"]] == [second]
     assert page["next_before"] == second
     rest = (await server.get(f"/api/players/{ann['id']}/games?limit=1&before={second}")).json()
@@ -199,6 +206,7 @@ async def test_finished_games_and_a_private_record(server: Server) -> None:
 
 async def test_a_public_record_still_names_everyone(server: Server) -> None:
     ann = await new_player(server, "Ann")
+    await show_games(server, ann)
     created = (
         await server.http.post(
             "/api/rooms",
@@ -214,3 +222,60 @@ async def test_a_public_record_still_names_everyone(server: Server) -> None:
     assert record["room"] == created["code"] and record["players"][0]["name"] == "Ann"
     games = (await server.get(f"/api/players/{ann['id']}/games")).json()["games"]
     assert games[0]["room"] == created["code"] and games[0]["players"][0]["name"] == "Ann"
+
+
+async def test_a_private_players_games_are_theirs_alone(server: Server) -> None:
+    ann = await new_player(server, "Ann")
+    bob = await new_player(server, "Bob")
+    game = await solo(server, ann)
+    # A new player is private: to a stranger, with a credential or none, Ann's page answers
+    # exactly as a player nobody has.
+    assert (await server.http.get("/api/me", headers=auth(ann))).json()["public"] is False
+    games = f"/api/players/{ann['id']}/games"
+    unknown = await server.get("/api/players/nobody123/games")
+    assert unknown.status_code == 404
+    for headers in ({}, auth(bob)):
+        hidden = await server.http.get(games, headers=headers)
+        assert (hidden.status_code, hidden.json()) == (404, unknown.json())
+        assert (await server.http.head(games, headers=headers)).status_code == 404
+    own = await server.http.get(games, headers=auth(ann))
+    assert own.status_code == 200 and [g["game_id"] for g in own.json()["games"]] == [game]
+    assert own.json()["player"] == {"id": ann["id"], "name": "Ann", "public": False}
+    # A bad value is refused and changes nothing, the name sent with it included.
+    for body in (
+        {"public": "yes"},
+        {"public": 1},
+        {"public": "true"},
+        {"name": "Zed", "public": "no"},
+        {"public": True, "colour": "red"},
+        {"public": None},
+        {},
+    ):
+        refused = await server.http.patch("/api/me", json=body, headers=auth(ann))
+        assert refused.status_code == 422, body
+    me = (await server.http.get("/api/me", headers=auth(ann))).json()
+    assert me == {"id": ann["id"], "name": "Ann", "public": False}
+    assert (await server.http.get(games, headers=auth(bob))).status_code == 404
+    # Only the player can change it: another's secret is refused, nothing changes.
+    wrong = {HEADER: f"{ann['id']}:{bob['secret']}"}
+    stolen = await server.http.patch("/api/me", json={"public": True}, headers=wrong)
+    assert stolen.status_code == 401
+    assert (await server.get(games)).status_code == 404
+    # Public: everyone sees the same games Ann sees.
+    await show_games(server, ann)
+    for headers in ({}, auth(bob)):
+        shown = await server.http.get(games, headers=headers)
+        assert shown.status_code == 200
+        assert [g["game_id"] for g in shown.json()["games"]] == [game]
+        assert shown.json()["player"] == {"id": ann["id"], "name": "Ann", "public": True}
+    # Private again, with a new name, in one request.
+    changed = await server.http.patch(
+        "/api/me", json={"public": False, "name": "Annie"}, headers=auth(ann)
+    )
+    assert changed.json() == {"id": ann["id"], "name": "Annie", "public": False}
+    hidden = await server.get(games)
+    assert (hidden.status_code, hidden.json()) == (404, unknown.json())
+    # The game's record keeps its own rule (a solo room is private): unchanged by either.
+    record = (await server.http.get(f"/api/games/{game}/record", headers=auth(ann))).json()
+    assert record["players"][0]["name"] == "Ann"
+    assert (await server.get(f"/api/games/{game}/record")).json()["players"][0]["name"] is None

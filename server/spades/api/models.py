@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
 # The client's messages are declared with their handlers and rate costs in the registry
 # (spades.rooms.protocol); the names the rest of the api uses are re-exported here.
@@ -157,10 +157,30 @@ class PlayerCreated(BaseModel):
 class PlayerOut(BaseModel):
     id: str
     name: str | None
+    public: bool = Field(
+        description="whether others may see the player's page; false (private) until the "
+        "player chooses otherwise"
+    )
 
 
-class RenamePlayer(Strict):
-    name: str = Field(max_length=NAME_LENGTH, description="cleaned and capped as a seat's name")
+class UpdateMe(Strict):
+    """What to change of your player: each field optional (left out or null: unchanged), at
+    least one given."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={"minProperties": 1})
+
+    name: str | None = Field(
+        None, max_length=NAME_LENGTH, description="cleaned and capped as a seat's name"
+    )
+    public: bool | None = Field(
+        None, description="show your player page (your finished games) to others"
+    )
+
+    @model_validator(mode="after")
+    def _something(self) -> UpdateMe:
+        if self.name is None and self.public is None:
+            raise ValueError("send name, public or both")
+        return self
 
 
 class MyRoom(BaseModel):

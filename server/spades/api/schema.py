@@ -19,11 +19,11 @@ from .models import (
     PlayerCreated,
     PlayerGames,
     PlayerOut,
-    RenamePlayer,
     RoomCreated,
     RoomHistory,
     RoomList,
     RoomOut,
+    UpdateMe,
 )
 
 SECTION = "SCHEMA"
@@ -50,7 +50,7 @@ def generated() -> str:
         ("POST /api/players body", NewPlayer),
         ("Player created", PlayerCreated),
         ("GET /api/me (and PATCH /api/me's answer)", PlayerOut),
-        ("PATCH /api/me body", RenamePlayer),
+        ("PATCH /api/me body", UpdateMe),
         ("GET /api/me/rooms", MyRooms),
         ("GET /api/players/{id}/games", PlayerGames),
     ):

@@ -29,6 +29,13 @@ def new_player(name: str | None) -> tuple[PlayerRow, str]:
     return PlayerRow(id=new_player_id(), secret_hash=hash_token(secret), name=name), secret
 
 
+def shown_to(player: PlayerRow, viewer: PlayerRow | None) -> bool:
+    """Whether `viewer` (None: nobody named) may see `player`'s page. A private player is
+    shown only to themself: to anyone else they are answered as an unknown player is, so
+    a private player's id does not even say that it exists."""
+    return player.public or (viewer is not None and viewer.id == player.id)
+
+
 def plausible_id(player_id: str) -> bool:
     """Whether `player_id` could be a player's id at all (URL-safe, not too long)."""
     return (

@@ -1,5 +1,6 @@
-"""Players over REST: a guest on a device's first visit, its name, its live rooms, and a
-player's finished games. The credential is the `X-Spades-Player` header (../players.py)."""
+"""Players over REST: a guest on a device's first visit, its name and privacy, its live
+rooms, and a player's finished games (a private player's only to themself). The credential
+is the `X-Spades-Player` header (../players.py)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ from fastapi import Path as PathParam
 
 from spades.rooms import BadRequest
 from spades.rooms.lobby import my_room, played_game
-from spades.rooms.players import new_player, plausible_id
+from spades.rooms.players import new_player, plausible_id, shown_to
 from spades.rooms.settings import clean_name
-from spades.store.protocol import NotFound, PlayerTaken
+from spades.store.protocol import NotFound, PlayerRow, PlayerTaken, Store
 
 from ..guard import refusals
 from ..http_errors import http_error
@@ -23,7 +24,7 @@ from ..models import (
     PlayerCreated,
     PlayerGames,
     PlayerOut,
-    RenamePlayer,
+    UpdateMe,
 )
 from ..players import MaybePlayer, Player
 from ..services import services_of
@@ -32,6 +33,7 @@ router = APIRouter()
 
 PAGE = 20  # games per page unless `limit` says otherwise
 MAX_PAGE = 50
+NO_PLAYER = "no such player"  # an unknown player's answer, and a private one's to others
 
 
 def _name(request: Request, given: str) -> str:
@@ -67,18 +69,23 @@ async def create_player(body: NewPlayer, request: Request) -> PlayerCreated:
 
 @router.get("/api/me", response_model=PlayerOut, tags=["players"], responses=refusals(401))
 async def me(player: Player) -> PlayerOut:
-    return PlayerOut(id=player.id, name=player.name)
+    return PlayerOut(id=player.id, name=player.name, public=player.public)
 
 
 @router.patch("/api/me", response_model=PlayerOut, tags=["players"], responses=refusals(401))
-async def rename_me(body: RenamePlayer, player: Player, request: Request) -> PlayerOut:
-    """Your display name, kept for the next visit (rooms already joined keep theirs)."""
-    name = _name(request, body.name)
+async def update_me(body: UpdateMe, player: Player, request: Request) -> PlayerOut:
+    """Your display name, kept for the next visit (rooms already joined keep theirs), and
+    whether others may see your player page; each optional, both in one write."""
+    name = _name(request, body.name) if body.name is not None else None
     try:
-        await services_of(request).store.rename_player(player.id, name)
+        await services_of(request).store.update_player(player.id, name=name, public=body.public)
     except NotFound as exc:  # deleted since the credential was checked
         raise HTTPException(401, "that player is not known here") from exc
-    return PlayerOut(id=player.id, name=name)
+    return PlayerOut(
+        id=player.id,
+        name=player.name if name is None else name,
+        public=player.public if body.public is None else body.public,
+    )
 
 
 @router.get("/api/me/rooms", response_model=MyRooms, tags=["players"], responses=refusals(401))
@@ -104,23 +111,33 @@ async def player_games(
     ] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = PAGE,
 ) -> dict[str, Any]:
-    """A player's finished games, newest first, `limit` at a time. A private room's game
-    names its players only to a viewer who sat in it (send your credential)."""
-    if not plausible_id(player_id):
-        raise HTTPException(404, "no such player")
+    """A player's finished games, newest first, `limit` at a time. A private player's are
+    shown only to themself (to anyone else: 404, as for an unknown player); a private
+    room's game names its players only to a viewer who sat in it (send your credential)."""
     store = services_of(request).store
-    try:
-        player = await store.get_player(player_id)
-    except NotFound as exc:
-        raise HTTPException(404, "no such player") from exc
+    player = await _shown_player(store, player_id, viewer)
     games = await store.player_games(player_id, before=before, limit=limit + 1)
     page, more = games[:limit], len(games) > limit
     viewer_id = viewer.id if viewer is not None else None
     return {
-        "player": {"id": player.id, "name": player.name},
+        "player": {"id": player.id, "name": player.name, "public": player.public},
         "games": [
             played_game(g, names=viewer_id in {p["player_id"] for p in g.players} - {None})
             for g in page
         ],
         "next_before": page[-1].game_id if more else None,
     }
+
+
+async def _shown_player(store: Store, player_id: str, viewer: PlayerRow | None) -> PlayerRow:
+    """The player `player_id` names, when `viewer` may see them; else 404, the same answer
+    for an unknown player and a private one (every route showing a player to others)."""
+    if not plausible_id(player_id):
+        raise HTTPException(404, NO_PLAYER)
+    try:
+        player = await store.get_player(player_id)
+    except NotFound as exc:
+        raise HTTPException(404, NO_PLAYER) from exc
+    if not shown_to(player, viewer):
+        raise HTTPException(404, NO_PLAYER)
+    return player
