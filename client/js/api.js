@@ -74,5 +74,7 @@ export const roomHistory = (code) => call("GET", `/api/rooms/${encodeURIComponen
 export const createPlayer = (body) => call("POST", "/api/players", body, { player: false });
 export const getMe = () => call("GET", "/api/me");
 export const renameMe = (name) => call("PATCH", "/api/me", { name });
+/** Change this browser's player: `{name}`, `{public}` or both. */
+export const updateMe = (changes) => call("PATCH", "/api/me", changes);
 export const myRooms = () => call("GET", "/api/me/rooms");
 export const playerGames = (id, before) => call("GET", `/api/players/${encodeURIComponent(id)}/games?limit=20${before ? `&before=${before}` : ""}`);

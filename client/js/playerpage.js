@@ -1,7 +1,11 @@
 // A player's page, /#player/{id}: their finished games, newest first, a page at a time
 // (GET /api/players/{id}/games), each linking to its review. A private room's game names its
-// players only to a viewer who sat in it (api.js sends this browser's player).
+// players only to a viewer who sat in it (api.js sends this browser's player). The page is
+// private until its player turns on "Show my games to others" here (PATCH /api/me); the
+// server answers a private player's page to others as it does an unknown player's (404),
+// so a visitor is told the games are private.
 
+import { announce } from "./announce.js";
 import * as api from "./api.js";
 import { SEAT_NAMES } from "./cards.js";
 import { h, mount } from "./dom.js";
@@ -40,15 +44,38 @@ function gameItem(game) {
       h("a", { class: "btn small", href: `/#review/${game.game_id}`, "aria-label": `Review game ${game.game_id}` }, "Review")));
 }
 
+function privacySwitch(model) {
+  const status = model.saveError
+    ? h("p", { class: "form-error", id: "show-games-status", role: "alert" }, model.saveError)
+    : h("p", { class: "muted small", id: "show-games-status" }, model.saving ? "Saving…" : model.saved || "");
+  return h("div", { class: "privacy" },
+    h("label", { class: "check", for: "show-games" },
+      h("input", {
+        type: "checkbox", role: "switch", id: "show-games", "data-key": "show-games", checked: model.public,
+        "aria-describedby": "show-games-hint show-games-status",
+      }),
+      h("span", {}, "Show my games to others")),
+    h("p", { class: "muted small", id: "show-games-hint" },
+      model.public ? "Anyone with this page's address sees your finished games." : "Only you see this page."),
+    status);
+}
+
 function pageView(model) {
+  if (model.hidden) {
+    return h("section", { class: "card-panel center-box", "aria-labelledby": "player-title" },
+      h("h1", { id: "player-title" }, "Finished games"),
+      h("p", {}, "This player's games are private."),
+      h("a", { class: "btn primary", href: "/" }, "Back to home"));
+  }
   if (model.error) {
-    return h("section", { class: "card-panel center-box" }, h("h1", {}, "No such player"), h("p", {}, model.error), h("a", { class: "btn primary", href: "/" }, "Back to home"));
+    return h("section", { class: "card-panel center-box" }, h("h1", {}, "Couldn't load the games"), h("p", {}, model.error), h("a", { class: "btn primary", href: "/" }, "Back to home"));
   }
   if (!model.player) return h("section", { class: "card-panel center-box" }, h("p", { class: "muted" }, "Loading the games…"));
   const mine = storage.getPlayer() && storage.getPlayer().id === model.player.id;
   const title = mine ? "Your finished games" : `${model.player.name || "A player"}'s finished games`;
   return h("section", { class: "card-panel", "aria-labelledby": "player-title" },
     h("h1", { id: "player-title" }, title),
+    mine ? privacySwitch(model) : null,
     model.games.length
       ? h("ul", { class: "room-list", "aria-label": "Finished games, newest first" }, model.games.map(gameItem))
       : h("p", { class: "muted" }, mine ? "No finished game yet. Play one!" : "No finished game yet."),
@@ -57,7 +84,10 @@ function pageView(model) {
 }
 
 export function startPlayerPage(main, playerId) {
-  const model = { player: null, games: [], next: null, loading: false, error: null };
+  const model = {
+    player: null, games: [], next: null, loading: false, error: null, hidden: false,
+    public: false, saving: false, saved: null, saveError: null,
+  };
   document.title = "Spades · Finished games";
   const render = () => mount(main, pageView(model));
 
@@ -66,15 +96,49 @@ export function startPlayerPage(main, playerId) {
     render();
     try {
       const data = await api.playerGames(playerId, before);
+      if (!model.player) model.public = data.player.public;
       model.player = data.player;
       model.games = [...model.games, ...data.games];
       model.next = data.next_before;
     } catch (err) {
-      model.error = err.status === 404 ? "There is no player at this address." : err.message;
+      // A private player's page and an unknown player's answer alike, on purpose.
+      if (err.status === 404) model.hidden = true;
+      else model.error = err.message;
     }
     model.loading = false;
     render();
   };
+
+  // The switch saves at once; changes made while one is being saved follow it, the last
+  // one winning. A failed save puts the switch back to what the server keeps.
+  let kept = null;
+  const save = async () => {
+    if (model.saving) return;
+    model.saving = true;
+    model.saveError = null;
+    render();
+    while (model.public !== kept) {
+      try {
+        kept = (await api.updateMe({ public: model.public })).public;
+        model.saved = kept ? "Saved: others can see your games." : "Saved: your games are private.";
+        announce(model.saved);
+      } catch (err) {
+        model.public = kept;
+        model.saved = null;
+        model.saveError = `Couldn't save your choice: ${err.message}`;
+        break;
+      }
+    }
+    model.saving = false;
+    render();
+  };
+
+  main.addEventListener("change", (event) => {
+    if (event.target.id !== "show-games") return;
+    if (kept === null) kept = model.public;
+    model.public = event.target.checked;
+    save();
+  });
 
   main.addEventListener("click", (event) => {
     const el = event.target.closest("[data-action='more-games']");
