@@ -61,7 +61,8 @@ def test_a_player_chooses_who_sees_their_games(new_page: Any, server: str) -> No
     # On, from the keyboard: saved at once; the visitor now sees the games.
     switch.focus()
     page.keyboard.press("Space")
-    page.get_by_text("Saved: others can see your games.").wait_for()
+    # The status under the switch (the same words go to the screen reader's live region).
+    page.locator("#show-games-status", has_text="Saved: others can see your games.").wait_for()
     assert switch.is_checked()
     assert page.evaluate("document.activeElement.id") == "show-games"
     assert api(server, "GET", "/api/me", player=player)["public"] is True
@@ -82,7 +83,7 @@ def test_a_player_chooses_who_sees_their_games(new_page: Any, server: str) -> No
 
     # Off again: the visitor is shown the games are private; a reload keeps the choice.
     switch.click()
-    page.get_by_text("Saved: your games are private.").wait_for()
+    page.locator("#show-games-status", has_text="Saved: your games are private.").wait_for()
     assert page.get_by_role("alert").count() == 0
     assert not switch.is_checked()
     visitor.reload()
