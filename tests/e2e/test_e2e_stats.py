@@ -4,10 +4,11 @@ answers); a visitor sees them only once the player's page is public."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_helpers import start_solo
+from e2e_helpers import shoot, start_solo
 from test_e2e_guest import api, kept_player
 from test_e2e_players import axe_violations
 from test_e2e_profile import play_to_the_end
@@ -26,7 +27,9 @@ def stat_rows(page: Any) -> dict[str, str]:
     }
 
 
-def test_a_guest_sees_their_statistics_after_a_game(new_page: Any, server: str) -> None:
+def test_a_guest_sees_their_statistics_after_a_game(
+    new_page: Any, server: str, screenshots: Path
+) -> None:
     page = new_page()
     start_solo(page, name="Stats", mode="individual", target=50, bots="basic")
     play_to_the_end(page)
@@ -47,6 +50,7 @@ def test_a_guest_sees_their_statistics_after_a_game(new_page: Any, server: str) 
     assert rows["Points per hand"] == f"{individual['points_per_hand']:.1f}"
     assert page.get_by_role("columnheader", name="Partners").count() == 0  # none played
     assert axe_violations(page) == []
+    shoot(page, screenshots, "p56-stats")
 
     # A visitor: private, so no statistics; public, the same table.
     visitor = new_page()
