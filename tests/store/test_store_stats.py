@@ -152,3 +152,46 @@ async def test_the_in_memory_store_counts_too(clock: FakeClock) -> None:
         assert await store.player_stats("ann") == {"partnership": stats[1].counts}
     finally:
         await store.close()
+
+
+async def test_spades_db_stats_counts_again_from_the_log(
+    db_url: str, store: SqlStore, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Games finished before the statistics existed, and totals gone wrong, are counted
+    again from the stored actions replayed; running it twice changes nothing."""
+    from spades.cli import main as spades_main
+    from spades.engine import Game, Rules
+    from spades.engine.stats import game_stats
+    from spades.store import ActionRow
+
+    await store.create_player(PlayerRow(id="ann", secret_hash="h"))
+    await store.create_player(PlayerRow(id="bob", secret_hash="h"))
+    expected: dict[str, dict[str, Counts]] = {"ann": {}, "bob": {}}
+    for n, mode in enumerate(("partnership", "individual", "partnership")):
+        await room(store, f"g{n}", {0: "ann", 1: "bob"}, 0)
+        rules = Rules(mode=mode, target=100)  # type: ignore[arg-type]
+        game = Game.new(rules, seed=f"recount-{n}")
+        while game.phase != "over":
+            seat = game.to_act
+            assert seat is not None
+            if game.blind_nil_open(seat):
+                game.apply(seat, {"type": "look"})
+            elif game.phase == "bidding":
+                game.apply(seat, {"type": "bid", "bid": 3})
+            else:
+                game.apply(seat, game.legal_actions(seat)[0])
+        game_id = await store.start_game(f"g{n}", rules.to_dict(), game.first_dealer, game.seed)
+        for seq, (seat, action) in enumerate(game.actions, start=1):
+            await store.append_action(ActionRow(game_id, seq, seat, action))
+        stats = game_stats(game)
+        # The first as before statistics existed; the others counted at their finish.
+        await store.finish_game(game_id, game.winner, game.scores, stats=stats if n else None)
+        for pid, seat in (("ann", 0), ("bob", 1)):
+            expected[pid][mode] = expected[pid].get(mode, Counts()) + stats[seat].counts
+    async with store.engine.begin() as conn:  # totals gone wrong
+        await conn.execute(text("UPDATE player_stats SET games = 99, points = -5"))
+    for _ in range(2):
+        assert await asyncio.to_thread(spades_main, ["db", "--url", db_url, "stats"]) == 0
+        assert "3 finished games counted again, 6 seats with a player" in capsys.readouterr().out
+        for pid in ("ann", "bob"):
+            assert await store.player_stats(pid) == expected[pid]
