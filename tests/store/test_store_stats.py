@@ -181,8 +181,12 @@ async def test_spades_db_stats_counts_again_from_the_log(
             else:
                 game.apply(seat, game.legal_actions(seat)[0])
         game_id = await store.start_game(f"g{n}", rules.to_dict(), game.first_dealer, game.seed)
-        for seq, (seat, action) in enumerate(game.actions, start=1):
-            await store.append_action(ActionRow(game_id, seq, seat, action))
+        await asyncio.gather(
+            *(
+                store.append_action(ActionRow(game_id, seq, seat, action))
+                for seq, (seat, action) in enumerate(game.actions, start=1)
+            )
+        )
         stats = game_stats(game)
         # The first as before statistics existed; the others counted at their finish.
         await store.finish_game(game_id, game.winner, game.scores, stats=stats if n else None)
