@@ -222,6 +222,39 @@ class PlayerGames(BaseModel):
     )
 
 
+class ModeStats(BaseModel):
+    """A player's statistics under one mode, over the finished games they were dealt into
+    (docs/rules.md "Statistics"); the shares and averages are null where nothing was
+    counted to divide by."""
+
+    mode: Literal["partnership", "individual"]
+    games: int
+    won: int = Field(description="games their side (partnership) or they (individual) won")
+    hands: int
+    contracts_bid: int = Field(description="hands their contract (their side's) was to make")
+    contracts_made: int
+    sets: int = Field(description="hands their contract was set")
+    nils_bid: int
+    nils_made: int
+    blind_nils_bid: int
+    blind_nils_made: int
+    bags: int = Field(description="bags their side took")
+    points: int = Field(description="points their side scored, bag penalties included")
+    won_pct: float | None = Field(description="0..100")
+    contracts_made_pct: float | None = Field(description="0..100")
+    nils_made_pct: float | None = Field(description="0..100")
+    blind_nils_made_pct: float | None = Field(description="0..100")
+    bags_per_hand: float | None
+    points_per_hand: float | None
+
+
+class PlayerStats(BaseModel):
+    player: PlayerOut
+    modes: list[ModeStats] = Field(
+        description="partnership then individual, each there (zeros where none was played)"
+    )
+
+
 class Refusal(BaseModel):
     """A refused REST request (404, 409, 413, 429, ...); 422 lists the fields instead."""
 

@@ -19,6 +19,7 @@ from .models import (
     PlayerCreated,
     PlayerGames,
     PlayerOut,
+    PlayerStats,
     RoomCreated,
     RoomHistory,
     RoomList,
@@ -53,6 +54,7 @@ def generated() -> str:
         ("PATCH /api/me body", UpdateMe),
         ("GET /api/me/rooms", MyRooms),
         ("GET /api/players/{id}/games", PlayerGames),
+        ("GET /api/players/{id}/stats and GET /api/me/stats", PlayerStats),
     ):
         parts.append(_block(title, TypeAdapter(model).json_schema()))
     return "\n".join(parts)

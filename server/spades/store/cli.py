@@ -1,4 +1,5 @@
-"""`spades db upgrade | current | downgrade | heads`: Alembic migrations of the store.
+"""`spades db upgrade | current | downgrade | heads`: Alembic migrations of the store;
+`spades db stats`: players' statistics counted again from the event log.
 
 The caller gives the database URL: `--url`, else `args.url` as the caller set it (the
 `spades` command sets the server's configured one).
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
@@ -37,6 +39,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     down.add_argument("revision", nargs="?", default="-1")
     sub.add_parser("current", parents=[url_after], help="print the revision the database is at")
     sub.add_parser("heads", parents=[url_after], help="print the newest revision of the migrations")
+    sub.add_parser(
+        "stats",
+        parents=[url_after],
+        help="count players' statistics again from the event log (every finished game "
+        "replayed; also counts games finished before the statistics existed)",
+    )
 
 
 def database_url(text: str | None) -> URL:
@@ -78,6 +86,13 @@ def _run(args: argparse.Namespace, command: str) -> int:
             move = migrate.upgrade if args.db_command == "upgrade" else migrate.downgrade
             move(url, args.revision)
             print(f"{shown}: at {migrate.current_revision(url) or 'base'}")
+        elif args.db_command == "stats":
+            done = _recount(url)
+            print(
+                f"{shown}: {done.games} finished games counted again, {done.seats} seats "
+                f"with a player"
+                + (f", {done.refused} refused by the replay" if done.refused else "")
+            )
         elif args.db_command == "current":
             current = migrate.current_revision(url)
             head = migrate.head_revision()
@@ -90,3 +105,19 @@ def _run(args: argparse.Namespace, command: str) -> int:
         print(f"{command}: {reason[0]}", file=sys.stderr)
         return 1
     return 0
+
+
+def _recount(url: URL) -> Any:
+    import asyncio
+
+    from .db import create_engine
+    from .stats_recount import recount
+
+    async def run() -> Any:
+        engine = create_engine(url)
+        try:
+            return await recount(engine)
+        finally:
+            await engine.dispose()
+
+    return asyncio.run(run())

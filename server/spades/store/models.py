@@ -191,4 +191,57 @@ class ChatModel(Base):
     at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
+class GameResultModel(Base):
+    """A finished game's statistics of one seat with a player (`engine.stats.Counts`),
+    written in the transaction that finishes the game. Its key says the game was counted
+    in its player's totals: a second finish of the game adds nothing."""
+
+    __tablename__ = "game_results"
+
+    game_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    player_id: Mapped[str | None] = mapped_column(
+        String(32), ForeignKey("players.id", ondelete="SET NULL"), index=True
+    )
+    mode: Mapped[str] = mapped_column(String(16))
+    games: Mapped[int] = mapped_column(Integer)
+    won: Mapped[int] = mapped_column(Integer)
+    hands: Mapped[int] = mapped_column(Integer)
+    contracts_bid: Mapped[int] = mapped_column(Integer)
+    contracts_made: Mapped[int] = mapped_column(Integer)
+    sets: Mapped[int] = mapped_column(Integer)
+    nils_bid: Mapped[int] = mapped_column(Integer)
+    nils_made: Mapped[int] = mapped_column(Integer)
+    blind_nils_bid: Mapped[int] = mapped_column(Integer)
+    blind_nils_made: Mapped[int] = mapped_column(Integer)
+    bags: Mapped[int] = mapped_column(Integer)
+    points: Mapped[int] = mapped_column(Integer)
+
+
+class PlayerStatsModel(Base):
+    """A player's statistics per mode: the sum of their `game_results` rows, kept up to
+    date by the statement that finishes each game."""
+
+    __tablename__ = "player_stats"
+
+    player_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    mode: Mapped[str] = mapped_column(String(16), primary_key=True)
+    games: Mapped[int] = mapped_column(Integer)
+    won: Mapped[int] = mapped_column(Integer)
+    hands: Mapped[int] = mapped_column(Integer)
+    contracts_bid: Mapped[int] = mapped_column(Integer)
+    contracts_made: Mapped[int] = mapped_column(Integer)
+    sets: Mapped[int] = mapped_column(Integer)
+    nils_bid: Mapped[int] = mapped_column(Integer)
+    nils_made: Mapped[int] = mapped_column(Integer)
+    blind_nils_bid: Mapped[int] = mapped_column(Integer)
+    blind_nils_made: Mapped[int] = mapped_column(Integer)
+    bags: Mapped[int] = mapped_column(Integer)
+    points: Mapped[int] = mapped_column(Integer)
+
+
 metadata = Base.metadata

@@ -6,10 +6,12 @@ beside it. Times are timezone-aware UTC datetimes.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Literal, Protocol
+
+from spades.engine.stats import Counts, SeatStats
 
 RoomStatus = Literal["open", "playing", "finished", "abandoned"]
 
@@ -212,8 +214,18 @@ class Store(Protocol):
     async def finish_hand(self, row: HandRow, *, fence: int | None = None) -> None: ...
 
     async def finish_game(
-        self, game_id: int, winner: int | None, scores: list[int], *, fence: int | None = None
-    ) -> None: ...
+        self,
+        game_id: int,
+        winner: int | None,
+        scores: list[int],
+        *,
+        stats: Sequence[SeatStats] | None = None,
+        fence: int | None = None,
+    ) -> None:
+        """The game's end; with `stats` (`engine.stats.game_stats`), each seat's that has
+        a player is added to that player's totals in the same transaction, once per game
+        however often the game is finished. Raises NotFound."""
+        ...
 
     async def add_chat(
         self, room_id: str, seat: int | None, name: str, text: str, *, fence: int | None = None
@@ -282,6 +294,12 @@ class Store(Protocol):
     ) -> list[PlayerGame]:
         """The finished games the player sat in when they were dealt, newest first (by
         game id), only those with an id below `before` when given, at most `limit`."""
+        ...
+
+    async def player_stats(self, player_id: str) -> dict[str, Counts]:
+        """The player's statistics by mode ("partnership", "individual"), summed over the
+        finished games they were dealt into; a mode they never finished a game in is not
+        there."""
         ...
 
     async def game_seat_players(self, game_id: int) -> list[str | None]:

@@ -10,7 +10,7 @@ writer process or inline (`commit_pg`), or the engine alone for an in-memory dat
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -20,8 +20,9 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from spades.engine.record import game_record
+from spades.engine.stats import Counts, SeatStats
 
-from . import owner_writes, purge, reads, sqlite_log
+from . import owner_writes, player_stats, purge, reads, sqlite_log
 from .access import Access
 from .commit_engine import EnginePath
 from .commit_pg import PgInlinePath, PgWriterPath
@@ -356,11 +357,25 @@ class SqlStore:
             ) from exc
 
     async def finish_game(
-        self, game_id: int, winner: int | None, scores: list[int], *, fence: int | None = None
+        self,
+        game_id: int,
+        winner: int | None,
+        scores: list[int],
+        *,
+        stats: Sequence[SeatStats] | None = None,
+        fence: int | None = None,
     ) -> None:
-        await self._run_owner(
-            owner_writes.finish_game(game_id, winner, scores, self.clock()), fence
-        )
+        if not stats:
+            write = owner_writes.finish_game(game_id, winner, scores, self.clock())
+            await self._run_owner(write, fence)
+            return
+        write = player_stats.finish_game(game_id, winner, scores, self.clock(), stats)
+        if await self._run_owner(write, fence) is None:
+            raise NotFound(f"no game {game_id}")
+
+    async def player_stats(self, player_id: str) -> dict[str, Counts]:
+        async with self._access.read() as conn:
+            return await player_stats.totals(conn, player_id)
 
     async def finished_games(self, room_id: str) -> list[FinishedGame]:
         async with self._access.read() as conn:

@@ -13,9 +13,11 @@ from .models import (
     ActionModel,
     ChatModel,
     GameModel,
+    GameResultModel,
     GameSeatModel,
     HandModel,
     PlayerModel,
+    PlayerStatsModel,
     RoomModel,
     SeatModel,
 )
@@ -29,6 +31,8 @@ HANDS = cast(Table, HandModel.__table__)
 CHAT = cast(Table, ChatModel.__table__)
 PLAYERS = cast(Table, PlayerModel.__table__)
 GAME_SEATS = cast(Table, GameSeatModel.__table__)
+GAME_RESULTS = cast(Table, GameResultModel.__table__)
+PLAYER_STATS = cast(Table, PlayerStatsModel.__table__)
 
 UNFINISHED: tuple[RoomStatus, ...] = ("open", "playing")
 
