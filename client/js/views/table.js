@@ -208,7 +208,7 @@ function handRow(state, legal) {
   const active = view.phase === "playing" && view.to_act === room.you && !room.seats[room.you].away && !offline(state);
   const hinted = state.hint && state.hint.type === "play" ? state.hint.card : null;
   let lastSuit = null;
-  return h("section", { class: ["hand", active ? "active" : null], "aria-label": `Your hand, ${view.hand.length} cards`, "data-group": "hand", "data-focus-home": "", tabindex: "-1" },
+  return h("section", { class: ["hand", active ? "active" : null], "aria-label": `Your hand, ${view.hand.length} cards`, "data-group": "hand", "data-focus-home": "", tabindex: "-1", style: `--n:${Math.max(2, view.hand.length)}` },
     view.hand.map((code, index) => {
       const gap = lastSuit !== null && lastSuit !== code[1];
       lastSuit = code[1];
