@@ -182,3 +182,67 @@ def test_the_table_holds_at_every_width(motion_page: Any, mode: str) -> None:
     for winner in range(4):
         found += _at_every_width(page, f"won by {winner}", mode=mode, winner=winner)
     assert found == [], "\n".join(found)
+    # Back to the room's own drawing: play until a trick is over, then "Last trick" opens
+    # in view at 1280 x 800 (at the top of the side column).
+    page.set_viewport_size(DESKTOP)
+    page.reload()
+    last = page.get_by_role("button", name="Last trick")
+    while last.get_attribute("aria-disabled") == "true":
+        page.locator(".hand .card.legal").first.wait_for()
+        act(page)
+    last.click()
+    panel = page.locator(".last-trick")
+    panel.wait_for()
+    box = panel.bounding_box()
+    assert box["y"] >= 0 and box["y"] + box["height"] <= DESKTOP["height"], box
+
+
+# Is the element wholly inside the viewport?
+IN_VIEW = (
+    "sel => { const r = document.querySelector(sel).getBoundingClientRect(); "
+    "return r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth; }"
+)
+
+
+def _both_in_view(page: Any) -> bool:
+    for _ in range(40):  # the page scrolls just after it draws the turn
+        if page.evaluate(IN_VIEW, ".felt .trick-area") and page.evaluate(IN_VIEW, ".hand"):
+            return True
+        page.wait_for_timeout(50)
+    return False
+
+
+def test_a_phone_scrolled_to_the_chat_sees_the_trick_and_the_hand_on_its_turn(
+    browser: Any, server: str
+) -> None:
+    """With motion on (the page scrolls smoothly), as a player's phone has it."""
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844},
+        is_mobile=True,
+        has_touch=True,
+        base_url=server,
+        reduced_motion="no-preference",
+    )
+    context.set_default_timeout(15_000)
+    try:
+        page = context.new_page()
+        made = page.request.post(
+            "/api/solo", data={"name": "Tess", "mode": "individual", "bot_level": "basic"}
+        ).json()
+        open_with_token(page, made)
+        for move in ("bid", "play", "play"):
+            page.locator(".bid-panel button.bid, .hand .card.legal").first.wait_for()
+            # Down to the chat, then the move, clicked where the page is (no scrolling to it).
+            page.locator(".chat").scroll_into_view_if_needed()
+            assert not page.evaluate(IN_VIEW, ".felt .trick-area")
+            selector = ".bid-panel button.bid" if move == "bid" else ".hand .card.legal"
+            key = page.evaluate(
+                "sel => { const el = document.querySelector(sel); el.click(); "
+                "return el.dataset.key; }",
+                selector,
+            )
+            page.locator(f"[data-key='{key}']:not([aria-disabled])").wait_for(state="detached")
+            page.locator(".hand .card.legal").first.wait_for()
+            assert _both_in_view(page), move
+    finally:
+        context.close()

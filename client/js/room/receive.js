@@ -9,7 +9,6 @@ import { reduce, seatName } from "../state.js";
 import { settingsChanges } from "../views/settings.js";
 import { focusDialogTop, showMyHand, turnIsMine } from "./focus.js";
 
-const RECENT_TRICK_MS = 1600;
 // The 13th trick stays in view this long before the hand's result sheet opens.
 const FINAL_TRICK_MS = 1400;
 
@@ -26,7 +25,6 @@ function newGameStarter(s) {
 export function roomReceiver(ctx) {
   const { code, main } = ctx;
   let historyFor = null;
-  let recentTimer = null;
 
   function loadPastGames() {
     const key = `${ctx.state.room.game_id}:${ctx.state.view ? ctx.state.view.phase : "lobby"}`;
@@ -97,16 +95,6 @@ export function roomReceiver(ctx) {
       const changed = msg.type === "state" ? settingsChanges(saving.before, state.room.settings) : null;
       if (msg.type === "state") ctx.toast(changed ? `Saved: ${changed}` : "Saved: nothing changed");
       ctx.savingSettings = null;
-    }
-    if (state.recentTrick && state.recentTrick !== before.recentTrick) {
-      clearTimeout(recentTimer);
-      const trick = state.recentTrick;
-      recentTimer = setTimeout(() => {
-        if (ctx.state.recentTrick === trick) {
-          ctx.state = { ...ctx.state, recentTrick: null };
-          ctx.render();
-        }
-      }, RECENT_TRICK_MS);
     }
     const sheetOpened = state.sheet && state.sheet !== before.sheet;
     const overOpened = state.view && state.view.phase === "over" && !state.sheet && (!before.view || before.view.phase !== "over");

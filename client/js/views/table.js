@@ -222,15 +222,18 @@ function sideTools(state, legal) {
   const { room, view } = state;
   const me = room.you;
   const canHint = me !== null && view.to_act === me && view.phase === "playing" && legal.plays.size > 0;
-  // The latest finished trick, kept across the deal: "Last trick" stays until the next one starts.
-  const last = view.last_trick || (view.tricks.length ? view.tricks[view.tricks.length - 1] : null);
+  const last = lastOf(view);
   return h("div", { class: "tools" },
     // While bidding, the hint button sits in the bidding panel instead.
     me === null || view.phase !== "playing" ? null : h("button", { type: "button", class: "btn", "data-action": "hint", "data-key": "hint", "aria-disabled": canHint ? null : "true", "aria-label": "Hint" }, "Hint"),
     h("button", { type: "button", class: "btn", "data-action": "toggle-last", "data-key": "last-trick", "aria-expanded": state.showLastTrick ? "true" : "false", "aria-disabled": last ? null : "true" }, state.showLastTrick ? "Hide last trick" : "Last trick"),
     h("button", { type: "button", class: "btn", "data-action": "open-score-sheet", "data-key": "score-sheet", "aria-haspopup": "dialog" }, "Score sheet"),
-    state.showLastTrick && last ? lastTrickPanel(room, last) : null,
     trickLog(room, view));
+}
+
+// The latest finished trick, kept across the deal: "Last trick" stays until the next one starts.
+function lastOf(view) {
+  return view.last_trick || (view.tricks.length ? view.tricks[view.tricks.length - 1] : null);
 }
 
 export function lastTrickPanel(room, last) {
@@ -318,6 +321,9 @@ export function renderTable(state, { strip = null, held = false } = {}) {
       handRow(state, legal),
       sideTools(state, legal)),
     h("aside", { class: "side", "aria-label": "Scores and chat" },
+      // At the top of the side column: in view on a desktop, whatever the table's height;
+      // just under the table's buttons on a phone.
+      state.showLastTrick && lastOf(view) ? lastTrickPanel(room, lastOf(view)) : null,
       scoreboard(room, view),
       chatPanel(state.chat, { canSend: !offline(state) })));
   // Offline, a bid could not be sent: the buttons say so rather than fail on a click.
