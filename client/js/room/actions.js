@@ -4,7 +4,7 @@
 import { announce } from "../announce.js";
 import { credential, ensurePlayer, keepName } from "../player.js";
 import * as storage from "../storage.js";
-import { NAME_LENGTH, readSettings } from "../views/settings.js";
+import { NAME_LENGTH, readSettings, settingsErrors } from "../views/settings.js";
 import { TABLE_FOCUS, focusDialogTop, focusSelector } from "./focus.js";
 
 /** The `data-action` handlers of the room page, over the room's shared `ctx` (room.js). */
@@ -64,6 +64,14 @@ export function roomActions(ctx) {
       // The heading, not Close at the end: focusing Close would scroll the sheet to its bottom.
       // Tab goes on to Close; Escape closes.
       focus("#score-sheet-title");
+    },
+    "open-rules": () => {
+      show({ rulesSheet: true });
+      focusDialogTop(main);
+    },
+    "close-rules": () => {
+      show({ rulesSheet: false });
+      focus("[data-key='rules']");
     },
     "open-last-game": () => {
       show({ showLastGame: true });
@@ -162,6 +170,13 @@ export function roomActions(ctx) {
       delete input.dataset.dirty;
     },
     "submit:settings": (form) => {
+      // A value the server would refuse is said under its field, and nothing is sent.
+      const errors = settingsErrors(form, { prefix: "room" });
+      show({ settingsErrors: Object.keys(errors).length ? errors : null });
+      if (Object.keys(errors).length) {
+        focus(`[id='${Object.keys(errors)[0]}']`);
+        return;
+      }
       const settings = readSettings(form, { prefix: "room", includePublic: true });
       const id = send({ type: "settings", settings });
       if (id !== undefined) ctx.savingSettings = { id, before: ctx.state.room ? ctx.state.room.settings : null };

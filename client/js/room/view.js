@@ -8,6 +8,7 @@ import { banner, countdown, formatClock, topbar } from "../views/common.js";
 import { renderLobby } from "../views/lobby.js";
 import { gameOver, handSheet, leaveDialog, resultStrip, scoreSheet } from "../views/sheets.js";
 import { renderTable } from "../views/table.js";
+import { rulesSheet } from "../views/rules.js";
 import { turnIsMine } from "./focus.js";
 
 /** `render`, `tick` and `collapsed` over the room's shared `ctx` (room.js). */
@@ -57,6 +58,7 @@ export function roomView(ctx) {
       content = [table];
       if (state.confirmLeave) content.push(leaveDialog());
       else if (state.scoreSheet) content.push(scoreSheet(state));
+      else if (state.rulesSheet) content.push(rulesSheet(state.room.settings));
       else if (state.showLastGame && state.lastGame) content.push(gameOver({ ...state, ...state.lastGame }, { past: true, live: state }));
       else if (state.sheet && !folded && !held) content.push(handSheet(state));
       else if (view.phase === "over" && !state.sheet && state.overClosed !== state.room.game_id) content.push(gameOver(state));

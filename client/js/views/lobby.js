@@ -7,6 +7,7 @@ import { settingsFields, settingsSummary, BOT_LEVELS } from "./settings.js";
 import { chatPanel } from "./chat.js";
 import { countdown } from "./common.js";
 import { pastGames } from "./sheets.js";
+import { houseRulesBlock } from "./rules.js";
 import { NAME_LENGTH } from "../messages.js";
 
 const TEAM_NAMES = ["Team 1", "Team 2"];
@@ -82,6 +83,7 @@ export function renderLobby(state, { name }) {
         h("h1", { id: "lobby-title" }, "Room ", h("span", { class: "code" }, room.code)),
         h("span", { class: "badge" }, room.settings.public ? "Public" : "Private")),
       h("p", { class: "muted" }, settingsSummary(room.settings)),
+      houseRulesBlock(room.settings),
       h("div", { class: "invite inline" },
         h("label", { class: "sr-only", for: "invite-link" }, "Invite link"),
         h("input", { id: "invite-link", readonly: true, value: invite, "data-key": "invite-link" }),
@@ -109,8 +111,8 @@ export function renderLobby(state, { name }) {
       isHost
         ? h("details", { class: "room-settings", "data-key": "room-settings", "data-keep-open": "" },
           h("summary", {}, "Room settings"),
-          h("form", { "data-form": "settings" },
-            settingsFields(room.settings, { prefix: "room", includePublic: true }),
+          h("form", { "data-form": "settings", novalidate: true },
+            settingsFields(room.settings, { prefix: "room", includePublic: true, errors: state.settingsErrors }),
             h("button", { type: "submit", class: "btn" }, "Save settings")))
         : null,
       pastGames(state)),

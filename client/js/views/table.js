@@ -228,6 +228,7 @@ function sideTools(state, legal) {
     me === null || view.phase !== "playing" ? null : h("button", { type: "button", class: "btn", "data-action": "hint", "data-key": "hint", "aria-disabled": canHint ? null : "true", "aria-label": "Hint" }, "Hint"),
     h("button", { type: "button", class: "btn", "data-action": "toggle-last", "data-key": "last-trick", "aria-expanded": state.showLastTrick ? "true" : "false", "aria-disabled": last ? null : "true" }, state.showLastTrick ? "Hide last trick" : "Last trick"),
     h("button", { type: "button", class: "btn", "data-action": "open-score-sheet", "data-key": "score-sheet", "aria-haspopup": "dialog" }, "Score sheet"),
+    h("button", { type: "button", class: "btn", "data-action": "open-rules", "data-key": "rules", "aria-haspopup": "dialog" }, "Rules"),
     trickLog(room, view));
 }
 
