@@ -6,6 +6,7 @@ import * as api from "../api.js";
 import { announce } from "../announce.js";
 import { ErrorCode } from "../codes.js";
 import { reduce, seatName } from "../state.js";
+import * as storage from "../storage.js";
 import { settingsChanges } from "../views/settings.js";
 import { focusDialogTop, showMyHand, turnIsMine } from "./focus.js";
 
@@ -70,11 +71,22 @@ export function roomReceiver(ctx) {
     const state = result.state;
     ctx.state = state;
     if (result.events.length) announce(result.events.slice(-3).join(". "));
+    // Why a card could not be played holds until the turn or the hand changes.
+    if (state.refusal && (!state.view || !before.view || state.view.to_act !== before.view.to_act || state.view.hand !== before.view.hand)) state.refusal = null;
     if (state.view && state.view.phase !== "over") state.playAgainAsked = false;
     // A whole state (a reconnect) is the server's word on who asked to play again: after a
     // restart it has forgotten the ask, and the button must be there to ask again.
     if (msg.type === "state" && state.room && !(state.room.again || []).includes(state.room.you)) {
       state.playAgainAsked = false;
+    }
+    // The host put you out of your seat: said, and the seat's token forgotten.
+    if (msg.type === "unseated") {
+      storage.clearToken(code);
+      const text = msg.to === "bot"
+        ? "The host gave your seat to a bot: you are watching now."
+        : "The host freed your seat: you are watching now, and may take a free seat.";
+      ctx.toast(text);
+      announce(text);
     }
     // "replaced" comes with a close (4001) that the banner explains.
     if (msg.type === "error" && msg.code !== ErrorCode.REPLACED) ctx.toast(state.toast.text);

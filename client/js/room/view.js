@@ -34,6 +34,12 @@ export function roomView(ctx) {
     if (ctx.state.clock && ctx.state.clock.game_deadline) {
       right.push(h("span", { class: "game-clock" }, "Game clock ", countdown(ctx.state.clock.game_deadline, "Game time left", { kind: "game" })));
     }
+    // Who is watching: the players are told (the server counts up to 10, "10+").
+    const watching = ctx.state.room ? ctx.state.room.spectators || 0 : 0;
+    if (watching) {
+      const count = watching >= 10 ? "10+" : String(watching);
+      right.push(h("span", { class: "watchers", title: "Spectators watching this room" }, h("span", { "aria-hidden": "true" }, "👁 "), count, h("span", { class: "watch-word" }, " watching")));
+    }
     const link = ctx.state.link;
     right.push(h("span", { class: ["link-dot", link.state], role: "img", "aria-label": link.state === "open" ? "Connected" : "Not connected" }));
     // A game of yours being played: the logo asks before leaving it.

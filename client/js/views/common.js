@@ -14,7 +14,7 @@ export function cardFace(code, attrs = {}) {
 }
 
 /** A card in the player's hand: a button named like "Queen of Spades". */
-export function cardButton(code, { legal, active, hinted, index }) {
+export function cardButton(code, { legal, active, hinted, index, rover = true }) {
   const card = parseCard(code);
   const playable = active && legal;
   return h("button", {
@@ -24,6 +24,8 @@ export function cardButton(code, { legal, active, hinted, index }) {
     "data-action": "play",
     "data-card": code,
     "data-key": `card-${code}`,
+    // The hand is one Tab stop (roving tabindex): the arrows move inside it.
+    tabindex: rover ? "0" : "-1",
     style: `--i:${index}`,
   },
   h("span", { class: "corner", "aria-hidden": "true" }, h("span", { class: "rank" }, card.label), h("span", { class: "pip" }, card.symbol)),

@@ -44,9 +44,12 @@ function seatCard(state, room, info, me) {
     controls.push(h("button", { type: "button", class: "btn primary small", "data-action": "sit", "data-seat": String(info.seat), "aria-label": `Sit here, in the ${where} seat`, "data-key": `sit-${info.seat}` }, "Sit here"));
   }
   if (isHost && !mine && state.confirmBot === info.seat && info.kind === "human") {
-    controls.push(h("div", { class: "confirm-bot", role: "group", "aria-label": `Replace ${seatName(room, info.seat)} with a bot?` },
-      h("p", { class: "small" }, `Replace ${seatName(room, info.seat)} with a bot? They lose this seat.`),
-      h("button", { type: "button", class: "btn small danger", "data-action": "set-seat", "data-seat": String(info.seat), "data-to": "bot", "data-confirmed": "1", "data-key": `confirm-bot-${info.seat}` }, "Yes, seat a bot"),
+    const to = state.confirmTo === "empty" ? "empty" : "bot";
+    const who = seatName(room, info.seat);
+    const question = to === "bot" ? `Replace ${who} with a bot?` : `Free ${who}'s seat?`;
+    controls.push(h("div", { class: "confirm-bot", role: "group", "aria-label": question },
+      h("p", { class: "small" }, `${question} They lose this seat${to === "empty" ? " and can only watch" : ""}, and are told so.`),
+      h("button", { type: "button", class: "btn small danger", "data-action": "set-seat", "data-seat": String(info.seat), "data-to": to, "data-confirmed": "1", "data-key": `confirm-${to}-${info.seat}` }, to === "bot" ? "Yes, seat a bot" : "Yes, free the seat"),
       h("button", { type: "button", class: "btn small ghost", "data-action": "cancel-bot", "data-key": `cancel-bot-${info.seat}` }, "Cancel")));
   } else if (isHost && !mine) {
     if (info.kind !== "bot") {

@@ -207,12 +207,16 @@ function handRow(state, legal) {
   // Offline, nothing can be played: no card asks to be.
   const active = view.phase === "playing" && view.to_act === room.you && !room.seats[room.you].away && !offline(state);
   const hinted = state.hint && state.hint.type === "play" ? state.hint.card : null;
+  // The hand's one Tab stop: the card last focused, else the hinted card, else the first
+  // playable one, else the first.
+  const rover = [state.handFocus, hinted, active ? view.hand.find((c) => legal.plays.has(c)) : null, view.hand[0]]
+    .find((c) => c && view.hand.includes(c));
   let lastSuit = null;
   return h("section", { class: ["hand", active ? "active" : null], "aria-label": `Your hand, ${view.hand.length} cards`, "data-group": "hand", "data-focus-home": "", tabindex: "-1", style: `--n:${Math.max(2, view.hand.length)}` },
     view.hand.map((code, index) => {
       const gap = lastSuit !== null && lastSuit !== code[1];
       lastSuit = code[1];
-      const button = cardButton(code, { legal: legal.plays.has(code), active, hinted: hinted === code, index });
+      const button = cardButton(code, { legal: legal.plays.has(code), active, hinted: hinted === code, index, rover: code === rover });
       if (gap) button.classList.add("suit-start");
       return button;
     }));
@@ -229,6 +233,8 @@ function sideTools(state, legal) {
     h("button", { type: "button", class: "btn", "data-action": "toggle-last", "data-key": "last-trick", "aria-expanded": state.showLastTrick ? "true" : "false", "aria-disabled": last ? null : "true" }, state.showLastTrick ? "Hide last trick" : "Last trick"),
     h("button", { type: "button", class: "btn", "data-action": "open-score-sheet", "data-key": "score-sheet", "aria-haspopup": "dialog" }, "Score sheet"),
     h("button", { type: "button", class: "btn", "data-action": "open-rules", "data-key": "rules", "aria-haspopup": "dialog" }, "Rules"),
+    // Leaving on purpose asks first (the logo's dialog): the bot plays the seat meanwhile.
+    me !== null && view.phase !== "over" ? h("button", { type: "button", class: "btn ghost leave-table", "data-action": "leave-home", "data-key": "leave-table", "aria-haspopup": "dialog" }, "Leave table") : null,
     trickLog(room, view));
 }
 
@@ -319,6 +325,8 @@ export function renderTable(state, { strip = null, held = false } = {}) {
         trickArea(state, ref)),
       statusLine(state, legal),
       held ? null : biddingPanel(state, legal),
+      // Why the card just clicked cannot be played (also read out, room/refusal.js).
+      state.refusal ? h("p", { class: "play-refusal", "data-key": "refusal" }, state.refusal.text) : null,
       handRow(state, legal),
       sideTools(state, legal)),
     h("aside", { class: "side", "aria-label": "Scores and chat" },

@@ -123,6 +123,10 @@ async def set_seat(room: CommandRoom, conn: Connection, msg: Message, ref: Any) 
         raise BadRequest("set_seat needs a seat 0..3 and to = 'bot' or 'empty'")
     if seat == room.table.host_seat:
         raise BadRequest("the host cannot replace their own seat", code=ErrorCode.OWN_SEAT)
+    # The player put out of the seat is told so (`unseated`), not left to find out.
+    removed = []
+    if room.table.seats[seat].kind == "human":
+        removed = [c for c in room.audience.connections.values() if c.seat == seat]
     if to == "empty":
         not_playing(room)
         await room.seating.vacate(seat)
@@ -138,6 +142,8 @@ async def set_seat(room: CommandRoom, conn: Connection, msg: Message, ref: Any) 
             await room.seating.vacate(seat)
         await room.seating.make_bot(seat)
     room.changed(conn, ref)
+    for other in removed:
+        room.audience.send(other, {"type": "unseated", "seat": seat, "to": to})
 
 
 async def settings(room: CommandRoom, conn: Connection, msg: Message, ref: Any) -> None:
