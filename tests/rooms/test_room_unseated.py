@@ -1,5 +1,5 @@
-"""A player whom the host puts out of a seat is told so (`unseated`), and every `room`
-counts the spectators (issue 59)."""
+"""A player whom the host puts out of a seat is told so (`unseated`), every `room`
+counts the spectators, and quick chat comes from players only (issue 59)."""
 
 from __future__ import annotations
 
@@ -69,4 +69,29 @@ async def test_every_room_counts_its_spectators(
     for watcher in watchers[1:4]:
         await room.call(room.detach, watcher)
     assert host.last_state()["room"]["spectators"] == 8
+    await manager.stop()
+
+
+async def test_quick_chat_reaches_everyone_and_never_comes_from_a_spectator(
+    store: Any, clock: ManualClock, tmp_path: Path
+) -> None:
+    manager = manager_for(store, clock, tmp_path)
+    await manager.start()
+    room, _, token = await manager.create("Ann", {})
+    host, watcher = Conn(), Conn()
+    await _hello(room, host, token)
+    await _hello(room, watcher, None)
+    await _act(room, host, type="quick", phrase="good_game", id=1)
+    said = {"type": "quick", "seat": 0, "phrase": "good_game"}
+    assert said in host.messages and said in watcher.messages
+    SERVER_MESSAGE.validate_python(said)
+    await _act(room, watcher, type="quick", phrase="nice", id=2)
+    await _act(room, host, type="quick", phrase="<b>", id=3)
+    codes = [(e["code"], e["ref"]) for e in watcher.errors() + host.errors()]
+    assert ("not_seated", 2) in codes and ("bad_request", 3) in codes
+    assert [m["phrase"] for m in host.messages if m["type"] == "quick"] == ["good_game"]
+    # Counted as chat: the room's chat limit holds for quick chat too.
+    for n in range(25):
+        await _act(room, host, type="quick", phrase="oops", id=f"q{n}")
+    assert any(e["code"] == "chat_busy" for e in host.errors())
     await manager.stop()

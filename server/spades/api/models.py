@@ -313,6 +313,14 @@ class Seated(BaseModel):
     ref: MessageId = None
 
 
+class QuickOut(BaseModel):
+    """A quick chat phrase or emote a player sent (`quick`), to every connection."""
+
+    type: Literal["quick"]
+    seat: int
+    phrase: str = Field(description="the phrase's id (client message `quick`)")
+
+
 class Unseated(BaseModel):
     """To the connection of a player whom the host put out of the seat (`set_seat`)."""
 
@@ -322,7 +330,7 @@ class Unseated(BaseModel):
 
 
 ServerMessage = Annotated[
-    State | Event | Error | HintOut | ChatOut | Pong | Seated | Unseated,
+    State | Event | Error | HintOut | ChatOut | Pong | Seated | Unseated | QuickOut,
     Field(discriminator="type"),
 ]
 SERVER_MESSAGE = TypeAdapter(ServerMessage)

@@ -19,7 +19,7 @@ from .actor import Actor
 from .audience import Audience, StateFor
 from .bots import BotRunner
 from .broadcast import Connection
-from .chat import Chat
+from .chat import QUICK_PHRASES, Chat
 from .clock import Clock
 from .config import RoomConfig
 from .errors import BadRequest, NotSeated, RoomError, WrongStatus
@@ -253,6 +253,17 @@ async def _hint(room: CommandRoom, conn: Connection, view: Message, ref: Any) ->
         hints.pending.discard(conn.conn_id)
     if conn in room.audience:
         room.audience.send(conn, {"type": "hint", "action": action, "ref": ref})
+
+
+async def quick(room: CommandRoom, conn: Connection, msg: Message, ref: Any) -> None:
+    """A quick chat phrase or emote: a player's only (spectators watch), counted as chat,
+    not stored (it shows by the player's plate for a moment)."""
+    seat = seat_of(conn)
+    phrase = msg.get("phrase")
+    if phrase not in QUICK_PHRASES:
+        raise BadRequest(f"phrase must be one of {', '.join(QUICK_PHRASES)}")
+    room.chat.admit(False, room.clock.now())
+    room.audience.send_all({"type": "quick", "seat": seat, "phrase": phrase})
 
 
 async def chat(room: CommandRoom, conn: Connection, msg: Message, ref: Any) -> None:
