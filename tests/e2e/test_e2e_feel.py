@@ -27,6 +27,8 @@ def test_an_unplayable_card_says_why_and_the_hand_is_one_tab_stop(new_page: Any)
     expect(reason).to_contain_text("Bidding comes first")
     expect(page.locator("#live")).to_contain_text("Bidding comes first")
     assert "shake" in (card.get_attribute("class") or "")
+    # Reduced motion (this page's setting): no shake, no deal, nothing moves at all.
+    assert page.evaluate("document.getAnimations().length") == 0
     # One Tab stop in the hand; the arrows move inside it, the stop following the focus.
     assert page.evaluate(f"({TAB_STOPS})().length") == 1
     page.locator(".hand .card[tabindex='0']").focus()
@@ -72,3 +74,94 @@ def test_free_seat_asks_and_tells_the_player_and_watchers_are_counted(new_page: 
     expect(guest.locator(".toast")).to_contain_text("The host freed your seat")
     expect(guest.locator(".lobby-seat.place-left")).to_contain_text("Empty seat")
     assert guest.evaluate(f"localStorage.getItem('spades.token.{made['code']}')") is None
+
+
+OPTIONS = "() => JSON.parse(localStorage.getItem('spades.options') || '{}')"
+PLAYED = "async () => (await import('/js/sound.js')).stats.played.slice()"
+
+
+def _option(page: Any, label: str, on: bool) -> None:
+    page.get_by_role("button", name="Options", exact=True).click()
+    box = page.get_by_role("dialog", name="Table options").get_by_label(label)
+    box.check() if on else box.uncheck()
+    page.keyboard.press("Escape")
+
+
+def test_sound_motion_and_table_options_follow_their_switches(browser: Any, server: str) -> None:
+    """With motion on: the trick's cards move, sound plays only once switched on (and is
+    remembered); larger cards and a four-colour deck; reduced motion stops every animation."""
+    context = browser.new_context(
+        viewport={"width": 1280, "height": 800}, base_url=server, reduced_motion="no-preference"
+    )
+    context.set_default_timeout(15_000)
+    try:
+        page = context.new_page()
+        made = page.request.post("/api/solo", data={"name": "Tess"}).json()
+        open_with_token(page, made)
+        page.locator(".bid-panel button.bid").first.wait_for()
+        assert page.evaluate(PLAYED) == []  # off until switched on
+        _option(page, "Sound", True)
+        assert page.evaluate(OPTIONS)["sound"] is True
+        assert page.evaluate(PLAYED) == ["turn"]  # the switch's own chime
+        page.locator(".bid-panel button.bid").nth(3).click()
+        legal = page.locator(".hand .card.legal").first
+        code = legal.get_attribute("data-card")
+        legal.click()
+        page.locator(f".hand [data-card='{code}']").wait_for(state="detached")
+        page.locator(".hand .card.legal").first.wait_for()
+        played = page.evaluate(PLAYED)
+        assert "card" in played or "trick" in played, played
+        # Motion: a card that came to the trick moved in (unless the trick is empty).
+        if page.locator(".played.enter").count():
+            assert page.evaluate("document.getAnimations().length") > 0
+        _option(page, "Larger cards", True)
+        assert page.locator(".hand .card").first.bounding_box()["width"] == 74
+        _option(page, "Four-colour deck", True)
+        club = page.locator(".hand .card.suit-C, .hand .card.suit-D").first
+        if club.count():
+            assert club.evaluate("e => getComputedStyle(e).color") in (
+                "rgb(11, 110, 46)",
+                "rgb(26, 86, 184)",
+            )
+        # Remembered: the page again, sound still on; switched off, silence.
+        page.reload()
+        page.locator(".hand .card").first.wait_for()
+        assert page.evaluate(OPTIONS)["sound"] is True
+        _option(page, "Sound", False)
+        count = len(page.evaluate(PLAYED))
+        page.locator(".hand .card.legal").first.wait_for()
+        page.locator(".hand .card.legal").first.click()
+        page.locator(".hand .card.legal").first.wait_for()
+        assert len(page.evaluate(PLAYED)) == count
+    finally:
+        context.close()
+
+
+def test_quick_chat_reaches_the_players_and_spectators_cannot_send_it(new_page: Any) -> None:
+    host = new_page()
+    made = host.request.post("/api/rooms", data={"name": "Hana", "public": False}).json()
+    open_with_token(host, made, wait_for=".lobby")
+    guest = new_page()
+    joined = guest.request.post(
+        f"/api/rooms/{made['code']}/join", data={"name": "Gus", "seat": 1}
+    ).json()
+    open_with_token(guest, {"code": made["code"], "token": joined["token"]}, wait_for=".lobby")
+    watcher = new_page()
+    watcher.goto(f"/r/{made['code']}")
+    watcher.locator(".lobby").wait_for()
+    host.get_by_role("button", name="Start game").click()
+    for page in (host, guest, watcher):
+        page.locator(".table-screen").wait_for()
+    assert watcher.locator(".quick-bar").count() == 0  # spectators watch
+    host.locator(".quick-bar").get_by_role("button", name="Good game").click()
+    for page in (guest, watcher):
+        expect(page.locator(".seat-plate", has_text="Hana").locator(".quick-bubble")).to_have_text(
+            "Good game"
+        )
+    expect(guest.locator("#live")).to_contain_text("Hana: Good game")
+    # Hidden by the table option: the next one does not show.
+    _option(guest, "Hide quick chat", True)
+    assert guest.locator(".quick-bar").count() == 0
+    host.locator(".quick-bar").get_by_role("button", name="Thumbs up").click()
+    expect(watcher.locator(".quick-bubble", has_text="Thumbs up")).to_have_count(1)
+    assert guest.locator(".quick-bubble", has_text="Thumbs up").count() == 0

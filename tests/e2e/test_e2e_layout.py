@@ -133,6 +133,7 @@ WON_TRICK = """async ({ mode, winner }) => {
     clock: { turn_deadline: Date.now() + 60000 }, seenTrickCards: new Set(),
     chat: [{ seat: 1, name: "West Bot", text: "Nice!" }],
     link: { state: "open" }, hint: null, showLastTrick: false,
+    quick: { 1: { phrase: "well_played" }, [winner]: { phrase: "thumbs_up" } },
   };
   mount(document.getElementById("main"), renderTable(state));
 }"""

@@ -76,6 +76,15 @@ export function roomActions(ctx) {
       // Tab goes on to Close; Escape closes.
       focus("#score-sheet-title");
     },
+    "open-options": () => {
+      show({ optionsSheet: true });
+      focusDialogTop(main);
+    },
+    "close-options": () => {
+      show({ optionsSheet: false });
+      focus("[data-key='options']");
+    },
+    quick: (data) => send({ type: "quick", phrase: data.phrase }),
     "open-rules": () => {
       show({ rulesSheet: true });
       focusDialogTop(main);

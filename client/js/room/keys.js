@@ -38,6 +38,7 @@ export function bindRoomKeys(ctx, actions) {
     if (state.confirmLeave) actions["stay-here"]();
     else if (state.scoreSheet) actions["close-score-sheet"]();
     else if (state.rulesSheet) actions["close-rules"]();
+    else if (state.optionsSheet) actions["close-options"]();
     else if (state.showLastGame && open) actions["close-last-game"]();
     else if (state.sheet && open && open.classList.contains("hand-sheet")) actions["close-sheet"]();
     else if (state.sheet) {

@@ -9,6 +9,8 @@ import { renderLobby } from "../views/lobby.js";
 import { gameOver, handSheet, leaveDialog, resultStrip, scoreSheet } from "../views/sheets.js";
 import { renderTable } from "../views/table.js";
 import { rulesSheet } from "../views/rules.js";
+import { optionsSheet } from "../views/options.js";
+import { getOptions } from "../options.js";
 import { turnIsMine } from "./focus.js";
 
 /** `render`, `tick` and `collapsed` over the room's shared `ctx` (room.js). */
@@ -65,6 +67,7 @@ export function roomView(ctx) {
       if (state.confirmLeave) content.push(leaveDialog());
       else if (state.scoreSheet) content.push(scoreSheet(state));
       else if (state.rulesSheet) content.push(rulesSheet(state.room.settings));
+      else if (state.optionsSheet) content.push(optionsSheet(getOptions()));
       else if (state.showLastGame && state.lastGame) content.push(gameOver({ ...state, ...state.lastGame }, { past: true, live: state }));
       else if (state.sheet && !folded && !held) content.push(handSheet(state));
       else if (view.phase === "over" && !state.sheet && state.overClosed !== state.room.game_id) content.push(gameOver(state));
@@ -88,6 +91,7 @@ export function roomView(ctx) {
     for (const el of [top, skip]) if (el && el.inert !== modal) el.inert = modal;
 
     const state = ctx.state;
+    state.dealing = false; // the deal's motion runs once, on the hand's first drawing
     for (const el of main.querySelectorAll("[data-seen]")) state.seenTrickCards.add(el.dataset.seen);
     if (state.seenTrickCards.size > 400) state.seenTrickCards = new Set([...state.seenTrickCards].slice(-100));
     const log = main.querySelector(".chat-log");

@@ -7,7 +7,7 @@ import { CloseCode } from "../codes.js";
 /** A card face (not interactive), e.g. in the trick. */
 export function cardFace(code, attrs = {}) {
   const card = parseCard(code);
-  return h("span", { ...attrs, class: ["card", card.red ? "red" : "black", attrs.class], "data-card": code },
+  return h("span", { ...attrs, class: ["card", card.red ? "red" : "black", `suit-${card.suit}`, attrs.class], "data-card": code },
     h("span", { class: "corner", "aria-hidden": "true" }, h("span", { class: "rank" }, card.label), h("span", { class: "pip" }, card.symbol)),
     h("span", { class: "center-pip", "aria-hidden": "true" }, card.symbol),
     h("span", { class: "sr-only" }, card.name));
