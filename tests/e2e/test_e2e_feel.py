@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from e2e_helpers import open_with_token
 from playwright.sync_api import expect
+from test_e2e_players import axe_violations
 
 pytestmark = pytest.mark.e2e
 
@@ -29,6 +30,11 @@ def test_an_unplayable_card_says_why_and_the_hand_is_one_tab_stop(new_page: Any)
     assert "shake" in (card.get_attribute("class") or "")
     # Reduced motion (this page's setting): no shake, no deal, nothing moves at all.
     assert page.evaluate("document.getAnimations().length") == 0
+    assert axe_violations(page) == []
+    page.get_by_role("button", name="Options", exact=True).click()
+    page.get_by_role("dialog", name="Table options").wait_for()
+    assert axe_violations(page) == []
+    page.keyboard.press("Escape")
     # One Tab stop in the hand; the arrows move inside it, the stop following the focus.
     assert page.evaluate(f"({TAB_STOPS})().length") == 1
     page.locator(".hand .card[tabindex='0']").focus()
@@ -159,6 +165,7 @@ def test_quick_chat_reaches_the_players_and_spectators_cannot_send_it(new_page: 
             "Good game"
         )
     expect(guest.locator("#live")).to_contain_text("Hana: Good game")
+    assert axe_violations(guest) == [] and axe_violations(host) == []
     # Hidden by the table option: the next one does not show.
     _option(guest, "Hide quick chat", True)
     assert guest.locator(".quick-bar").count() == 0

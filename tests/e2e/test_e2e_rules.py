@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from e2e_helpers import open_with_token, start_solo
 from playwright.sync_api import expect
+from test_e2e_players import axe_violations
 
 pytestmark = pytest.mark.e2e
 
@@ -50,6 +51,7 @@ def test_a_joiner_sees_every_house_rule_in_the_lobby(new_page: Any) -> None:
         "count toward the partner's bid",
     ):
         assert words in text, words
+    assert axe_violations(guest) == []
     summary = guest.locator(".lobby-main > p.muted").first.inner_text()
     assert "house rules: no nil, no blind nil" in summary and "penalty every 5 bags" in summary
 
@@ -65,6 +67,7 @@ def test_the_table_has_a_rules_sheet(new_page: Any) -> None:
     expect(sheet).to_contain_text("Nil is worth 50 points")
     expect(sheet).to_contain_text("No bag penalty")
     assert sheet.locator(".tag.house-tag").count() == 2
+    assert axe_violations(page) == []
     page.keyboard.press("Escape")
     expect(sheet).to_have_count(0)
     assert page.evaluate("document.activeElement.dataset.key") == "rules"
@@ -106,6 +109,7 @@ def test_a_refused_value_is_said_by_its_field_and_not_sent(new_page: Any) -> Non
     page.get_by_role("button", name="Play solo").click()
     expect(error).to_contain_text("20 is out of range")
     assert page.url.endswith("/")
+    assert axe_violations(page) == []
     # A bad "More rules" value of the create form: said by its field, nothing sent or saved.
     create = page.locator("form[data-form='create']")
     create.locator("summary", has_text="More rules").click()
