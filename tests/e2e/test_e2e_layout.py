@@ -182,6 +182,10 @@ def test_the_table_holds_at_every_width(motion_page: Any, mode: str) -> None:
     found += _at_every_width(page, "playing")
     for winner in range(4):
         found += _at_every_width(page, f"won by {winner}", mode=mode, winner=winner)
+    # Larger cards (a table option) hold at every width too.
+    page.evaluate("document.body.classList.add('opt-large-cards')")
+    found += _at_every_width(page, "larger cards, won by 3", mode=mode, winner=3)
+    page.evaluate("document.body.classList.remove('opt-large-cards')")
     assert found == [], "\n".join(found)
     # Back to the room's own drawing: play until a trick is over, then "Last trick" opens
     # in view at 1280 x 800 (at the top of the side column).
