@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from e2e_helpers import open_with_token
+from e2e_helpers import act, open_with_token, wait_turn
 from playwright.sync_api import expect
 from test_e2e_players import axe_violations
 
@@ -172,3 +172,17 @@ def test_quick_chat_reaches_the_players_and_spectators_cannot_send_it(new_page: 
     host.locator(".quick-bar").get_by_role("button", name="Thumbs up").click()
     expect(watcher.locator(".quick-bubble", has_text="Thumbs up")).to_have_count(1)
     assert guest.locator(".quick-bubble", has_text="Thumbs up").count() == 0
+
+
+def test_a_forced_last_card_is_played_for_you_when_asked(new_page: Any) -> None:
+    page = new_page()
+    made = page.request.post("/api/solo", data={"name": "Tess"}).json()
+    open_with_token(page, made)
+    page.locator(".bid-panel button.bid").first.wait_for()
+    _option(page, "Play my last card for me", True)
+    assert act(page) == "bid"
+    # Twelve cards by hand; the thirteenth goes by itself, and the hand's result follows.
+    for _ in range(12):
+        wait_turn(page)
+        assert act(page) == "play"
+    page.locator(".hand-sheet").wait_for()
