@@ -104,6 +104,9 @@ class RoomOut(BaseModel):
         description="the host is disconnected: when (epoch ms) the host's role passes to a "
         "seated player who is connected, unless the host is back by then; null otherwise",
     )
+    spectators: int = Field(
+        0, description="connections watching (not seated), counted up to 10: 10 = ten or more"
+    )
 
 
 class SeatSummary(BaseModel):
@@ -343,7 +346,24 @@ class Seated(BaseModel):
     ref: MessageId = None
 
 
+class QuickOut(BaseModel):
+    """A quick chat phrase or emote a player sent (`quick`), to every connection."""
+
+    type: Literal["quick"]
+    seat: int
+    phrase: str = Field(description="the phrase's id (client message `quick`)")
+
+
+class Unseated(BaseModel):
+    """To the connection of a player whom the host put out of the seat (`set_seat`)."""
+
+    type: Literal["unseated"]
+    seat: int = Field(description="the seat you had")
+    to: Literal["bot", "empty"] = Field(description="what the seat is now")
+
+
 ServerMessage = Annotated[
-    State | Event | Error | HintOut | ChatOut | Pong | Seated, Field(discriminator="type")
+    State | Event | Error | HintOut | ChatOut | Pong | Seated | Unseated | QuickOut,
+    Field(discriminator="type"),
 ]
 SERVER_MESSAGE = TypeAdapter(ServerMessage)

@@ -23,6 +23,7 @@ from typing import Annotated, Any, Literal, TypeVar, Union, get_args
 from pydantic import BaseModel, ConfigDict, Field, RootModel, TypeAdapter
 
 from . import commands
+from .chat import QuickPhrase
 from .commands import Command
 from .players import MAX_CREDENTIAL
 from .settings import CHAT_LENGTH, NAME_LENGTH
@@ -164,6 +165,14 @@ class Hint(ClientMessageBase):
 class Chat(ClientMessageBase):
     type: Literal["chat"]
     text: str = Field(max_length=CHAT_LENGTH, description="plain text; the room's limit applies")
+
+
+@message(commands.quick, cost=2.0)
+class Quick(ClientMessageBase):
+    """A quick chat phrase or emote, shown by the player's plate; seated players only."""
+
+    type: Literal["quick"]
+    phrase: QuickPhrase
 
 
 @message(commands.play_again, cost=3.0)
