@@ -1,4 +1,6 @@
-"""`spades db upgrade | current | downgrade | heads`: Alembic migrations of the store.
+"""`spades db upgrade | current | downgrade | heads`: Alembic migrations of the store;
+`spades db backup PATH | restore PATH`: a copy of a live SQLite database and putting one
+back (PostgreSQL: pg_dump and pg_restore, docs/operations.md "Backups").
 
 The caller gives the database URL: `--url`, else `args.url` as the caller set it (the
 `spades` command sets the server's configured one).
@@ -8,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
@@ -37,6 +40,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
     down.add_argument("revision", nargs="?", default="-1")
     sub.add_parser("current", parents=[url_after], help="print the revision the database is at")
     sub.add_parser("heads", parents=[url_after], help="print the newest revision of the migrations")
+    backup = sub.add_parser(
+        "backup",
+        parents=[url_after],
+        help="copy the SQLite database to PATH, consistently, while the server runs",
+    )
+    backup.add_argument("path", metavar="PATH", help="the new file to write (must not exist)")
+    restore = sub.add_parser(
+        "restore",
+        parents=[url_after],
+        help="put the backup PATH in place of the SQLite database (the server stopped)",
+    )
+    restore.add_argument("path", metavar="PATH", help="a file made by `spades db backup`")
 
 
 def database_url(text: str | None) -> URL:
@@ -72,6 +87,8 @@ def _run(args: argparse.Namespace, command: str) -> int:
         print(migrate.head_revision())
         return 0
     url = database_url(args.url)
+    if args.db_command in ("backup", "restore"):
+        return _backup_or_restore(args, url)
     shown = url.render_as_string(hide_password=True)
     try:
         if args.db_command in ("upgrade", "downgrade"):
@@ -89,4 +106,36 @@ def _run(args: argparse.Namespace, command: str) -> int:
         reason = str(exc).strip().splitlines() or [type(exc).__name__]
         print(f"{command}: {reason[0]}", file=sys.stderr)
         return 1
+    return 0
+
+
+PG_TOOLS = (
+    "a PostgreSQL database is backed up with pg_dump and restored with pg_restore "
+    "(docs/operations.md, Backups)"
+)
+
+
+def _backup_or_restore(args: argparse.Namespace, url: URL) -> int:
+    from . import backup, migrate
+    from .filelock import sqlite_file
+
+    rendered = url.render_as_string(hide_password=False)
+    database = sqlite_file(rendered)
+    if database is None:
+        raise BadArgument(PG_TOOLS if url.get_backend_name() == "postgresql" else "no file")
+    path = Path(args.path).resolve()
+    try:
+        if args.db_command == "backup":
+            made = backup.backup(database, path, migrate.known_revisions())
+            print(f"{database} -> {path}: {made.describe()}")
+        else:
+            restored, aside = backup.restore(path, database, rendered, migrate.known_revisions())
+            print(f"{path} -> {database}: {restored.describe()}")
+            if aside is not None:
+                print(f"the database it replaced is now {aside}")
+            head = migrate.head_revision()
+            if restored.revision != head:
+                print(f"its schema is older than {head}: the server upgrades it at start")
+    except backup.BackupRefused as exc:
+        raise BadArgument(str(exc)) from None
     return 0
