@@ -46,13 +46,18 @@ def port_now() -> int:
 
 async def act_until(client: Client, stop: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
     """Act whenever this seat may, one action at a time (the next only once the server
-    answered the last: the bots may move meanwhile), until a state satisfies `stop`."""
+    answered the last: the bots may move meanwhile), until a state satisfies `stop` with
+    no action of ours in flight."""
     state, pending = client.state, None
-    while not stop(state):
+    while pending is not None or not stop(state):
         if pending is None and state["view"]["legal"]:
             pending = f"a{state['seq']}"
             await client.send(**choose(state["view"]), id=pending)
-        message = await client.until(lambda m: m["type"] in ("state", "error"))
+        try:
+            message = await client.until(lambda m: m["type"] in ("state", "error"))
+        except TimeoutError:
+            last = [(m["type"], m.get("seq"), m.get("ref")) for m in client.messages[-6:]]
+            raise AssertionError(f"the game stalled: waiting for {pending}, last {last}") from None
         assert message["type"] == "state", message
         if message.get("ref") == pending:
             pending = None

@@ -9,6 +9,7 @@ The caller gives the database URL: `--url`, else `args.url` as the caller set it
 from __future__ import annotations
 
 import argparse
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -122,7 +123,9 @@ def _backup_or_restore(args: argparse.Namespace, url: URL) -> int:
     rendered = url.render_as_string(hide_password=False)
     database = sqlite_file(rendered)
     if database is None:
-        raise BadArgument(PG_TOOLS if url.get_backend_name() == "postgresql" else "no file")
+        if url.get_backend_name() == "postgresql":
+            raise BadArgument(PG_TOOLS)
+        raise BadArgument("an SQLite database in memory has no file to copy")
     path = Path(args.path).resolve()
     try:
         if args.db_command == "backup":
@@ -135,7 +138,13 @@ def _backup_or_restore(args: argparse.Namespace, url: URL) -> int:
                 print(f"the database it replaced is now {aside}")
             head = migrate.head_revision()
             if restored.revision != head:
-                print(f"its schema is older than {head}: the server upgrades it at start")
+                print(
+                    f"its schema is older than {head}: the server upgrades it at start "
+                    "(SPADES_AUTO_UPGRADE), or run `spades db upgrade`"
+                )
     except backup.BackupRefused as exc:
         raise BadArgument(str(exc)) from None
+    except (OSError, sqlite3.Error) as exc:  # the disk's failure, not the arguments': status 1
+        print(f"spades db {args.db_command}: {exc}", file=sys.stderr)
+        return 1
     return 0
