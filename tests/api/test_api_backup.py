@@ -33,8 +33,11 @@ from support import choose
 
 __all__ = ["pg_url"]
 
-# Long enough that the game cannot end while the test plays it (it plays a hand or two).
-TARGET = 500
+# The longest game there is, and a cap on the actions played while the backup runs (a
+# backup on a loaded machine can take many seconds): 1,500 actions are about 25 hands, and
+# no side scores 400 in a hand, so the game cannot end under the test.
+TARGET = 10_000
+MOVES_DURING_BACKUP = 1_500
 
 
 def port_now() -> int:
@@ -117,13 +120,14 @@ async def backup_while_playing(
     """Run `take` (the backup) while the game goes on, then play on past it and stop on
     this seat's turn (nothing in flight). Returns the seq when the backup started and the
     last seq played."""
-    started = played.client.state["seq"]
+    client = played.client
+    started = client.state["seq"]
     backup = asyncio.ensure_future(take())
-    await act_until(played.client, lambda s: backup.done())
-    done = backup.result()
+    await act_until(client, lambda s: backup.done() or s["seq"] >= started + MOVES_DURING_BACKUP)
+    done = await backup
     assert done.returncode == 0, done.stderr
-    at = played.client.state["seq"]
-    after = await act_until(played.client, lambda s: s["seq"] >= at + 8 and our_turn(s))
+    at = client.state["seq"]
+    after = await act_until(client, lambda s: s["seq"] >= at + 8 and our_turn(s))
     return started, after["seq"]
 
 
