@@ -17,7 +17,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("spades.api.serve", "run the room server"),
     "db": (
         "spades.store.cli",
-        "database migrations: upgrade, downgrade, current; stats: recount players' statistics",
+        "database migrations (upgrade, downgrade, current), statistics recounted (stats) and "
+        "SQLite backups (backup, restore)",
     ),
     "simulate": ("spades.bots.simulate", "play many bot games and report"),
     "bot": ("spades.bots.protocol", "a bot on stdin/stdout: one JSON view in, one action out"),
