@@ -25,10 +25,12 @@ from .protocol import (
     RoomStatus,
     SeatRow,
     SequenceError,
+    SessionRow,
     StorageUnavailable,
     Store,
     StoredRoom,
     StoreError,
+    UsernameTaken,
 )
 
 if TYPE_CHECKING:
@@ -69,11 +71,13 @@ __all__ = [
     "RoomStatus",
     "SeatRow",
     "SequenceError",
+    "SessionRow",
     "SqlStore",
     "StorageUnavailable",
     "Store",
     "StoreError",
     "StoredRoom",
+    "UsernameTaken",
     "current_revision",
     "downgrade",
     "open_store",

@@ -54,6 +54,11 @@ class PlayerTaken(StoreError):
     """A new player's id is already used; nothing was stored."""
 
 
+class UsernameTaken(StoreError):
+    """An account's username is already used by another account (compared lower-cased);
+    nothing was stored."""
+
+
 class CodeTaken(StoreError):
     """A new room's join code (or id) is already used by another room; nothing was stored."""
 
@@ -86,6 +91,25 @@ class PlayerRow:
     name: str | None = None
     created_at: datetime | None = None
     public: bool = False  # whether others may see the player's page (private by default)
+    username: str | None = None  # set once the player claimed an account
+    password_hash: str | None = None  # argon2id (never the password itself)
+    deleted_at: datetime | None = None  # a deleted account: no name, no credential left
+
+    @property
+    def has_account(self) -> bool:
+        return self.username is not None
+
+
+@dataclass
+class SessionRow:
+    """A signed-in browser of an account (its cookie holds the id and the secret)."""
+
+    id: str
+    player_id: str
+    secret_hash: str  # hash of the session's secret (never the secret itself)
+    created_at: datetime
+    last_used_at: datetime
+    user_agent: str | None = None
 
 
 @dataclass
@@ -287,6 +311,48 @@ class Store(Protocol):
     async def game_seat_players(self, game_id: int) -> list[str | None]:
         """Each seat's player when the game was dealt (None: unknown, a bot, nobody), in
         seat order; empty for a game dealt before players were recorded."""
+        ...
+
+    # --- accounts and sessions (`spades.rooms.players` checks the credentials) ----------
+
+    async def player_by_username(self, username: str) -> PlayerRow:
+        """The account with that username, compared lower-cased. Raises NotFound."""
+        ...
+
+    async def claim_account(self, player_id: str, username: str, password_hash: str) -> None:
+        """Give a guest player (not deleted, no account yet) a username and a password, and
+        revoke its guest secret, in one write. Raises UsernameTaken (nothing stored) when
+        the username is used, NotFound when the player is unknown, deleted or has one."""
+        ...
+
+    async def set_password(
+        self, player_id: str, password_hash: str, *, keep_session: str | None = None
+    ) -> None:
+        """A new password hash, and every session of the player but `keep_session` deleted,
+        in one write. Raises NotFound."""
+        ...
+
+    async def delete_account(self, player_id: str, *, shown_as: str) -> None:
+        """Delete an account in one write: its sessions, credentials and name go, and the
+        seats, game seats and chat messages that named it say `shown_as` instead (the games
+        stay). The row stays, emptied and marked deleted. Raises NotFound."""
+        ...
+
+    async def create_session(self, session: SessionRow) -> None:
+        """Raises PlayerTaken when the id is used (nothing stored), NotFound when the
+        player is unknown."""
+        ...
+
+    async def get_session(self, session_id: str) -> SessionRow: ...  # raises NotFound
+
+    async def touch_session(self, session_id: str) -> None:
+        """Its last use is now (a session unused for long lapses)."""
+        ...
+
+    async def delete_session(self, session_id: str) -> None: ...  # none: nothing to do
+
+    async def delete_sessions(self, player_id: str, *, keep: str | None = None) -> int:
+        """Delete every session of the player (but `keep`); how many were."""
         ...
 
     async def purge_abandoned(self, older_than: timedelta) -> int:

@@ -23,6 +23,7 @@ from spades.engine.record import game_record
 
 from . import owner_writes, purge, reads, sqlite_log
 from .access import Access
+from .accounts import AccountWrites
 from .commit_engine import EnginePath
 from .commit_pg import PgInlinePath, PgWriterPath
 from .commit_sqlite import SqliteThreadPath
@@ -119,8 +120,9 @@ def _on_disk_sqlite(url: URL) -> bool:
     return url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:")
 
 
-class SqlStore:
-    """`Store` on SQLAlchemy Core statements over the tables in `models`."""
+class SqlStore(AccountWrites):
+    """`Store` on SQLAlchemy Core statements over the tables in `models` (accounts and
+    sessions: `accounts.AccountWrites`)."""
 
     def __init__(
         self,
