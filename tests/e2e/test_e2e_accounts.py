@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 import pytest
+from test_e2e_players import axe_violations
 from websockets.sync.client import connect
 
 from support import choose
@@ -55,6 +56,7 @@ def test_an_account_on_two_browsers(new_page: Any, server: str) -> None:
     first.wait_for_function("!!localStorage.getItem('spades.player')")
     guest = first.evaluate("JSON.parse(localStorage.getItem('spades.player'))")
     finish_solo(server, f"{guest['id']}:{guest['secret']}")
+    assert axe_violations(first) == []
 
     # The guest creates an account: the same player, signed in by a cookie from now on.
     form = first.get_by_role("form", name="Create an account")
@@ -65,6 +67,7 @@ def test_an_account_on_two_browsers(new_page: Any, server: str) -> None:
     assert first.locator(".signed-in strong").inner_text() == "acme_e2e"
     assert first.evaluate("localStorage.getItem('spades.player')") is None
     assert "spades_session" not in first.evaluate("document.cookie")  # HttpOnly
+    assert axe_violations(first) == []
 
     # A second browser signs in and sees the same finished game.
     second = new_page()
