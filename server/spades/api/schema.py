@@ -12,10 +12,13 @@ from .models import (
     CLIENT_MESSAGE,
     SERVER_MESSAGE,
     CreateRoom,
+    Credentials,
     Joined,
     JoinRoom,
     MyRooms,
+    NewPassword,
     NewPlayer,
+    Password,
     PlayerCreated,
     PlayerGames,
     PlayerOut,
@@ -23,6 +26,7 @@ from .models import (
     RoomHistory,
     RoomList,
     RoomOut,
+    SignIn,
     UpdateMe,
 )
 
@@ -53,6 +57,10 @@ def generated() -> str:
         ("PATCH /api/me body", UpdateMe),
         ("GET /api/me/rooms", MyRooms),
         ("GET /api/players/{id}/games", PlayerGames),
+        ("POST /api/account body (claim an account)", Credentials),
+        ("POST /api/session body (sign in)", SignIn),
+        ("POST /api/account/password body", NewPassword),
+        ("DELETE /api/account body", Password),
     ):
         parts.append(_block(title, TypeAdapter(model).json_schema()))
     return "\n".join(parts)
