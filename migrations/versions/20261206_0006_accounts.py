@@ -1,4 +1,4 @@
-"""accounts: an optional username and password on a player, and sign-in sessions
+"""accounts: an optional username and password on a player, passkeys, sign-in sessions
 
 Revision ID: 0006
 Revises: 0005
@@ -44,9 +44,40 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("id", name=op.f("pk_sessions")),
     )
     op.create_index(op.f("ix_sessions_player_id"), "sessions", ["player_id"])
+    # A passkey (WebAuthn credential) of an account: its id and public key, base64url.
+    op.create_table(
+        "passkeys",
+        sa.Column("id", sa.String(length=255), nullable=False),
+        sa.Column("player_id", sa.String(length=32), nullable=False),
+        sa.Column("public_key", sa.Text(), nullable=False),
+        sa.Column("sign_count", sa.BigInteger(), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("last_used_at", sa.DateTime(timezone=True), nullable=True),
+        sa.ForeignKeyConstraint(
+            ["player_id"],
+            ["players.id"],
+            name=op.f("fk_passkeys_player_id_players"),
+            ondelete="CASCADE",
+        ),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_passkeys")),
+    )
+    op.create_index(op.f("ix_passkeys_player_id"), "passkeys", ["player_id"])
+    # A WebAuthn challenge between its options and the answer (any process may get either).
+    op.create_table(
+        "auth_challenges",
+        sa.Column("id", sa.String(length=32), nullable=False),
+        sa.Column("challenge", sa.String(length=128), nullable=False),
+        sa.Column("purpose", sa.String(length=16), nullable=False),
+        sa.Column("player_id", sa.String(length=32), nullable=True),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_auth_challenges")),
+    )
 
 
 def downgrade() -> None:
+    op.drop_table("auth_challenges")
+    op.drop_index(op.f("ix_passkeys_player_id"), table_name="passkeys")
+    op.drop_table("passkeys")
     op.drop_index(op.f("ix_sessions_player_id"), table_name="sessions")
     op.drop_table("sessions")
     op.drop_index(op.f("ix_players_username_key"), table_name="players")

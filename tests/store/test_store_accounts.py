@@ -13,7 +13,10 @@ from sqlalchemy import inspect, text
 from store_support import FakeClock
 
 from spades.store import (
+    ChallengeRow,
     NotFound,
+    PasskeyRow,
+    PasskeyTaken,
     PlayerRow,
     PlayerTaken,
     RoomRow,
@@ -181,3 +184,31 @@ def test_the_accounts_migration_keeps_players(empty_db_url: str) -> None:
     assert "sessions" not in tables and "username" not in columns and rows == kept
     upgrade(empty_db_url)
     assert asyncio.run(read())[2] == kept
+
+
+async def test_passkeys_and_their_challenges(store: SqlStore, clock: FakeClock) -> None:
+    await store.create_player(PlayerRow(id="ann", secret_hash=""))
+    await store.claim_account("ann", "ann", "p")
+    at = clock.now
+    await store.add_challenge(ChallengeRow("c1", "xyz", "login", None, at))
+    with pytest.raises(NotFound):
+        await store.take_challenge("c1", "register")  # another purpose's: left alone
+    assert (await store.take_challenge("c1", "login")).challenge == "xyz"
+    with pytest.raises(NotFound):
+        await store.take_challenge("c1", "login")  # a challenge answers once
+    await store.add_challenge(ChallengeRow("old", "a", "login", None, at))
+    await store.add_challenge(ChallengeRow("new", "b", "login", None, at + timedelta(hours=1)))
+    with pytest.raises(NotFound):
+        await store.take_challenge("old", "login")  # never answered: gone with a later one
+    key = PasskeyRow(id="cred1", player_id="ann", public_key="pk", sign_count=0, created_at=at)
+    await store.add_passkey(key)
+    with pytest.raises(PasskeyTaken):
+        await store.add_passkey(key)
+    with pytest.raises(NotFound):
+        await store.add_passkey(PasskeyRow("cred2", "nobody", "pk", 0, at))
+    await store.use_passkey("cred1", 7)
+    got = await store.get_passkey("cred1")
+    assert (got.player_id, got.sign_count, got.last_used_at) == ("ann", 7, clock.now)
+    assert [p.id for p in await store.player_passkeys("ann")] == ["cred1"]
+    await store.delete_account("ann", shown_as=GONE)
+    assert await store.player_passkeys("ann") == []

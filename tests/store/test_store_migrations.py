@@ -26,6 +26,8 @@ TABLES = {
     "chat_messages",
     "players",
     "sessions",
+    "passkeys",
+    "auth_challenges",
 }
 
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from .protocol import (
     ActionRow,
+    ChallengeRow,
     CodeTaken,
     FencedOut,
     FinishedGame,
@@ -18,6 +19,8 @@ from .protocol import (
     GameRow,
     HandRow,
     NotFound,
+    PasskeyRow,
+    PasskeyTaken,
     PlayerGame,
     PlayerRow,
     PlayerTaken,
@@ -57,6 +60,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "ActionRow",
+    "ChallengeRow",
     "CodeTaken",
     "FencedOut",
     "FinishedGame",
@@ -64,6 +68,8 @@ __all__ = [
     "GameRow",
     "HandRow",
     "NotFound",
+    "PasskeyRow",
+    "PasskeyTaken",
     "PlayerGame",
     "PlayerRow",
     "PlayerTaken",

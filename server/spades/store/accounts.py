@@ -12,6 +12,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
 from .access import Access
+from .passkeys import delete_passkeys
 from .protocol import NotFound, PlayerRow, PlayerTaken, SessionRow, UsernameTaken
 from .tables import CHAT, GAME_SEATS, GAMES, PLAYERS, SEATS, SESSIONS, player_row, session_row
 
@@ -108,6 +109,7 @@ class AccountWrites:
                 update(GAME_SEATS).where(GAME_SEATS.c.player_id == player_id).values(name=shown_as)
             )
             _delete_sessions(conn, player_id, None)
+            delete_passkeys(conn, player_id)
             return int(
                 conn.execute(
                     update(PLAYERS)

@@ -123,6 +123,34 @@ class SessionModel(Base):
     user_agent: Mapped[str | None] = mapped_column(String(200))
 
 
+class PasskeyModel(Base):
+    """A passkey (WebAuthn credential) of an account: its id and public key (base64url)
+    and the authenticator's signature counter."""
+
+    __tablename__ = "passkeys"
+
+    id: Mapped[str] = mapped_column(String(255), primary_key=True)
+    player_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("players.id", ondelete="CASCADE"), index=True
+    )
+    public_key: Mapped[str] = mapped_column(Text)
+    sign_count: Mapped[int] = mapped_column(BigInteger)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class ChallengeModel(Base):
+    """A WebAuthn challenge handed out and not answered yet (used once, then deleted)."""
+
+    __tablename__ = "auth_challenges"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    challenge: Mapped[str] = mapped_column(String(128))
+    purpose: Mapped[str] = mapped_column(String(16))
+    player_id: Mapped[str | None] = mapped_column(String(32))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
 class SeatModel(Base):
     __tablename__ = "seats"
     __table_args__ = (CheckConstraint("seat BETWEEN 0 AND 3", name="seat"),)

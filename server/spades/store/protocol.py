@@ -59,6 +59,10 @@ class UsernameTaken(StoreError):
     nothing was stored."""
 
 
+class PasskeyTaken(StoreError):
+    """A passkey's credential id is already stored; nothing was stored."""
+
+
 class CodeTaken(StoreError):
     """A new room's join code (or id) is already used by another room; nothing was stored."""
 
@@ -110,6 +114,29 @@ class SessionRow:
     created_at: datetime
     last_used_at: datetime
     user_agent: str | None = None
+
+
+@dataclass
+class PasskeyRow:
+    """A passkey of an account (a WebAuthn credential), its id and key base64url."""
+
+    id: str
+    player_id: str
+    public_key: str
+    sign_count: int
+    created_at: datetime
+    last_used_at: datetime | None = None
+
+
+@dataclass
+class ChallengeRow:
+    """A WebAuthn challenge (base64url) handed out for `purpose`, for `player_id` if any."""
+
+    id: str
+    challenge: str
+    purpose: str
+    player_id: str | None
+    created_at: datetime
 
 
 @dataclass
@@ -353,6 +380,28 @@ class Store(Protocol):
 
     async def delete_sessions(self, player_id: str, *, keep: str | None = None) -> int:
         """Delete every session of the player (but `keep`); how many were."""
+        ...
+
+    # --- passkeys (WebAuthn; the api layer checks them) ----------------------------------
+
+    async def add_challenge(self, challenge: ChallengeRow) -> None: ...
+
+    async def take_challenge(self, challenge_id: str, purpose: str) -> ChallengeRow:
+        """The challenge, deleted as it is read (a challenge answers once). Raises NotFound
+        (also for another purpose's: then it is left)."""
+        ...
+
+    async def add_passkey(self, passkey: PasskeyRow) -> None:
+        """Raises PasskeyTaken (nothing stored) when its id is stored already, NotFound
+        when the player is unknown or deleted."""
+        ...
+
+    async def get_passkey(self, passkey_id: str) -> PasskeyRow: ...  # raises NotFound
+
+    async def player_passkeys(self, player_id: str) -> list[PasskeyRow]: ...
+
+    async def use_passkey(self, passkey_id: str, sign_count: int) -> None:
+        """Its counter after a sign-in, and its last use now."""
         ...
 
     async def purge_abandoned(self, older_than: timedelta) -> int:

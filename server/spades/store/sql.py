@@ -33,6 +33,7 @@ from .fences import fence_game, fence_room
 from .group_commit import CommitHook, CommitPath, GroupCommit, Job, Pending
 from .models import metadata
 from .owner_writes import OwnerWrite
+from .passkeys import PasskeyWrites
 from .protocol import (
     ActionRow,
     CodeTaken,
@@ -120,9 +121,9 @@ def _on_disk_sqlite(url: URL) -> bool:
     return url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:")
 
 
-class SqlStore(AccountWrites):
+class SqlStore(AccountWrites, PasskeyWrites):
     """`Store` on SQLAlchemy Core statements over the tables in `models` (accounts and
-    sessions: `accounts.AccountWrites`)."""
+    sessions: `accounts.AccountWrites`; passkeys: `passkeys.PasskeyWrites`)."""
 
     def __init__(
         self,

@@ -11,10 +11,12 @@ from sqlalchemy import Table
 
 from .models import (
     ActionModel,
+    ChallengeModel,
     ChatModel,
     GameModel,
     GameSeatModel,
     HandModel,
+    PasskeyModel,
     PlayerModel,
     RoomModel,
     SeatModel,
@@ -31,6 +33,8 @@ CHAT = cast(Table, ChatModel.__table__)
 PLAYERS = cast(Table, PlayerModel.__table__)
 GAME_SEATS = cast(Table, GameSeatModel.__table__)
 SESSIONS = cast(Table, SessionModel.__table__)
+PASSKEYS = cast(Table, PasskeyModel.__table__)
+CHALLENGES = cast(Table, ChallengeModel.__table__)
 
 UNFINISHED: tuple[RoomStatus, ...] = ("open", "playing")
 
