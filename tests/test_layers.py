@@ -67,6 +67,7 @@ OWNED_BY: dict[str, set[str]] = {
     "prometheus_client": {"api"},
     # Password hashing (argon2id): the accounts routes
     "argon2": {"api"},
+    "webauthn": {"api"},
     # Validation: wire models, room settings, configuration (bots and the engine stay plain)
     "pydantic": {"api", "rooms", "config"},
     "pydantic_settings": {"config"},

@@ -1,6 +1,7 @@
 // The home page's Account section: a guest may create an account (a username and a
-// password: the same player, their name and games kept) or sign in to one; a signed-in
-// browser may sign out, sign out everywhere, change the password or delete the account.
+// password: the same player, their name and games kept) or sign in to one (with its
+// password or a passkey); a signed-in browser may add a passkey, sign out, sign out
+// everywhere, change the password or delete the account.
 // The session is an HttpOnly cookie the server sets; this browser only remembers which
 // account it is signed in to (storage.getAccount) and asks GET /api/me whether it still is.
 
@@ -12,6 +13,10 @@ import { ensurePlayer } from "./player.js";
 import * as storage from "./storage.js";
 
 const USERNAME_HELP = "3 to 24 letters, digits, _ . or -";
+
+// Passkeys need the browser's WebAuthn JSON helpers (Chromium 129+, Firefox 119+, Safari 18+).
+const PASSKEYS = typeof window.PublicKeyCredential === "function"
+  && typeof window.PublicKeyCredential.parseCreationOptionsFromJSON === "function";
 
 function field(id, label, attrs) {
   return h("div", { class: "field" },
@@ -34,7 +39,8 @@ function guestView(model) {
         h("h3", {}, "Sign in"),
         field("signin-username", "Username", { autocomplete: "username", maxlength: 64 }),
         field("signin-password", "Password", { type: "password", autocomplete: "current-password", maxlength: 256 }),
-        h("button", { type: "submit", class: "btn", disabled: model.busy }, "Sign in"))),
+        h("button", { type: "submit", class: "btn", disabled: model.busy }, "Sign in"),
+        PASSKEYS ? h("button", { type: "button", class: "btn", "data-action": "passkey-sign-in", disabled: model.busy }, "Sign in with a passkey") : null)),
   ];
 }
 
@@ -45,7 +51,8 @@ function accountView(model) {
     h("p", { class: "signed-in" }, "Signed in as ", h("strong", {}, account.username), "."),
     h("div", { class: "inline" },
       h("button", { type: "button", class: "btn", "data-action": "sign-out", disabled: model.busy }, "Sign out"),
-      h("button", { type: "button", class: "btn", "data-action": "sign-out-everywhere", disabled: model.busy }, "Sign out everywhere")),
+      h("button", { type: "button", class: "btn", "data-action": "sign-out-everywhere", disabled: model.busy }, "Sign out everywhere"),
+      PASSKEYS ? h("button", { type: "button", class: "btn", "data-action": "add-passkey", disabled: model.busy }, "Add a passkey") : null),
     h("details", { class: "account-more", "data-key": "account-password-details", "data-keep-open": "" },
       h("summary", {}, "Change password"),
       h("form", { "data-form": "change-password" },
@@ -96,9 +103,9 @@ export function startAccount(el) {
     try {
       await work();
     } catch (err) {
-      model.error = err.status === 401 && err.detail === "wrong username or password"
-        ? "Wrong username or password."
-        : err.message || "Something went wrong";
+      // A passkey prompt closed without choosing one is no error worth a word.
+      if (err.name === "NotAllowedError" || err.name === "AbortError") model.error = "No passkey was used.";
+      else model.error = err.message || "Something went wrong";
     }
     model.busy = false;
     render();
@@ -122,6 +129,18 @@ export function startAccount(el) {
     "sign-out-everywhere": () => run(async () => {
       await api.signOutEverywhere();
       signedOut();
+    }),
+    "add-passkey": () => run(async () => {
+      const { challenge_id: challengeId, options } = await api.passkeyOptions();
+      const made = await navigator.credentials.create({ publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(options) });
+      await api.addPasskey({ challenge_id: challengeId, credential: made.toJSON() });
+      model.notice = "Passkey added: sign in with it on any browser that has it.";
+      announce(model.notice);
+    }),
+    "passkey-sign-in": () => run(async () => {
+      const { challenge_id: challengeId, options } = await api.passkeySignInOptions();
+      const used = await navigator.credentials.get({ publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(options) });
+      signedIn(await api.passkeySignIn({ challenge_id: challengeId, credential: used.toJSON() }));
     }),
     "submit:change-password": (form) => run(async () => {
       await api.changePassword({ current_password: value(form, "current-password"), new_password: value(form, "new-password") });

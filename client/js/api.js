@@ -107,3 +107,7 @@ export const signOut = () => call("DELETE", "/api/session", undefined, { player:
 export const signOutEverywhere = () => call("POST", "/api/account/sign-out-everywhere", undefined, { player: false });
 export const changePassword = (body) => call("POST", "/api/account/password", body, { player: false });
 export const deleteAccount = (body) => call("DELETE", "/api/account", body, { player: false });
+export const passkeyOptions = () => call("POST", "/api/account/passkeys/options", undefined, { player: false });
+export const addPasskey = (body) => call("POST", "/api/account/passkeys", body, { player: false });
+export const passkeySignInOptions = () => call("POST", "/api/session/passkey/options", undefined, { player: false });
+export const passkeySignIn = (body) => call("POST", "/api/session/passkey", body, { player: false });

@@ -61,6 +61,11 @@ class ErrorCode(StrEnum):
         "a change the session cookie authenticates came without its `X-Spades-CSRF` token "
         "(the `spades_csrf` cookie's value) or from another site; nothing changed (REST: 403)",
     )
+    BAD_PASSKEY = (
+        "bad_passkey",
+        "a passkey registration that could not be checked, or a challenge unknown or too old "
+        "(REST: 400; 409 for a passkey registered already)",
+    )
     USERNAME_TAKEN = "username_taken", "another account has that username (REST: 409)"
     HAS_ACCOUNT = (
         "has_account",

@@ -67,8 +67,8 @@ def limited_action(method: str, path: str) -> Action | None:
         return None
     if path in ("/api/rooms", "/api/solo", "/api/players", "/api/account"):
         return "create"
-    if _JOIN.match(path):
-        return "join"
+    if _JOIN.match(path) or path == "/api/session/passkey/options":
+        return "join"  # (a passkey challenge is a row in the database)
     return None
 
 
@@ -300,7 +300,8 @@ def _printable(value: Any) -> str:
 
 
 _MEANINGS = {
-    400: "the body could not be read as JSON",
+    400: "the body could not be read as JSON, or a passkey could not be checked "
+    "(`code`: `bad_passkey`)",
     401: "the player credential (`X-Spades-Player` or the session cookie) is missing, "
     "unknown, wrong or signed out (`code`: `bad_player`), or a wrong username or password "
     "(`code`: `bad_login`); nothing changed",

@@ -205,6 +205,25 @@ class Password(Strict):
     password: str = Field(max_length=PASSWORD_MAX)
 
 
+class PasskeyOptions(BaseModel):
+    challenge_id: str = Field(description="send it back with the authenticator's answer")
+    options: dict[str, Any] = Field(
+        description="WebAuthn options as JSON (`PublicKeyCredentialCreationOptionsJSON` "
+        "or `PublicKeyCredentialRequestOptionsJSON`: the browser's parse...FromJSON takes it)"
+    )
+
+
+class PasskeyAnswer(Strict):
+    challenge_id: str = Field(max_length=32)
+    credential: dict[str, Any] = Field(
+        description="the authenticator's answer as JSON (the browser's `credential.toJSON()`)"
+    )
+
+
+class PasskeyAdded(BaseModel):
+    id: str = Field(description="the passkey's credential id (base64url)")
+
+
 class UpdateMe(Strict):
     """What to change of your player: each field optional (left out or null: unchanged), at
     least one given."""

@@ -52,24 +52,39 @@ def _address(request: Request) -> str:
     return limit_key(request.client.host if request.client else "?")
 
 
-async def _password_checked(
-    request: Request, username: str, player: PlayerRow | None, password: str
-) -> None:
-    """Refuse (429) while the address or the account is over its failed sign-ins; check
-    the password (against a dummy hash without an account, the same work); a failure is
-    counted for both and refused (401, one answer for an unknown user and a wrong password)."""
-    limiter, address, account = _limiter(request), _address(request), username.lower()
-    if await limiter.blocked("login", address) or await limiter.blocked("login_account", account):
+async def login_allowed(request: Request, username: str | None) -> None:
+    """Refuse (429) while the address, or the account `username` names, is over its failed
+    sign-ins (passwords and passkeys alike)."""
+    limiter = _limiter(request)
+    if await limiter.blocked("login", _address(request)) or (
+        username is not None and await limiter.blocked("login_account", username.lower())
+    ):
         raise Refused(
             429,
             ErrorCode.TOO_MANY_LOGINS,
             "too many failed sign-ins; wait a minute",
             {"Retry-After": RETRY_AFTER},
         )
+
+
+async def login_failed(request: Request, username: str | None) -> None:
+    """Count a failed sign-in for the address (and the account `username` names)."""
+    limiter = _limiter(request)
+    await limiter.allow("login", _address(request))
+    if username is not None:
+        await limiter.allow("login_account", username.lower())
+
+
+async def _password_checked(
+    request: Request, username: str, player: PlayerRow | None, password: str
+) -> None:
+    """Refuse (429) while the address or the account is over its failed sign-ins; check
+    the password (against a dummy hash without an account, the same work); a failure is
+    counted for both and refused (401, one answer for an unknown user and a wrong password)."""
+    await login_allowed(request, username)
     if await password_matches(password, player.password_hash if player is not None else None):
         return
-    await limiter.allow("login", address)
-    await limiter.allow("login_account", account)
+    await login_failed(request, username)
     raise Refused(401, ErrorCode.BAD_LOGIN, WRONG)
 
 
