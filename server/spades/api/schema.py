@@ -18,6 +18,9 @@ from .models import (
     MyRooms,
     NewPassword,
     NewPlayer,
+    PasskeyAdded,
+    PasskeyAnswer,
+    PasskeyOptions,
     Password,
     PlayerCreated,
     PlayerGames,
@@ -61,6 +64,9 @@ def generated() -> str:
         ("POST /api/session body (sign in)", SignIn),
         ("POST /api/account/password body", NewPassword),
         ("DELETE /api/account body", Password),
+        ("Passkey options (both `.../options` routes)", PasskeyOptions),
+        ("POST /api/account/passkeys and /api/session/passkey body", PasskeyAnswer),
+        ("Passkey added", PasskeyAdded),
     ):
         parts.append(_block(title, TypeAdapter(model).json_schema()))
     return "\n".join(parts)
