@@ -8,6 +8,7 @@ password does (`sessions.open_session`)."""
 
 from __future__ import annotations
 
+import logging
 import secrets
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -23,7 +24,6 @@ from webauthn import (
     verify_registration_response,
 )
 from webauthn.helpers import base64url_to_bytes, bytes_to_base64url
-from webauthn.helpers.exceptions import WebAuthnException
 from webauthn.helpers.structs import (
     AuthenticatorSelectionCriteria,
     PublicKeyCredentialDescriptor,
@@ -42,6 +42,7 @@ from ..sessions import Refused, open_session, same_site
 from .accounts import login_allowed, login_failed, player_out
 
 router = APIRouter(tags=["accounts"])
+log = logging.getLogger(__name__)
 
 CHALLENGE_LIFE = timedelta(minutes=5)
 REGISTER, LOGIN = "register", "login"
@@ -133,7 +134,7 @@ async def add_passkey(body: PasskeyAnswer, signed_in: SignedIn, request: Request
             expected_rp_id=rp_id,
             expected_origin=origin,
         )
-    except (WebAuthnException, ValueError, KeyError, TypeError) as exc:
+    except Exception as exc:  # untrusted input: any failure to read or check it refuses it
         raise Refused(400, ErrorCode.BAD_PASSKEY, "the passkey could not be checked") from exc
     passkey = PasskeyRow(
         id=bytes_to_base64url(made.credential_id),
@@ -180,6 +181,11 @@ async def sign_in_with_passkey(
     rp_id, origin = relying_party(request)
     try:
         passkey = await store.get_passkey(str(body.credential.get("id", ""))[:255])
+        player = await store.get_player(passkey.player_id)
+    except NotFound as exc:
+        await login_failed(request, None)
+        raise Refused(401, ErrorCode.BAD_LOGIN, NO_PASSKEY) from exc
+    try:
         checked = verify_authentication_response(
             credential=body.credential,
             expected_challenge=base64url_to_bytes(row.challenge),
@@ -188,11 +194,10 @@ async def sign_in_with_passkey(
             credential_public_key=base64url_to_bytes(passkey.public_key),
             credential_current_sign_count=passkey.sign_count,
         )
-        player = await store.get_player(passkey.player_id)
-    except (NotFound, WebAuthnException, ValueError, KeyError, TypeError) as exc:
-        await login_failed(request, None)
-        raise Refused(401, ErrorCode.BAD_LOGIN, NO_PASSKEY) from exc
-    if player.deleted_at is not None:
+    except Exception as exc:  # untrusted input: any failure to read or check it refuses it
+        checked = None
+        log.info("a passkey sign-in was refused: %s", type(exc).__name__)
+    if checked is None or player.deleted_at is not None:
         await login_failed(request, None)
         raise Refused(401, ErrorCode.BAD_LOGIN, NO_PASSKEY)
     await store.use_passkey(passkey.id, checked.new_sign_count)
