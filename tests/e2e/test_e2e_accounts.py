@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 import pytest
-from test_e2e_players import axe_violations
+from test_e2e_players import axe_violations, overflow
 from websockets.sync.client import connect
 
 from support import choose
@@ -77,7 +77,7 @@ def test_an_account_on_three_browsers(new_page: Any, server: str) -> None:
     first.wait_for_function("!!localStorage.getItem('spades.player')")
     guest = first.evaluate("JSON.parse(localStorage.getItem('spades.player'))")
     finish_solo(server, f"{guest['id']}:{guest['secret']}")
-    assert axe_violations(first) == []
+    assert axe_violations(first) == [] and overflow(first) == []
 
     # The guest creates an account: the same player, signed in by a cookie from now on.
     form = first.get_by_role("form", name="Create an account")
@@ -88,7 +88,7 @@ def test_an_account_on_three_browsers(new_page: Any, server: str) -> None:
     assert first.locator(".signed-in strong").inner_text() == "acme_e2e"
     assert first.evaluate("localStorage.getItem('spades.player')") is None
     assert "spades_session" not in first.evaluate("document.cookie")  # HttpOnly
-    assert axe_violations(first) == []
+    assert axe_violations(first) == [] and overflow(first) == []
 
     # A second browser signs in and sees the same finished game.
     second = new_page(base_url=local)
@@ -110,7 +110,7 @@ def test_an_account_on_three_browsers(new_page: Any, server: str) -> None:
     cdp, authenticator = virtual_authenticator(second)
     second.goto("/")
     second.get_by_role("button", name="Add a passkey").click()
-    second.get_by_text("Passkey added").wait_for()
+    second.locator("#account [role=status]", has_text="Passkey added").wait_for()
     held = cdp.send("WebAuthn.getCredentials", {"authenticatorId": authenticator})
     assert len(held["credentials"]) == 1
     third = new_page(base_url=local)
