@@ -114,6 +114,20 @@ async def test_claiming_an_account_keeps_the_player(server: Server) -> None:
         assert again.status_code == 409 and again.json()["code"] == ErrorCode.HAS_ACCOUNT
 
 
+async def test_the_session_cookie_is_secure_over_tls(server: Server) -> None:
+    # Over TLS, here as a trusted proxy says it (X-Forwarded-Proto), the cookies are Secure.
+    async with browser(server) as client:
+        await account(client, "Ida", "ida")
+        signed = await client.post(
+            "/api/session",
+            json={"username": "ida", "password": PASSWORD},
+            headers={"X-Forwarded-Proto": "https"},
+        )
+        assert signed.status_code == 200
+        cookies = signed.headers.get_list("set-cookie")
+        assert len(cookies) == 2 and all("; Secure" in c for c in cookies), cookies
+
+
 async def test_wrong_password_and_unknown_user_answer_alike(server: Server) -> None:
     async with browser(server) as first, browser(server) as second:
         made = await account(first, "Cid", "cid")
