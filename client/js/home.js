@@ -1,8 +1,9 @@
 // The home page controller: keeps the form in localStorage, calls the REST API, and
 // goes to /r/{code} once a room exists (the seat token is stored first).
 
+import { startAccount } from "./account.js";
 import * as api from "./api.js";
-import { mount, trackDirty } from "./dom.js";
+import { h, mount, trackDirty } from "./dom.js";
 import { bindActions } from "./input.js";
 import { ensurePlayer, keepName, nameKept } from "./player.js";
 import * as storage from "./storage.js";
@@ -26,7 +27,10 @@ export function startHome(main) {
     fieldErrors: null, // {field id: the reason in words}, said under each field refused
   };
 
-  const render = () => mount(main, renderHome(model));
+  // The Account section keeps its own state: the same element is put back at each render.
+  const accountEl = h("section", { id: "account" });
+  startAccount(accountEl);
+  const render = () => mount(main, [renderHome(model), accountEl]);
 
   const currentName = () => {
     const field = main.querySelector("#player-name");
@@ -133,6 +137,19 @@ export function startHome(main) {
   };
 
   bindActions(main, {
+    // "Return to your game" on a device that has no token for that seat (signed in
+    // elsewhere first): joining gives the player their own seat back, with a new token.
+    "return": async ({ code }) => {
+      if (!storage.getToken(code)) {
+        try {
+          const joined = await api.joinRoom(code, { name: model.name || "Player" });
+          if (joined.token) storage.setToken(code, joined.token);
+        } catch {
+          // the room page explains whatever is wrong
+        }
+      }
+      location.assign(`/r/${encodeURIComponent(code)}`);
+    },
     "refresh-rooms": () => {
       model.roomsLoading = true;
       loadRooms();

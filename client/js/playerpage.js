@@ -10,7 +10,7 @@ import { announce } from "./announce.js";
 import * as api from "./api.js";
 import { SEAT_NAMES } from "./cards.js";
 import { h, mount } from "./dom.js";
-import * as storage from "./storage.js";
+import { myId } from "./player.js";
 
 function result(game) {
   if (game.winner === null || game.winner === undefined) return "No winner";
@@ -120,7 +120,7 @@ function pageView(model) {
     return h("section", { class: "card-panel center-box" }, h("h1", {}, "Couldn't load the games"), h("p", {}, model.error), h("a", { class: "btn primary", href: "/" }, "Back to home"));
   }
   if (!model.player) return h("section", { class: "card-panel center-box" }, h("p", { class: "muted" }, "Loading the games…"));
-  const mine = storage.getPlayer() && storage.getPlayer().id === model.player.id;
+  const mine = myId() === model.player.id;
   const title = mine ? "Your finished games" : `${model.player.name || "A player"}'s finished games`;
   return h("section", { class: "card-panel", "aria-labelledby": "player-title" },
     h("h1", { id: "player-title" }, title),

@@ -2,7 +2,7 @@
 player's totals per mode, kept in the transaction that finishes a game
 
 Revision ID: 0007
-Revises: 0005
+Revises: 0006
 Create Date: 2026-12-06 16:00:00
 
 """
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0007"
-down_revision: str | None = "0005"
+down_revision: str | None = "0006"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

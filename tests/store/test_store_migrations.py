@@ -27,6 +27,9 @@ TABLES = {
     "players",
     "game_results",
     "player_stats",
+    "sessions",
+    "passkeys",
+    "auth_challenges",
 }
 
 

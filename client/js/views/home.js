@@ -101,7 +101,7 @@ function myRoomsSection(model) {
           h("strong", {}, `Room ${room.code}`),
           h("div", { class: "muted small" }, [STATUS_TEXT[room.status] || room.status, others.length ? ` · with ${others.join(", ")}` : ""].join(""))),
         h("div", { class: "room-item-end" },
-          h("a", { class: "btn primary small", href: `/r/${encodeURIComponent(room.code)}`, "data-key": `return-${room.code}` }, "Return to your game")));
+          h("a", { class: "btn primary small", href: `/r/${encodeURIComponent(room.code)}`, "data-key": `return-${room.code}`, "data-action": "return", "data-code": room.code }, "Return to your game")));
     })));
 }
 

@@ -157,13 +157,74 @@ class PlayerCreated(BaseModel):
     name: str | None
 
 
-class PlayerOut(BaseModel):
+class PlayerShown(BaseModel):
+    """A player as their page shows them (to others too: no username, which only signs in)."""
+
     id: str
     name: str | None
     public: bool = Field(
         description="whether others may see the player's page; false (private) until the "
         "player chooses otherwise"
     )
+
+
+class PlayerOut(PlayerShown):
+    """You (GET /api/me)."""
+
+    username: str | None = Field(
+        None, description="the account's username; null for a guest (no account)"
+    )
+    account: bool = Field(False, description="whether the player has an account")
+
+
+USERNAME = r"^[A-Za-z0-9_.-]{3,24}$"
+PASSWORD_MIN, PASSWORD_MAX = 8, 256
+
+
+class Credentials(Strict):
+    """A username and a password: claiming an account, or signing in."""
+
+    username: str = Field(
+        pattern=USERNAME,
+        max_length=24,
+        description="3 to 24 letters, digits, `_`, `.` or `-`; compared without case",
+    )
+    password: str = Field(min_length=PASSWORD_MIN, max_length=PASSWORD_MAX)
+
+
+class SignIn(Strict):
+    """Any text is taken (a wrong username and a wrong password are answered alike)."""
+
+    username: str = Field(max_length=64)
+    password: str = Field(max_length=PASSWORD_MAX)
+
+
+class NewPassword(Strict):
+    current_password: str = Field(max_length=PASSWORD_MAX)
+    new_password: str = Field(min_length=PASSWORD_MIN, max_length=PASSWORD_MAX)
+
+
+class Password(Strict):
+    password: str = Field(max_length=PASSWORD_MAX)
+
+
+class PasskeyOptions(BaseModel):
+    challenge_id: str = Field(description="send it back with the authenticator's answer")
+    options: dict[str, Any] = Field(
+        description="WebAuthn options as JSON (`PublicKeyCredentialCreationOptionsJSON` "
+        "or `PublicKeyCredentialRequestOptionsJSON`: the browser's parse...FromJSON takes it)"
+    )
+
+
+class PasskeyAnswer(Strict):
+    challenge_id: str = Field(max_length=32)
+    credential: dict[str, Any] = Field(
+        description="the authenticator's answer as JSON (the browser's `credential.toJSON()`)"
+    )
+
+
+class PasskeyAdded(BaseModel):
+    id: str = Field(description="the passkey's credential id (base64url)")
 
 
 class UpdateMe(Strict):
@@ -218,7 +279,7 @@ class PlayedGame(BaseModel):
 
 
 class PlayerGames(BaseModel):
-    player: PlayerOut
+    player: PlayerShown
     games: list[PlayedGame] = Field(description="finished games, newest first")
     next_before: int | None = Field(
         description="`before` for the next page (older games); null on the last page"
@@ -252,7 +313,7 @@ class ModeStats(BaseModel):
 
 
 class PlayerStats(BaseModel):
-    player: PlayerOut
+    player: PlayerShown
     modes: list[ModeStats] = Field(
         description="partnership then individual, each there (zeros where none was played)"
     )

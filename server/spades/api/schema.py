@@ -12,10 +12,16 @@ from .models import (
     CLIENT_MESSAGE,
     SERVER_MESSAGE,
     CreateRoom,
+    Credentials,
     Joined,
     JoinRoom,
     MyRooms,
+    NewPassword,
     NewPlayer,
+    PasskeyAdded,
+    PasskeyAnswer,
+    PasskeyOptions,
+    Password,
     PlayerCreated,
     PlayerGames,
     PlayerOut,
@@ -24,6 +30,7 @@ from .models import (
     RoomHistory,
     RoomList,
     RoomOut,
+    SignIn,
     UpdateMe,
 )
 
@@ -55,6 +62,13 @@ def generated() -> str:
         ("GET /api/me/rooms", MyRooms),
         ("GET /api/players/{id}/games", PlayerGames),
         ("GET /api/players/{id}/stats and GET /api/me/stats", PlayerStats),
+        ("POST /api/account body (claim an account)", Credentials),
+        ("POST /api/session body (sign in)", SignIn),
+        ("POST /api/account/password body", NewPassword),
+        ("DELETE /api/account body", Password),
+        ("Passkey options (both `.../options` routes)", PasskeyOptions),
+        ("POST /api/account/passkeys and /api/session/passkey body", PasskeyAnswer),
+        ("Passkey added", PasskeyAdded),
     ):
         parts.append(_block(title, TypeAdapter(model).json_schema()))
     return "\n".join(parts)

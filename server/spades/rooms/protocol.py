@@ -111,8 +111,10 @@ class Sit(ClientMessageBase):
     player: str | None = Field(
         None,
         max_length=MAX_CREDENTIAL,
-        description="the sitter's player credential `ID:SECRET` (recorded on the seat); "
-        "null = no player",
+        description="the sitter's guest credential `ID:SECRET` (recorded on the seat); "
+        "left out or null on a socket whose handshake carried a signed-in session cookie: "
+        "that account's player; else no player. A player who already has a seat in the "
+        "room (by their account, from another device) is given that seat back",
     )
 
 

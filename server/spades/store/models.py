@@ -97,6 +97,58 @@ class PlayerModel(Base):
     name: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     public: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # An account (optional): a username (as typed, and lower-cased for comparing: unique)
+    # and an argon2id password hash. A player with an account has no guest secret left
+    # (`secret_hash` ""): it is reached through sessions only.
+    username: Mapped[str | None] = mapped_column(String(32))
+    username_key: Mapped[str | None] = mapped_column(String(32), unique=True, index=True)
+    password_hash: Mapped[str | None] = mapped_column(String(256))
+    # A deleted account: its row stays (games name it as "a deleted player"), emptied.
+    deleted_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class SessionModel(Base):
+    """A signed-in browser: the hash of the secret its cookie holds. Deleted on sign-out
+    (or when its player signs out everywhere, changes password or deletes the account)."""
+
+    __tablename__ = "sessions"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    player_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("players.id", ondelete="CASCADE"), index=True
+    )
+    secret_hash: Mapped[str] = mapped_column(String(128))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    last_used_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    user_agent: Mapped[str | None] = mapped_column(String(200))
+
+
+class PasskeyModel(Base):
+    """A passkey (WebAuthn credential) of an account: its id and public key (base64url)
+    and the authenticator's signature counter."""
+
+    __tablename__ = "passkeys"
+
+    id: Mapped[str] = mapped_column(String(255), primary_key=True)
+    player_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("players.id", ondelete="CASCADE"), index=True
+    )
+    public_key: Mapped[str] = mapped_column(Text)
+    sign_count: Mapped[int] = mapped_column(BigInteger)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class ChallengeModel(Base):
+    """A WebAuthn challenge handed out and not answered yet (used once, then deleted)."""
+
+    __tablename__ = "auth_challenges"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    challenge: Mapped[str] = mapped_column(String(128))
+    purpose: Mapped[str] = mapped_column(String(16))
+    player_id: Mapped[str | None] = mapped_column(String(32))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
 class SeatModel(Base):

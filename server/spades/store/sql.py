@@ -24,6 +24,7 @@ from spades.engine.stats import Counts, SeatStats
 
 from . import owner_writes, player_stats, purge, reads, sqlite_log
 from .access import Access
+from .accounts import AccountWrites
 from .commit_engine import EnginePath
 from .commit_pg import PgInlinePath, PgWriterPath
 from .commit_sqlite import SqliteThreadPath
@@ -33,6 +34,7 @@ from .fences import fence_game, fence_room
 from .group_commit import CommitHook, CommitPath, GroupCommit, Job, Pending
 from .models import metadata
 from .owner_writes import OwnerWrite
+from .passkeys import PasskeyWrites
 from .protocol import (
     ActionRow,
     CodeTaken,
@@ -120,8 +122,9 @@ def _on_disk_sqlite(url: URL) -> bool:
     return url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:")
 
 
-class SqlStore:
-    """`Store` on SQLAlchemy Core statements over the tables in `models`."""
+class SqlStore(AccountWrites, PasskeyWrites):
+    """`Store` on SQLAlchemy Core statements over the tables in `models` (accounts and
+    sessions: `accounts.AccountWrites`; passkeys: `passkeys.PasskeyWrites`)."""
 
     def __init__(
         self,
