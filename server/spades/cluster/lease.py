@@ -90,15 +90,19 @@ class RedisOwnership:
 
     owns_everything = False
 
-    def __init__(self, redis: Any, *, prefix: str, node_id: str, ttl: float) -> None:
+    def __init__(
+        self, redis: Any, *, prefix: str, node_id: str, ttl: float, renewer: Any = None
+    ) -> None:
         self.redis = redis
+        # Renewal's own client (its own connection); the shared one when not given.
+        self.renewer = redis if renewer is None else renewer
         self.prefix = prefix
         self.node_id = node_id
         self.ttl = ttl
         self.held: dict[str, str] = {}  # room id -> the lease's value
         self._callbacks: list[Callable[[str], None]] = []
         self._claim = redis.register_script(CLAIM)
-        self._renew = redis.register_script(RENEW)
+        self._renew = self.renewer.register_script(RENEW)
         self._release = redis.register_script(RELEASE)
         self._hand_over = redis.register_script(HAND_OVER)
         self._raise_fence = redis.register_script(RAISE_FENCE)
@@ -208,7 +212,7 @@ class RedisOwnership:
     async def renew_once(self) -> None:
         """Renew every held lease; drop the ones another process took or that lapsed."""
         started = time.monotonic()
-        async with self.redis.pipeline(transaction=False) as pipe:
+        async with self.renewer.pipeline(transaction=False) as pipe:
             pipe.set(self.alive_key(self.node_id), str(len(self.held)), px=self.ttl_ms)
             pipe.sadd(self.nodes_key, self.node_id)
             await pipe.execute()

@@ -11,6 +11,7 @@ import contextlib
 import logging
 import os
 import random
+import re
 import secrets
 import socket
 import time
@@ -22,7 +23,8 @@ from spades.rooms import Room, RoomError, RoomManager
 from .health import Health
 from .lease import RedisOwnership
 from .limits import RedisLimiter
-from .relay import Relay, RelayedRoom
+from .links import RelayedRoom
+from .relay import Relay
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +38,12 @@ def node_name(configured: str) -> str:
     so a restarted process never mistakes its predecessor's leases for its own."""
     base = configured or f"{socket.gethostname()}-{os.getpid()}"
     return f"{base}-{secrets.token_hex(3)}"
+
+
+def client_name(node: str, job: str = "") -> str:
+    """The name a process's Redis connections carry (`CLIENT SETNAME` takes no spaces)."""
+    safe = re.sub(r"[^A-Za-z0-9._:-]", "_", node)
+    return f"spades:{safe}" + (f":{job}" if job else "")
 
 
 def redis_limiter(settings: Settings) -> RedisLimiter:
@@ -87,19 +95,33 @@ class ClusterNode:
     ) -> None:
         import redis.asyncio as aioredis
 
+        name = node_name(node_id)
         # A blocking pool: a burst (a dead process's players all reconnecting) waits for a
-        # free connection instead of failing with "too many connections".
+        # free connection instead of failing with "too many connections". Each connection
+        # carries the process's name (CLIENT LIST, CLIENT KILL: docs/operations.md).
         pool = aioredis.BlockingConnectionPool.from_url(
             redis_url,
             max_connections=REDIS_CONNECTIONS,
             timeout=max(1.0, lease_ttl),
             socket_timeout=max(1.0, lease_ttl / 2),
             socket_connect_timeout=2.0,
+            client_name=client_name(name),
         )
         self.redis: Any = aioredis.Redis(connection_pool=pool)
+        # Lease renewal's own connection: a reconnect storm on the shared pool (every
+        # connection busy or waited for) must not make this process lose its rooms.
+        renewal_pool = aioredis.BlockingConnectionPool.from_url(
+            redis_url,
+            max_connections=1,
+            timeout=max(1.0, lease_ttl / 3),
+            socket_timeout=max(1.0, lease_ttl / 2),
+            socket_connect_timeout=2.0,
+            client_name=client_name(name, "lease"),
+        )
+        self.renewer: Any = aioredis.Redis(connection_pool=renewal_pool)
         self.prefix = prefix
         self.ownership = RedisOwnership(
-            self.redis, prefix=prefix, node_id=node_name(node_id), ttl=lease_ttl
+            self.redis, prefix=prefix, node_id=name, ttl=lease_ttl, renewer=self.renewer
         )
         self.node_id = self.ownership.node_id
         self.orphan_every = orphan_every
@@ -328,3 +350,5 @@ class ClusterNode:
             await self.health.close()
         with contextlib.suppress(Exception):
             await self.redis.aclose()
+        with contextlib.suppress(Exception):
+            await self.renewer.aclose()
