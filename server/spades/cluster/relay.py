@@ -51,6 +51,10 @@ from .remotes import EXPIRE_AFTER, Remotes, heartbeat_every
 log = logging.getLogger(__name__)
 
 CALL_TIMEOUT = 5.0  # seconds an edge waits for the owner's reply to a REST call
+# At most this long for an owner to answer `yield` (a ttl/2 when shorter): an owner that
+# does not answer at once is paused or overloaded, and the socket is better relayed (or
+# told to reconnect once the lease lapses) than kept waiting a whole CALL_TIMEOUT.
+YIELD_TIMEOUT = 1.0
 
 _ERRORS: dict[str, type[RoomError]] = {
     "RoomNotFound": RoomNotFound,
@@ -268,14 +272,16 @@ class Relay:
 
     # --- REST calls -------------------------------------------------------------------
 
-    async def call(self, owner: str, code: str, op: str, *args: Any) -> Any:
+    async def call(
+        self, owner: str, code: str, op: str, *args: Any, timeout: float = CALL_TIMEOUT
+    ) -> Any:
         """Ask the owner's room actor; raises the RoomError the owner raised."""
         call_id = next(self._call_ids)
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._calls[call_id] = future
         self.post(owner, {"t": "q", "r": call_id, "room": code, "op": op, "args": list(args)})
         try:
-            reply = await asyncio.wait_for(future, CALL_TIMEOUT)
+            reply = await asyncio.wait_for(future, timeout)
         except TimeoutError as exc:
             raise OwnedElsewhere(owner, code) from exc
         finally:
@@ -403,7 +409,8 @@ class Relay:
 
     async def _ask_to_yield(self, owner: str, code: str) -> bool:
         try:
-            handed = bool(await self.call(owner, code, "yield"))
+            wait = min(YIELD_TIMEOUT, max(0.2, self.ownership.ttl / 2))
+            handed = bool(await self.call(owner, code, "yield", timeout=wait))
         except RoomError:
             return False
         if handed:
