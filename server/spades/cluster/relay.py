@@ -51,6 +51,9 @@ from .remotes import EXPIRE_AFTER, Remotes, heartbeat_every
 log = logging.getLogger(__name__)
 
 CALL_TIMEOUT = 5.0  # seconds an edge waits for the owner's reply to a REST call
+# Messages waiting to be published at most. Past it (Redis hangs, a partition), new ones are
+# dropped as undelivered: their sockets are told to reconnect rather than memory grow.
+OUTBOX_LIMIT = 20_000
 # At most this long for an owner to answer `yield` (a ttl/2 when shorter): an owner that
 # does not answer at once is paused or overloaded, and the socket is better relayed (or
 # told to reconnect once the lease lapses) than kept waiting a whole CALL_TIMEOUT.
@@ -81,8 +84,10 @@ class Relay:
         self._lapses: dict[str, asyncio.Task[None]] = {}
         self._yields: dict[str, asyncio.Task[bool]] = {}
         self._call_ids = itertools.count(1)
-        # (channel, payload, what to call when not delivered, sent again until (monotonic))
-        self._outbox: list[tuple[str, bytes, Callable[[], None] | None, float | None]] = []
+        # (channel, payload, what to call when not delivered, sent again after a failed
+        # publish, stale from (monotonic)): bounded (OUTBOX_LIMIT), stale ones dropped
+        self._outbox: list[tuple[str, bytes, Callable[[], None] | None, bool, float]] = []
+        self.dropped = 0  # messages dropped unsent: stale, or past the outbox's bound
         self._wake = asyncio.Event()
         self._warned = 0.0
         self.subscribed = False  # to this process's channel: nothing is relayed without it
@@ -104,11 +109,34 @@ class Relay:
         """Queue a message. `deaf`: called when it was not delivered (nobody listened, or
         the publish failed). `retry`: a close or detach, which may be sent twice, so a failed
         publish sends it again (for a ttl; after that every link and room is dropped anyway),
-        or the other end would hold a socket nobody serves."""
+        or the other end would hold a socket nobody serves.
+
+        A message still unsent a ttl after it was queued is stale (the room may have moved,
+        the socket was told to reconnect): dropped as undelivered, never published late."""
         message["e"] = self.node_id
-        until = time.monotonic() + self.ownership.ttl if retry else None
-        self._outbox.append((self.channel_of(node), orjson.dumps(message), deaf, until))
+        if len(self._outbox) >= OUTBOX_LIMIT:
+            self._drop(deaf, f"relay: {OUTBOX_LIMIT} messages wait already: dropped")
+            return
+        stale = time.monotonic() + self.ownership.ttl
+        self._outbox.append((self.channel_of(node), orjson.dumps(message), deaf, retry, stale))
         self._wake.set()
+
+    def _drop(self, deaf: Callable[[], None] | None, why: str) -> None:
+        self.dropped += 1
+        if time.monotonic() - self._warned >= 1.0:  # not 20 lines a second
+            self._warned = time.monotonic()
+            log.warning("%s (%d so far)", why, self.dropped)
+        if deaf is not None:  # later: the caller may be in the middle of something
+            asyncio.get_running_loop().call_soon(deaf)
+
+    def _fresh(self, batch: list[Any]) -> list[Any]:
+        now = time.monotonic()
+        if all(item[4] > now for item in batch):
+            return batch
+        for item in batch:
+            if item[4] <= now:
+                self._drop(item[2], "relay: a message waited a ttl unsent: dropped")
+        return [item for item in batch if item[4] > now]
 
     async def _publisher(self) -> None:
         while True:
@@ -116,10 +144,13 @@ class Relay:
             self._wake.clear()
             while self._outbox:
                 batch, self._outbox = self._outbox[:500], self._outbox[500:]
+                batch = self._fresh(batch)
+                if not batch:
+                    continue
                 failed = False
                 try:
                     async with self.redis.pipeline(transaction=False) as pipe:
-                        for channel, payload, _, _ in batch:
+                        for channel, payload, _, _, _ in batch:
                             pipe.publish(channel, payload)
                         heard = await pipe.execute()
                 except Exception as exc:
@@ -129,8 +160,8 @@ class Relay:
                     heard = [0] * len(batch)
                     failed = True
                 for item, listeners in zip(batch, heard, strict=True):
-                    _, _, deaf, until = item
-                    if failed and until is not None and time.monotonic() < until:
+                    _, _, deaf, retry, stale = item
+                    if failed and retry and time.monotonic() < stale:
                         self._outbox.append(item)
                     elif deaf is not None and not listeners:
                         deaf()  # the process at the other end is gone, or Redis is
