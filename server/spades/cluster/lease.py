@@ -2,7 +2,8 @@
 
 A lease is one key per room, `SET NX PX ttl`, whose value names the holder and the fencing
 number it got from `INCR` on the room's fence key (which only grows, and outlives leases).
-The holder renews every lease it has every ttl/3 with a compare-and-renew script, and
+The holder renews every lease it has every ttl/3 (every 0.5 s at most: a pause of up to
+ttl - 0.5 s never lets a lease lapse) with a compare-and-renew script, and
 releases with compare-and-delete, so a process can never extend or delete a lease that a
 newer owner holds. A lease that lapsed while its holder was paused is taken again at the next
 renewal when nobody took it since (its fencing number is still the room's latest); a lease
@@ -99,6 +100,7 @@ return 1
 """
 
 RENEW_CHUNK = 500
+RENEW_AT_MOST = 0.5  # seconds between renewals, however long the ttl is
 
 
 def holder_of(value: bytes | str | None) -> str | None:
@@ -172,6 +174,11 @@ class RedisOwnership:
                 with contextlib.suppress(ValueError):
                     loads[member] = int(value)
         return loads
+
+    @property
+    def renew_every(self) -> float:
+        """Seconds between renewals: a lease lapses only after a pause of ttl minus this."""
+        return min(self.ttl / 3, RENEW_AT_MOST)
 
     @property
     def ttl_ms(self) -> int:
@@ -263,7 +270,7 @@ class RedisOwnership:
         self._last_renewed = started
 
     async def run(self) -> None:
-        """Renew every ttl/3 until cancelled. Redis out of reach for a whole ttl: every
+        """Renew every `renew_every` s until cancelled. Redis out of reach for a whole ttl: every
         lease may have lapsed and been taken, so every room is dropped here."""
         self._last_renewed = time.monotonic()
         while True:
@@ -283,7 +290,7 @@ class RedisOwnership:
                         self._lose(room_id)
                 else:
                     log.warning("lease renewal failed: %s", exc)
-            await asyncio.sleep(self.ttl / 3)
+            await asyncio.sleep(self.renew_every)
 
     async def release_all(self) -> None:
         for room_id in list(self.held):

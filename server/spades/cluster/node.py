@@ -113,7 +113,7 @@ class ClusterNode:
         renewal_pool = aioredis.BlockingConnectionPool.from_url(
             redis_url,
             max_connections=1,
-            timeout=max(1.0, lease_ttl / 3),
+            timeout=max(0.5, lease_ttl / 3),
             socket_timeout=max(1.0, lease_ttl / 2),
             socket_connect_timeout=2.0,
             client_name=client_name(name, "lease"),
