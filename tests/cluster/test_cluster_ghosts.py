@@ -24,6 +24,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from spades.codes import CloseCode, ErrorCode
+from wire import receive
 
 CAP = 2  # spectators per room
 
@@ -74,11 +75,15 @@ class SubscriptionCutter:
 
 
 async def until_state(ws: ClientConnection, test: Any) -> dict[str, Any]:
+    """The state the client holds (states and events applied) once `test` holds for it."""
+    held: dict[str, Any] | None = None
     while True:
         message = json.loads(await asyncio.wait_for(ws.recv(), RECV_LIMIT))
         assert message["type"] != "error", message
-        if message["type"] == "state" and test(message):
-            return message
+        if message["type"] in ("state", "event"):
+            held = receive(held, message)
+            if test(held):
+                return held
 
 
 async def spectator_sees(base: str, code: str, test: Any) -> dict[str, Any]:
