@@ -25,6 +25,7 @@ from .lease import RedisOwnership
 from .limits import RedisLimiter
 from .links import RelayedRoom
 from .relay import Relay
+from .seal import Seal
 
 log = logging.getLogger(__name__)
 
@@ -92,6 +93,7 @@ class ClusterNode:
         orphan_every: float,
         orphan_batch: int,
         follow_sockets: bool = True,
+        secret: str = "",
     ) -> None:
         import redis.asyncio as aioredis
 
@@ -127,6 +129,7 @@ class ClusterNode:
         self.orphan_every = orphan_every
         self.orphan_batch = orphan_batch
         self.follow_sockets = follow_sockets
+        self.seal = Seal(secret) if secret else None
         self.redis_url = redis_url
         self.relay: Relay | None = None
         self.health: Health | None = None
@@ -146,6 +149,7 @@ class ClusterNode:
             orphan_every=settings.orphan_sweep_seconds,
             orphan_batch=settings.orphan_batch,
             follow_sockets=settings.follow_sockets,
+            secret=settings.cluster_secret,
         )
 
     async def find(self, code: str) -> Room | RelayedRoom:
@@ -176,8 +180,17 @@ class ClusterNode:
         self.manager = manager
         await self.redis.ping()
         await self.ownership.renew_once()  # our liveness key, before any room is claimed
+        if self.seal is None:
+            log.warning(
+                "SPADES_CLUSTER_SECRET is not set: seat tokens and hands cross Redis in clear, "
+                "and anything that can publish to Redis can pass for a process of the cluster"
+            )
         self.relay = Relay(
-            self.redis, prefix=self.prefix, ownership=self.ownership, manager=manager
+            self.redis,
+            prefix=self.prefix,
+            ownership=self.ownership,
+            manager=manager,
+            seal=self.seal,
         )
         await self.relay.start()
         await self._seed_rooms(manager)

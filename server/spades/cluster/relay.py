@@ -47,6 +47,7 @@ from spades.rooms.observer import now
 from .lease import RedisOwnership
 from .links import EdgeWatch, RelayedRoom
 from .remotes import EXPIRE_AFTER, Remotes, heartbeat_every
+from .seal import Seal
 
 log = logging.getLogger(__name__)
 
@@ -68,9 +69,16 @@ _ERRORS: dict[str, type[RoomError]] = {
 
 class Relay:
     def __init__(
-        self, redis: Any, *, prefix: str, ownership: RedisOwnership, manager: RoomManager
+        self,
+        redis: Any,
+        *,
+        prefix: str,
+        ownership: RedisOwnership,
+        manager: RoomManager,
+        seal: Seal | None = None,
     ) -> None:
         self.redis = redis
+        self.seal = seal  # every message sealed with the cluster secret (seal.py), if set
         self.prefix = prefix
         self.ownership = ownership
         self.node_id = ownership.node_id
@@ -118,7 +126,10 @@ class Relay:
             self._drop(deaf, f"relay: {OUTBOX_LIMIT} messages wait already: dropped")
             return
         stale = time.monotonic() + self.ownership.ttl
-        self._outbox.append((self.channel_of(node), orjson.dumps(message), deaf, retry, stale))
+        channel, payload = self.channel_of(node), orjson.dumps(message)
+        if self.seal is not None:
+            payload = self.seal.close(payload, channel)
+        self._outbox.append((channel, payload, deaf, retry, stale))
         self._wake.set()
 
     def _drop(self, deaf: Callable[[], None] | None, why: str) -> None:
@@ -222,11 +233,26 @@ class Relay:
         async for item in pubsub.listen():
             if item.get("type") != "message":
                 continue
+            data = item["data"]
+            if self.seal is not None:
+                data = self.seal.open(data, self.channel)
+                if data is None:  # not from a process of this cluster, or replayed late
+                    self._refused()
+                    continue
             try:
-                message = orjson.loads(item["data"])
+                message = orjson.loads(data)
                 self._dispatch(message)
             except Exception:
                 log.exception("relay: bad message")
+
+    def _refused(self) -> None:
+        assert self.seal is not None
+        if time.monotonic() - self._warned >= 1.0:
+            self._warned = time.monotonic()
+            log.warning(
+                "relay: a message not sealed with the cluster secret was refused (%d so far)",
+                self.seal.refused,
+            )
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
         task = asyncio.get_running_loop().create_task(coro)
