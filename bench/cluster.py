@@ -167,6 +167,7 @@ class ClusterServer:
             SPADES_MESSAGES_PER_SECOND="1000",
             SPADES_MESSAGE_BURST="1000",
             SPADES_ABANDON_AFTER="100000",
+            SPADES_CLUSTER_SECRET=secrets.token_urlsafe(24),  # sealed, as compose runs it
             **(extra or {}),
         )
         subprocess.run(
