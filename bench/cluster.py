@@ -398,28 +398,34 @@ def cluster_settings(args: argparse.Namespace) -> dict[str, str]:
 
 
 async def failover(args: argparse.Namespace) -> dict[str, Any]:
-    cluster = ClusterServer(args.processes, extra=cluster_settings(args))
+    paused = args.signal == "stop"
+    extra = cluster_settings(args)
+    if paused:  # the rooms stay on the victim, their sockets relayed where HAProxy lands
+        extra["SPADES_FOLLOW_SOCKETS"] = "false"
+    cluster = ClusterServer(args.processes, extra=extra)
     try:
         await cluster.wait_ready()
         victim = cluster.nodes[0]
         rooms = await open_rooms(cluster, victim.url, args.rooms)  # all owned by the victim
-        # Each seat's first socket goes to the victim itself, later ones through HAProxy.
-        seats = [
-            Seat(cluster.url, code, token, args.think, first=victim.url) for code, token in rooms
-        ]
+        # kill -9: each seat's first socket goes to the victim itself (the kernel closes it
+        # with the process), later ones through HAProxy. SIGSTOP: a paused process's sockets
+        # stay open, and only HAProxy (its health check) cuts those it carries, as it does
+        # in production, where every socket goes through it.
+        first = None if paused else victim.url
+        seats = [Seat(cluster.url, code, token, args.think, first=first) for code, token in rooms]
         tasks = [asyncio.create_task(s.run()) for s in seats]
         await asyncio.sleep(args.warmup)
         before = [len(s.acks) for s in seats]
         assert all(n > 0 for n in before), "some rooms never played before the kill"
         assert victim.proc is not None
         killed_at = time.monotonic()
-        if args.signal == "stop":  # paused, not dead: its sockets and subscription stay open
+        if paused:  # paused, not dead: its sockets and subscription stay open
             victim.proc.send_signal(signal.SIGSTOP)
         else:
             victim.proc.kill()
             victim.proc.wait()
         await asyncio.sleep(args.after)
-        if args.signal == "stop":
+        if paused:
             victim.proc.send_signal(signal.SIGCONT)
         back = []
         stuck = 0
