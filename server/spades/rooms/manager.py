@@ -216,6 +216,7 @@ class RoomManager:
                     if stored.room.status == "abandoned":
                         raise RoomNotFound(f"room {code} was closed")
                     room = Room.from_stored(stored, **self._room_kwargs(code, fence))
+                    room.match.moved = True  # from another process: no clock refunds
                 except NotFound as exc:
                     await self._release(code)
                     raise RoomNotFound(f"no room {code}") from exc
