@@ -44,7 +44,7 @@ async def churn(base: str, code: str, statuses: list[int], stop: asyncio.Event) 
 
 async def test_a_rolling_restart_under_reconnects_answers_no_500_or_502(cluster: Cluster) -> None:
     rooms = [await post(cluster.url, "/api/solo", {"name": "s", "target": 300}) for _ in range(4)]
-    players = [Player(cluster.url, r["code"], r["token"], think=0.05) for r in rooms]
+    players = [Player(cluster.url, r["code"], r["token"], think=0.15) for r in rooms]
     games = [asyncio.create_task(p.play()) for p in players]
     stop = asyncio.Event()
     statuses: list[int] = []
