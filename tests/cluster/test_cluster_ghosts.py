@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 import threading
 import time
 from collections.abc import Iterator
@@ -19,7 +20,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from cluster_support import RECV_LIMIT, REDIS_URL, Cluster, Node, post, ws_url
+from cluster_support import RECV_LIMIT, REDIS_URL, Cluster, Node, Player, post, ws_url
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
@@ -150,3 +151,41 @@ def _get_json(url: str) -> Any:
 
     with urllib.request.urlopen(url, timeout=10) as response:
         return json.loads(response.read())
+
+
+@pytest.mark.cluster_env(SPADES_LEASE_TTL="6", SPADES_FOLLOW_SOCKETS="false")
+async def test_an_owner_paused_past_the_heartbeat_expiry_keeps_its_relayed_sockets(
+    cluster: Cluster,
+) -> None:
+    """The owner is paused (SIGSTOP) for longer than a relayed connection may stay silent
+    (4 heartbeats of 1 s at this ttl) but not past its leases (renewed every 0.5 s, ttl
+    6 s). The edge's heartbeats sent meanwhile wait in Redis; the owner must not close the
+    relayed sockets for a silence that was its own."""
+    owner, edge = cluster.nodes[0], cluster.nodes[1]
+    made = await post(owner.url, "/api/solo", {"name": "south", "target": 100})
+    code = made["code"]
+    player = Player(owner.url, code, made["token"], think=0.15)
+    game = asyncio.create_task(player.play())
+    async with connect(ws_url(edge.url, code)) as watcher:  # relayed
+        await watcher.send(json.dumps({"type": "hello", "token": None, "id": 1}))
+        seen = await until_state(watcher, lambda m: m["seq"] >= 2)
+        owner.signal(signal.SIGSTOP)
+        try:
+            await asyncio.sleep(4.5)
+        finally:
+            owner.signal(signal.SIGCONT)
+        # The watcher follows the game on: no 4012, later actions arrive.
+        later = await follow(watcher, seen["seq"] + 8)
+        assert later >= seen["seq"] + 8
+    assert cluster.owner_of(code) is owner
+    game.cancel()
+    assert not player.close_codes, player.failures
+
+
+async def follow(ws: ClientConnection, seq: int) -> int:
+    """Read until an action at `seq` or later (events and states): that seq."""
+    while True:
+        message = json.loads(await asyncio.wait_for(ws.recv(), RECV_LIMIT))
+        assert message["type"] != "error", message
+        if message["type"] in ("state", "event") and message["seq"] >= seq:
+            return int(message["seq"])

@@ -491,10 +491,17 @@ class Relay:
 
     async def expire_remotes(self) -> None:
         """Owner side: close the relayed connections no heartbeat has listed for a while
-        (their edge died, or cannot reach this process)."""
+        (their edge died, or cannot reach this process). After a pause of this process (a
+        long collection), the heartbeats sent meanwhile still wait to be read: every
+        connection is given a new period first, not closed for a silence that was ours."""
+        last = time.monotonic()
         while True:
             await asyncio.sleep(self.heartbeat)
-            stale = self.remotes.expire(time.monotonic() - EXPIRE_AFTER * self.heartbeat)
+            now = time.monotonic()
+            if now - last > 2 * self.heartbeat:
+                self.remotes.touch(now)
+            last = now
+            stale = self.remotes.expire(now - EXPIRE_AFTER * self.heartbeat)
             if stale:
                 log.warning("relay: %d relayed connection(s) silent: closed", stale)
 

@@ -164,6 +164,12 @@ class Remotes:
                 self.drop(remote)
         return [c for c in wanted if c not in known]
 
+    def touch(self, now: float) -> None:
+        """Count every connection as heard from `now` (this process was paused)."""
+        for conns in self.by_edge.values():
+            for remote in conns.values():
+                remote.seen = max(remote.seen, now)
+
     def expire(self, older_than: float) -> int:
         """Close the connections no heartbeat listed since `older_than` (monotonic)."""
         stale = [
