@@ -17,7 +17,7 @@ from .guard import Guard, refusals
 from .http_errors import add_exception_handlers
 from .limits import Limiter, LocalLimiter
 from .metrics import Metrics
-from .routers import games, ops, players, rooms, websocket
+from .routers import games, ops, players, quickplay, rooms, websocket
 from .routers.pages import add_pages
 from .services import Wiring, lifespan
 
@@ -65,7 +65,14 @@ def create_app(
     if settings.forwarded_allow_ips.strip():
         trusted = [p.strip() for p in settings.forwarded_allow_ips.split(",") if p.strip()]
         app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=trusted)
-    for router in (ops.router, rooms.router, games.router, players.router, websocket.router):
+    for router in (
+        ops.router,
+        rooms.router,
+        games.router,
+        players.router,
+        quickplay.router,
+        websocket.router,
+    ):
         app.include_router(router)
     add_pages(app, settings)
     return app

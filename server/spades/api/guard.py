@@ -67,7 +67,7 @@ def limited_action(method: str, path: str) -> Action | None:
         return None
     if path in ("/api/rooms", "/api/solo", "/api/players"):
         return "create"
-    if _JOIN.match(path):
+    if _JOIN.match(path) or path == "/api/quickplay":  # (a queue's polls are not counted)
         return "join"
     return None
 
@@ -301,8 +301,8 @@ def _printable(value: Any) -> str:
 
 _MEANINGS = {
     400: "the body could not be read as JSON",
-    401: "the player credential (`X-Spades-Player`) is missing, unknown or wrong "
-    "(`code`: `bad_player`); nothing changed",
+    401: "the player credential (`X-Spades-Player`) is unknown or wrong (`code`: "
+    "`bad_player`), or missing where it is needed (`player_required`); nothing changed",
     403: "not served to this address",
     404: "no such room or game",
     409: "not now: a full room, a taken seat, a game still being played",

@@ -10,6 +10,7 @@ from typing import Annotated
 
 from fastapi import Depends, Header, Request
 
+from spades.codes import ErrorCode
 from spades.rooms import BadPlayer
 from spades.rooms.players import verified_player
 from spades.store.protocol import PlayerRow
@@ -40,7 +41,7 @@ async def optional_player(
 
 async def required_player(request: Request, credential: CredentialHeader = None) -> PlayerRow:
     if credential is None:
-        raise BadPlayer(f"send your player credential in {HEADER}")
+        raise BadPlayer(f"send your player credential in {HEADER}", code=ErrorCode.PLAYER_REQUIRED)
     return await verified_player(services_of(request).store, credential)
 
 

@@ -19,6 +19,8 @@ from .models import (
     PlayerCreated,
     PlayerGames,
     PlayerOut,
+    QuickPlayJoin,
+    QuickPlayState,
     RoomCreated,
     RoomHistory,
     RoomList,
@@ -53,6 +55,8 @@ def generated() -> str:
         ("PATCH /api/me body", UpdateMe),
         ("GET /api/me/rooms", MyRooms),
         ("GET /api/players/{id}/games", PlayerGames),
+        ("POST /api/quickplay body", QuickPlayJoin),
+        ("Quick play state (POST, GET and DELETE /api/quickplay)", QuickPlayState),
     ):
         parts.append(_block(title, TypeAdapter(model).json_schema()))
     return "\n".join(parts)

@@ -120,6 +120,13 @@ class RoomSettings(_Frozen):
         json_schema_extra={"enum": list(BOT_LEVELS)},
     )
     public: bool = Field(True, title="List in public rooms", description="shown in the lobby")
+    rated: bool = Field(
+        False,
+        title="Rated",
+        description="the host's choice at creation, shown in the lobby; a rated room whose "
+        "game starts with a bot in a seat (empty seats filled at the start) is not rated "
+        "from then on; quick play rooms are rated",
+    )
 
     @field_validator("bot_level")
     @classmethod
