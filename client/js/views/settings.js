@@ -132,7 +132,7 @@ function limited(field, list, current) {
 }
 
 /** The fields, filled from `settings`. `prefix` keeps ids unique per form. */
-export function settingsFields(given, { prefix = "new", includePublic = true } = {}) {
+export function settingsFields(given, { prefix = "new", includePublic = true, includeRated = false } = {}) {
   const settings = complete(given);
   const p = (name) => `${prefix}-${name}`;
   const target = FIELDS.target || {};
@@ -173,6 +173,9 @@ export function settingsFields(given, { prefix = "new", includePublic = true } =
       h("div", { class: "checks" }, BID_RULES.filter((name) => RULES[name]).map(ruleField))),
     select(p("bots"), BOT_LEVELS, settings.bot_level, title(FIELDS.bot_level, "Bot level")),
     includePublic ? check(p("public"), Boolean(settings.public), title(FIELDS.public, "List in public rooms")) : null,
+    // Rated is chosen when the room is made (and cannot be changed in it).
+    includeRated ? check(p("rated"), Boolean(settings.rated), title(FIELDS.rated, "Rated"),
+      "Ratings change with the result. A game that starts with bots in empty seats is not rated.") : null,
     h("details", { class: "advanced", "data-key": p("advanced"), "data-keep-open": "" },
       h("summary", {}, "More rules"),
       h("div", { class: "row2" }, more.filter((name) => RULES[name].type !== "boolean").map(ruleField)),
@@ -206,6 +209,8 @@ export function readSettings(form, { prefix = "new", includePublic = true } = {}
     bot_level: el("bots-select").value,
   };
   if (includePublic) settings.public = el("public-check").checked;
+  const rated = el("rated-check");
+  if (rated) settings.rated = rated.checked;
   return settings;
 }
 
@@ -247,6 +252,7 @@ export function settingsChanges(before, after) {
 /** One line describing settings, e.g. "Partners · to 300 · 30 s turns · Normal bots". */
 export function settingsSummary(settings) {
   const parts = [settings.mode === "individual" ? "Every player for themself" : "Partners", `to ${settings.target}`];
+  if (settings.rated) parts.unshift("Rated");
   if (settings.turn_seconds) parts.push(`${settings.turn_seconds} s turns`);
   if (settings.game_minutes) parts.push(`${settings.game_minutes} min clock`);
   const rules = settings.rules || {};
