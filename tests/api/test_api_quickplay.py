@@ -179,3 +179,24 @@ async def test_leaving_expiry_and_refusals(server: Server, clock: ManualClock) -
     assert expired.status_code == 404 and expired.json()["code"] == "not_queued"
     assert (await poll(server, nameless))["waiting"] == 1
     assert (await queue(server, bob)).status_code == 200  # and may queue again
+
+
+async def test_a_rated_room_is_the_hosts_choice_and_bots_at_the_start_unrate_it(
+    server: Server,
+) -> None:
+    made = await server.create(rated=True)
+    lobby = (await server.get("/api/rooms")).json()["rooms"]
+    assert [r["settings"]["rated"] for r in lobby if r["code"] == made["code"]] == [True]
+    host = await server.client(made["code"], made["token"])
+    await host.send(type="settings", settings={"rated": False}, id="unrate")
+    refused = await host.until(lambda m: m["type"] == "error")
+    assert refused["code"] == "bad_request" and refused["ref"] == "unrate"
+    await host.send(type="start", id="go")  # three empty seats: bots fill them
+    await host.until(lambda m: m["type"] == "state" and m["room"]["status"] == "playing")
+    room = (await server.get(f"/api/rooms/{made['code']}")).json()
+    assert room["settings"]["rated"] is False
+    stored = await server.app.state.store.get_room(made["code"])
+    assert stored.room.settings["rated"] is False
+    await host.close()
+    solo = await server.create("/api/solo", rated=True)
+    assert (await server.get(f"/api/rooms/{solo['code']}")).json()["settings"]["rated"] is False

@@ -270,7 +270,7 @@ class RoomManager:
         self._check_cap()
         parsed = RoomSettings.parse(settings)
         if solo:
-            parsed = parsed.model_copy(update={"public": False, "rated": False})
+            parsed = parsed.model_copy(update={"public": False}).unrated()
         name = clean_name(host_name, self.config.name_length)
         token = new_token()
         host = Seat(0, "human", name, None, hash_token(token), player_id=player)

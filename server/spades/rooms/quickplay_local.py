@@ -2,8 +2,9 @@
 Redis), where every player polls the one process that matches them.
 
 Nothing of it is stored: a restart forgets who waited, and their clients, told "not
-queued" on their next poll, queue again (the client does so by itself). A cluster never
-uses it (`spades.cluster.quickplay` keeps the queue in Redis).
+queued" on their next poll, queue again (the web client does so by itself). A cluster
+never uses it (`spades.cluster.quickplay` keeps the queue in Redis). The same rules as
+there: see `quickplay.QuickPlayQueue`.
 """
 
 from __future__ import annotations
@@ -27,15 +28,19 @@ class LocalQueue:
     seat_kept: float = SEAT_KEPT
     entries: dict[str, Entry] = field(default_factory=dict)  # waiting or being seated
     seen: dict[str, float] = field(default_factory=dict)
+    queues: dict[str, dict[str, Entry]] = field(default_factory=dict)  # waiting, per queue
     held: dict[str, _Held] = field(default_factory=dict)  # group id: players being seated
     seating: dict[str, str] = field(default_factory=dict)  # player: group id
     seats: dict[str, tuple[Seated, float]] = field(default_factory=dict)  # player: seat, until
 
-    def _seat_for(self, player_id: str, now: float | None) -> Seated | None:
+    def _queue(self, name: str) -> dict[str, Entry]:
+        return self.queues.setdefault(name, {})
+
+    def _seat_for(self, player_id: str, now: float) -> Seated | None:
         kept = self.seats.get(player_id)
         if kept is None:
             return None
-        if now is not None and kept[1] < now:
+        if kept[1] < now:
             del self.seats[player_id]
             return None
         return kept[0]
@@ -46,10 +51,8 @@ class LocalQueue:
             return False
         self.entries[pid] = entry
         self.seen[pid] = now
+        self._queue(entry.queue)[pid] = entry
         return True
-
-    def _waiting_in(self, queue: str) -> int:
-        return sum(1 for p, e in self.entries.items() if e.queue == queue and p not in self.seating)
 
     def _waiting(self, entry: Entry) -> Waiting:
         mode = entry.queue.partition(":")[0]
@@ -57,8 +60,8 @@ class LocalQueue:
             queue=entry.queue,
             joined=entry.joined,
             bots_at=entry.bots_at,
-            waiting=self._waiting_in(entry.queue),
-            waiting_mode=sum(self._waiting_in(q) for q in queues_of(mode)),
+            waiting=len(self._queue(entry.queue)),
+            waiting_mode=sum(len(self._queue(q)) for q in queues_of(mode)),
             seating=entry.player_id in self.seating,
         )
 
@@ -82,12 +85,14 @@ class LocalQueue:
             return None
         if player_id in self.seating:
             return self._waiting(entry)
-        self._drop(player_id)
+        self._drop(entry)
         return "left"
 
-    def _drop(self, player_id: str) -> None:
-        self.entries.pop(player_id, None)
-        self.seen.pop(player_id, None)
+    def _drop(self, entry: Entry) -> None:
+        pid = entry.player_id
+        self.entries.pop(pid, None)
+        self.seen.pop(pid, None)
+        self._queue(entry.queue).pop(pid, None)
 
     async def waiting(self, queue: str, now: float) -> list[Entry]:
         for pid, (_seat, until) in list(self.seats.items()):
@@ -96,19 +101,20 @@ class LocalQueue:
         for group_id, held in list(self.held.items()):
             if held.group.queue == queue and held.deadline < now:
                 await self.release(group_id)
-        for pid, entry in list(self.entries.items()):
-            stale = self.seen.get(pid, now) < now - self.expire
-            if entry.queue == queue and pid not in self.seating and stale:
-                self._drop(pid)
-        return [e for p, e in self.entries.items() if e.queue == queue and p not in self.seating]
+        waiting = self._queue(queue)
+        for entry in list(waiting.values()):
+            if self.seen.get(entry.player_id, now) < now - self.expire:
+                self._drop(entry)
+        return list(waiting.values())
 
     async def claim(self, group: Group, deadline: float) -> bool:
-        pids = [e.player_id for e in group.players]
-        if any(p not in self.entries or p in self.seating for p in pids):
+        waiting = self._queue(group.queue)
+        if any(e.player_id not in waiting for e in group.players):
             return False
         self.held[group.group_id] = _Held(group, deadline)
-        for pid in pids:
-            self.seating[pid] = group.group_id
+        for entry in group.players:
+            del waiting[entry.player_id]
+            self.seating[entry.player_id] = group.group_id
         return True
 
     async def deliver(self, group_id: str, seats: dict[str, Seated]) -> bool:
@@ -119,13 +125,17 @@ class LocalQueue:
         for entry in held.group.players:
             pid = entry.player_id
             self.seating.pop(pid, None)
-            self._drop(pid)
+            self._drop(entry)
             if pid in seats:
                 self.seats[pid] = (seats[pid], until)
         return True
 
     async def release(self, group_id: str) -> None:
         held = self.held.pop(group_id, None)
-        if held is not None:
-            for entry in held.group.players:
-                self.seating.pop(entry.player_id, None)
+        if held is None:
+            return
+        for entry in held.group.players:
+            if self.seating.get(entry.player_id) == group_id:
+                del self.seating[entry.player_id]
+                if entry.player_id in self.entries:
+                    self._queue(entry.queue)[entry.player_id] = entry

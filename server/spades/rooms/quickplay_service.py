@@ -80,7 +80,7 @@ class QuickPlay:
 
     async def join(
         self, player_id: str, name: str, mode: str, target: int, bots_after: int | None
-    ) -> Waiting:
+    ) -> Waiting | Seated:
         if mode not in MODES:
             raise QuickPlayRefused(
                 f"no quick play mode {mode[:20]!r}: {' or '.join(MODES)}",
@@ -112,14 +112,12 @@ class QuickPlay:
             await self.queue.leave(player_id)
             raise
         self._wake.set()
+        # Seated already (another process matched the player meanwhile): the seat is
+        # handed out in this answer, as a poll would.
         state = await self.queue.poll(player_id, now)
-        assert isinstance(state, Waiting | Seated), "queued a moment ago"
-        return state if isinstance(state, Waiting) else self._waiting_seated(entry)
-
-    @staticmethod
-    def _waiting_seated(entry: Entry) -> Waiting:
-        # (Only if the seat was handed out before this answer: seated at once.)
-        return Waiting(entry.queue, entry.joined, entry.bots_at, 0, 0, seating=True)
+        if state is None:  # dropped this instant (cannot expire so soon): not queued
+            raise self.not_queued()
+        return state
 
     async def _not_in_rated_game(self, player_id: str) -> None:
         for stored in await self.manager.store.player_rooms(player_id):

@@ -314,7 +314,7 @@ class Room:
         table = self.table
         if not table.settings.rated or all(s.kind == "human" for s in self.seats):
             return
-        settings = table.settings.model_copy(update={"rated": False})
+        settings = table.settings.unrated()
         await write_first(
             self.code, self.store.update_room(self.room_id, settings=settings.model_dump())
         )

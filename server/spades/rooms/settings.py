@@ -128,6 +128,10 @@ class RoomSettings(_Frozen):
         "from then on; quick play rooms are rated",
     )
 
+    def unrated(self) -> RoomSettings:
+        """The same settings, not rated (a room where bots play)."""
+        return self.model_copy(update={"rated": not self.rated}) if self.rated else self
+
     @field_validator("bot_level")
     @classmethod
     def _known_level(cls, value: str) -> str:
