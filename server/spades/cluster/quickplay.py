@@ -22,6 +22,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from redis.exceptions import RedisError
+
+from spades.codes import ErrorCode
+from spades.rooms import RoomError
 from spades.rooms.quickplay import ALL_QUEUES, Entry, Group, Left, Seated, Waiting
 
 SEAT_KEPT = 600.0  # seconds a seat made for a player waits to be handed to them
@@ -140,6 +144,24 @@ return 1
 """
 
 
+class QueueUnavailable(RoomError):
+    """Redis did not answer: nothing changed; try again (REST: 503)."""
+
+    code = ErrorCode.STORAGE_ERROR
+
+
+def _guarded(script: Any) -> Any:
+    """A registered script whose Redis failures are a `QueueUnavailable`."""
+
+    async def run(*, keys: list[str], args: list[Any]) -> Any:
+        try:
+            return await script(keys=keys, args=args)
+        except (RedisError, OSError) as exc:
+            raise QueueUnavailable("quick play is unavailable just now; try again") from exc
+
+    return run
+
+
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
@@ -152,12 +174,12 @@ class RedisQueue:
         self.prefix = f"{prefix}qp:"
         self.expire = expire
         self.seat_kept = seat_kept
-        self._join = redis.register_script(JOIN)
-        self._poll = redis.register_script(POLL)
-        self._waiting = redis.register_script(WAITING)
-        self._claim = redis.register_script(CLAIM)
-        self._deliver = redis.register_script(DELIVER)
-        self._release = redis.register_script(RELEASE)
+        self._join = _guarded(redis.register_script(JOIN))
+        self._poll = _guarded(redis.register_script(POLL))
+        self._waiting = _guarded(redis.register_script(WAITING))
+        self._claim = _guarded(redis.register_script(CLAIM))
+        self._deliver = _guarded(redis.register_script(DELIVER))
+        self._release = _guarded(redis.register_script(RELEASE))
 
     def _key(self, name: str) -> str:
         return f"{self.prefix}{name}"
@@ -244,7 +266,10 @@ class RedisQueue:
         return bool(await self._deliver(keys=keys, args=args))
 
     async def release(self, group_id: str) -> None:
-        raw = await self.redis.hget(self._key("held"), group_id)
+        try:
+            raw = await self.redis.hget(self._key("held"), group_id)
+        except (RedisError, OSError) as exc:
+            raise QueueUnavailable("quick play is unavailable just now") from exc
         if raw is None:
             return
         queue = json.loads(raw)["queue"]

@@ -65,16 +65,20 @@ class QuickPlay:
         self.tables = 0  # tables seated by this process
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._seating: set[asyncio.Task[int]] = set()  # tables being made
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self.run(), name="quickplay")
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
+        # A table left half made: its group is held until its deadline, then waits again.
+        tasks = [t for t in (self._task, *self._seating) if t is not None]
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
             with contextlib.suppress(BaseException):
-                await self._task
-            self._task = None
+                await task
+        self._task = None
 
     # --- the players' requests ---------------------------------------------------------
 
@@ -105,12 +109,6 @@ class QuickPlay:
                 ErrorCode.ALREADY_QUEUED,
                 409,
             )
-        try:
-            # Seated in a rated game meanwhile (a seat handed out as this join was checked).
-            await self._not_in_rated_game(player_id)
-        except QuickPlayRefused:
-            await self.queue.leave(player_id)
-            raise
         self._wake.set()
         # Seated already (another process matched the player meanwhile): the seat is
         # handed out in this answer, as a poll would.
@@ -181,17 +179,28 @@ class QuickPlay:
         return seated
 
     async def match_queue(self, queue: str) -> int:
-        """Seat what can be seated in `queue` now; returns how many tables were made."""
+        """Claim what can be seated in `queue` now and start making those tables (each in
+        a task of its own, so one slow write does not hold up the next table); returns how
+        many groups were claimed."""
         now = self.clock.now()
         entries = await self.queue.waiting(queue, now)
-        seated = 0
+        claimed = 0
+        loop = asyncio.get_running_loop()
         for found in find_groups(entries, now, self.config.policy):
             if self.manager.draining:
                 break  # this process makes no rooms now: the others seat them
             group = replace(found, group_id=secrets.token_urlsafe(12))
             if await self.queue.claim(group, now + self.config.seating):
-                seated += await self._seat(group)
-        return seated
+                claimed += 1
+                task = loop.create_task(self._seat(group), name="quickplay-seat")
+                self._seating.add(task)
+                task.add_done_callback(self._seated)
+        return claimed
+
+    def _seated(self, task: asyncio.Task[int]) -> None:
+        self._seating.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("quick play: seating failed", exc_info=task.exception())
 
     async def _seat(self, group: Group) -> int:
         mode, _, target = group.queue.partition(":")

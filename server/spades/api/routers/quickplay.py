@@ -51,7 +51,7 @@ def state_of(state: Waiting | Seated | str, now: float) -> QuickPlayState:
     "/api/quickplay",
     response_model=QuickPlayState,
     tags=["quick play"],
-    responses=refusals(401, 409, 429),
+    responses=refusals(401, 409, 429, 503),
 )
 async def join_queue(body: QuickPlayJoin, request: Request, player: Player) -> QuickPlayState:
     """Wait for a table: four players of similar rating (the window widens as you wait) are
@@ -73,23 +73,35 @@ async def join_queue(body: QuickPlayJoin, request: Request, player: Player) -> Q
     "/api/quickplay",
     response_model=QuickPlayState,
     tags=["quick play"],
-    responses=refusals(401, 404),
+    responses=refusals(401, 404, 503),
 )
 async def poll_queue(request: Request, player: Player) -> QuickPlayState:
     """Your place in the queue (and it is kept: a poll is the heartbeat), or your seat once
     a table is made: `matched` is answered once, by whichever process you ask."""
     quickplay = _quickplay(request)
-    return state_of(await quickplay.poll(player.id), quickplay.clock.now())
+    try:
+        state = await quickplay.poll(player.id)
+    except QuickPlayRefused:
+        raise
+    except RoomError as exc:  # the queue is out of reach (503)
+        raise http_error(exc) from exc
+    return state_of(state, quickplay.clock.now())
 
 
 @router.delete(
     "/api/quickplay",
     response_model=QuickPlayState,
     tags=["quick play"],
-    responses=refusals(401, 404),
+    responses=refusals(401, 404, 503),
 )
 async def leave_queue(request: Request, player: Player) -> QuickPlayState:
     """Leave the queue: `left`. A seat already made for you is answered instead
     (`matched`), and while your table is being made you cannot leave (`seating`)."""
     quickplay = _quickplay(request)
-    return state_of(await quickplay.leave(player.id), quickplay.clock.now())
+    try:
+        state = await quickplay.leave(player.id)
+    except QuickPlayRefused:
+        raise
+    except RoomError as exc:  # the queue is out of reach (503)
+        raise http_error(exc) from exc
+    return state_of(state, quickplay.clock.now())
