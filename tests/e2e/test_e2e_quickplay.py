@@ -36,3 +36,25 @@ def test_play_now_fills_with_bots_after_the_wait_chosen(new_page: Any, screensho
     code = page.url.rsplit("/", 1)[1]
     room = page.request.get(f"/api/rooms/{code}").json()
     assert room["settings"]["rated"] is False and room["settings"]["mode"] == "individual"
+
+
+def test_closing_the_page_leaves_the_queue(new_page: Any) -> None:
+    page = new_page()
+    page.goto("/")
+    quick = page.locator("section.quickplay")
+    quick.get_by_label("Partners (2 vs 2)").check()
+    quick.locator("input[name='qp-target']").last.check()
+    quick.get_by_label("Fill with bots").select_option("0")
+    quick.get_by_role("button", name="Play now").click()
+    quick.get_by_text("You have waited").wait_for()
+    assert "bots fill" not in quick.inner_text()
+    player = page.evaluate("JSON.parse(localStorage.getItem('spades.player'))")
+    headers = {"X-Spades-Player": f"{player['id']}:{player['secret']}"}
+    request = page.context.request
+    assert request.get("/api/quickplay", headers=headers).json()["status"] == "waiting"
+    page.close(run_before_unload=True)
+    for _ in range(200):  # a guard, not a timing assertion: the page's last request lands
+        answer = request.get("/api/quickplay", headers=headers)
+        if answer.status == 404:
+            break
+    assert answer.status == 404 and answer.json()["code"] == "not_queued"
