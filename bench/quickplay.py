@@ -40,15 +40,23 @@ async def make_players(http: httpx.AsyncClient, urls: list[str], count: int) -> 
     return list(await asyncio.gather(*(one(i) for i in range(count))))
 
 
+RETRIED: set[str] = set()  # players one of whose requests was sent again
+
+
 async def ask(http: httpx.AsyncClient, method: str, url: str, **kw: Any) -> httpx.Response:
     """One request, sent again when a kept-alive connection was closed under it."""
     for attempt in range(3):
         try:
             return await http.request(method, url, **kw)
         except httpx.TransportError:
+            RETRIED.add(kw["headers"][HEADER])
             if attempt == 2:
                 raise
     raise AssertionError("unreachable")
+
+
+class LostAnswer(Exception):
+    pass
 
 
 async def play_now(
@@ -65,6 +73,9 @@ async def play_now(
     while state["status"] != "matched":
         await asyncio.sleep(poll)
         response = await ask(http, "GET", f"{url}/api/quickplay", headers=headers)
+        if response.status_code == 404 and credential in RETRIED:
+            # A poll whose answer (the seat, handed out once) was lost, asked again.
+            raise LostAnswer
         response.raise_for_status()
         state = response.json()
     return joined, time.monotonic(), str(state["code"])
@@ -96,7 +107,7 @@ async def run_once(args: argparse.Namespace) -> dict[str, Any]:
                         play_now(http, urls[i % len(urls)], credentials[i], args.poll),
                         args.give_up,
                     )
-                except TimeoutError:
+                except (TimeoutError, LostAnswer):
                     return None
 
             found = await asyncio.gather(*(player(i) for i in range(args.players)))
@@ -117,6 +128,7 @@ async def run_once(args: argparse.Namespace) -> dict[str, Any]:
         "seated": len(results),
         "tables": len(tables),
         "full_tables": sum(1 for seats in tables.values() if len(seats) == 4),
+        "requests_sent_again": len(RETRIED),
         "seconds": round(took, 1),
         "wait_ms": percentiles(waits),
         "cpu_percent_sum": round(cpu, 1),
