@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import time
 from typing import Any
@@ -132,6 +133,7 @@ async def run_once(args: argparse.Namespace) -> dict[str, Any]:
         "seconds": round(took, 1),
         "wait_ms": percentiles(waits),
         "cpu_percent_sum": round(cpu, 1),
+        "load_average": round(os.getloadavg()[0], 1),
     }
 
 
