@@ -30,6 +30,10 @@ BAD = {
     "bot budget": ["bot", "--budget-ms", "-1"],
     "score file": ["score", "missing.json"],
     "score without a file": ["score"],
+    "backup without a path": ["db", "backup"],
+    "backup of no database": ["db", "backup", "copy.db"],
+    "restore of no backup": ["db", "restore", "missing.db"],
+    "backup on PostgreSQL": ["db", "backup", "x.db", "--url", "postgresql://u@127.0.0.1:1/x"],
 }
 
 

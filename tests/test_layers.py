@@ -65,6 +65,9 @@ OWNED_BY: dict[str, set[str]] = {
     "websockets": {"api"},
     "httptools": {"api"},
     "prometheus_client": {"api"},
+    # Password hashing (argon2id): the accounts routes
+    "argon2": {"api"},
+    "webauthn": {"api"},
     # Validation: wire models, room settings, configuration (bots and the engine stay plain)
     "pydantic": {"api", "rooms", "config"},
     "pydantic_settings": {"config"},

@@ -1,5 +1,7 @@
-// The REST half of the protocol: rooms, solo games, joining, history, the guest player.
-// Every call names this browser's player (X-Spades-Player) once it has one.
+// The REST half of the protocol: rooms, solo games, joining, history, the guest player,
+// the account. Every call names this browser's guest player (X-Spades-Player) once it has
+// one; a browser signed in to an account is named by its session cookie instead (sent by
+// the browser itself), and each change echoes the session's CSRF token (X-Spades-CSRF).
 
 import { ErrorCode } from "./codes.js";
 import * as storage from "./storage.js";
@@ -10,6 +12,15 @@ export const PLAYER_HEADER = "X-Spades-Player";
 export function playerHeaders() {
   const player = storage.getPlayer();
   return player ? { [PLAYER_HEADER]: `${player.id}:${player.secret}` } : {};
+}
+
+export const CSRF_HEADER = "X-Spades-CSRF";
+
+/** The session's CSRF token (the readable `spades_csrf` cookie) for a change, or none. */
+function csrfHeaders(method) {
+  if (method === "GET") return {};
+  const found = document.cookie.match(/(?:^|;\s*)spades_csrf=([^;]+)/);
+  return found ? { [CSRF_HEADER]: decodeURIComponent(found[1]) } : {};
 }
 
 export class ApiError extends Error {
@@ -38,7 +49,12 @@ async function call(method, path, body, { player = true } = {}) {
   try {
     response = await fetch(path, {
       method,
-      headers: { ...(body === undefined ? {} : { "Content-Type": "application/json" }), ...(named ? playerHeaders() : {}) },
+      credentials: "same-origin",
+      headers: {
+        ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+        ...(named ? playerHeaders() : {}),
+        ...csrfHeaders(method),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {
@@ -55,6 +71,10 @@ async function call(method, path, body, { player = true } = {}) {
   if (response.status === 401 && named && data && data.code === ErrorCode.BAD_PLAYER && !path.startsWith("/api/me")) {
     storage.setPlayer(null);
     return call(method, path, body, { player: false });
+  }
+  // The account's session is over (signed out elsewhere, or the account deleted).
+  if (response.status === 401 && !named && data && data.code === ErrorCode.BAD_PLAYER && storage.getAccount()) {
+    storage.setAccount(null);
   }
   if (!response.ok) {
     const fallback = response.status === 429 ? "Too many requests, try again in a minute"
@@ -78,3 +98,16 @@ export const renameMe = (name) => call("PATCH", "/api/me", { name });
 export const updateMe = (changes) => call("PATCH", "/api/me", changes);
 export const myRooms = () => call("GET", "/api/me/rooms");
 export const playerGames = (id, before) => call("GET", `/api/players/${encodeURIComponent(id)}/games?limit=20${before ? `&before=${before}` : ""}`);
+
+// The account (account.js): claim one for this browser's guest, sign in and out, the
+// password, deleting it.
+export const claimAccount = (body) => call("POST", "/api/account", body);
+export const signIn = (body) => call("POST", "/api/session", body, { player: false });
+export const signOut = () => call("DELETE", "/api/session", undefined, { player: false });
+export const signOutEverywhere = () => call("POST", "/api/account/sign-out-everywhere", undefined, { player: false });
+export const changePassword = (body) => call("POST", "/api/account/password", body, { player: false });
+export const deleteAccount = (body) => call("DELETE", "/api/account", body, { player: false });
+export const passkeyOptions = () => call("POST", "/api/account/passkeys/options", undefined, { player: false });
+export const addPasskey = (body) => call("POST", "/api/account/passkeys", body, { player: false });
+export const passkeySignInOptions = () => call("POST", "/api/session/passkey/options", undefined, { player: false });
+export const passkeySignIn = (body) => call("POST", "/api/session/passkey", body, { player: false });

@@ -27,7 +27,14 @@ export const ErrorCode = Object.freeze({
   TOO_LARGE: "too_large", // the frame is longer than `SPADES_MAX_MESSAGE_BYTES`
   HELLO_FIRST: "hello_first", // send `hello` before anything else
   BAD_TOKEN: "bad_token", // the token is not (or no longer) a seat of this room; the connection stays what it was (a spectator, or the seat it already had)
-  BAD_PLAYER: "bad_player", // the player credential (`X-Spades-Player`, or `sit`'s `player`) names no player here, or its secret is wrong; nothing changed (REST: 401)
+  BAD_PLAYER: "bad_player", // the player credential (`X-Spades-Player`, `sit`'s `player`, or the session cookie) names no player here, its secret is wrong, or the session was signed out; nothing changed (REST: 401)
+  BAD_LOGIN: "bad_login", // the username or the password is wrong (one answer for both, on purpose; REST: 401)
+  TOO_MANY_LOGINS: "too_many_logins", // too many failed sign-ins from your address, or to that account, in the last minute (REST: 429 with Retry-After)
+  CSRF_FAILED: "csrf_failed", // a change the session cookie authenticates came without its `X-Spades-CSRF` token (the `spades_csrf` cookie's value) or from another site; nothing changed (REST: 403)
+  BAD_PASSKEY: "bad_passkey", // a passkey registration that could not be checked, or a challenge unknown or too old (REST: 400; 409 for a passkey registered already)
+  USERNAME_TAKEN: "username_taken", // another account has that username (REST: 409)
+  HAS_ACCOUNT: "has_account", // this player has an account already, or the request needs a guest credential (REST: 409)
+  STILL_SEATED: "still_seated", // you have a seat in a live room: finish or leave it before deleting your account (REST: 409)
   PLAYER_REQUIRED: "player_required", // this needs your player credential (`X-Spades-Player`, from POST /api/players), and none was sent (REST: 401)
   NOT_SEATED: "not_seated", // only a seated player may do that
   HOST_ONLY: "host_only", // only the host may do that

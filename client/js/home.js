@@ -1,13 +1,14 @@
 // The home page controller: keeps the form in localStorage, calls the REST API, and
 // goes to /r/{code} once a room exists (the seat token is stored first).
 
+import { startAccount } from "./account.js";
 import * as api from "./api.js";
-import { mount, trackDirty } from "./dom.js";
+import { h, mount, trackDirty } from "./dom.js";
 import { bindActions } from "./input.js";
 import { ensurePlayer, keepName, nameKept } from "./player.js";
 import * as storage from "./storage.js";
 import { readSolo, renderHome } from "./views/home.js";
-import { readSettings, settingsSummary, wireCustomTarget } from "./views/settings.js";
+import { readSettings, serverFieldError, settingsErrors, settingsSummary, wireCustomTarget } from "./views/settings.js";
 
 const ROOMS_REFRESH_MS = 10000;
 
@@ -23,9 +24,13 @@ export function startHome(main) {
     busy: false,
     error: null,
     joinError: null,
+    fieldErrors: null, // {field id: the reason in words}, said under each field refused
   };
 
-  const render = () => mount(main, renderHome(model));
+  // The Account section keeps its own state: the same element is put back at each render.
+  const accountEl = h("section", { id: "account" });
+  startAccount(accountEl);
+  const render = () => mount(main, [renderHome(model), accountEl]);
 
   const currentName = () => {
     const field = main.querySelector("#player-name");
@@ -35,11 +40,27 @@ export function startHome(main) {
     return name;
   };
 
+  // Only what the server would take is remembered: a value refused stays in its field, with
+  // its message, and is not saved for the next visit.
   const rememberForm = () => {
     const form = main.querySelector("form[data-form='create']");
-    if (!form) return;
+    if (!form || Object.keys(settingsErrors(form, { prefix: "new" })).length) return;
     model.settings = readSettings(form, { prefix: "new", includePublic: true });
     storage.setSettings(model.settings);
+  };
+
+  // The fields of `form` ("solo" or "create") the server would refuse: said under each, the
+  // first one focused. True when there is none.
+  const checkFields = (form, prefix) => {
+    const errors = settingsErrors(form, { prefix });
+    const others = Object.fromEntries(Object.entries(model.fieldErrors || {}).filter(([id]) => !id.startsWith(`${prefix}-`)));
+    model.fieldErrors = { ...others, ...errors };
+    if (!Object.keys(errors).length) return true;
+    model.error = null;
+    render();
+    const first = main.querySelector(`[id='${Object.keys(errors)[0]}']`);
+    if (first) first.focus();
+    return false;
   };
 
   const loadRooms = async () => {
@@ -84,6 +105,15 @@ export function startHome(main) {
       location.assign(`/r/${encodeURIComponent(made.code)}`);
     } catch (err) {
       model.busy = false;
+      // A refusal that names a field is said under that field.
+      const field = err.status === 400 || err.status === 422 ? serverFieldError(err.message, { prefix: form === "solo" ? "solo" : "new" }) : null;
+      if (field) {
+        model.fieldErrors = { ...(model.fieldErrors || {}), ...field };
+        render();
+        const input = main.querySelector(`[id='${Object.keys(field)[0]}']`);
+        if (input) input.focus();
+        return;
+      }
       model.error = { form, text: err.message || "Something went wrong" };
       render();
       showError(`form[data-form='${form}'] ~ .form-error, form[data-form='${form}'] .form-error`);
@@ -107,18 +137,32 @@ export function startHome(main) {
   };
 
   bindActions(main, {
+    // "Return to your game" on a device that has no token for that seat (signed in
+    // elsewhere first): joining gives the player their own seat back, with a new token.
+    "return": async ({ code }) => {
+      if (!storage.getToken(code)) {
+        try {
+          const joined = await api.joinRoom(code, { name: model.name || "Player" });
+          if (joined.token) storage.setToken(code, joined.token);
+        } catch {
+          // the room page explains whatever is wrong
+        }
+      }
+      location.assign(`/r/${encodeURIComponent(code)}`);
+    },
     "refresh-rooms": () => {
       model.roomsLoading = true;
       loadRooms();
     },
     "submit:solo": (form) => {
-      rememberForm();
+      if (!checkFields(form, "solo")) return;
       model.solo = readSolo(form);
       storage.setSolo(model.solo);
-      // The rule options (nil, blind nil, bags) follow the create form's last settings.
-      enter(api.createSolo, { name: currentName(), ...model.solo, rules: model.settings.rules }, "solo");
+      // Play solo's own rules ("More rules" under its choices), not the create form's.
+      enter(api.createSolo, { name: currentName(), ...model.solo }, "solo");
     },
-    "submit:create": () => {
+    "submit:create": (form) => {
+      if (!checkFields(form, "new")) return;
       rememberForm();
       enter(api.createRoom, { name: currentName(), ...model.settings }, "create");
     },
@@ -157,7 +201,7 @@ export function startHome(main) {
   // Only the summary line changes: re-rendering here (on blur) could swallow a click.
   const showSoloSummary = (solo) => {
     const summary = main.querySelector("#solo-summary");
-    const text = settingsSummary({ ...solo, rules: {} });
+    const text = settingsSummary(solo);
     if (summary && summary.textContent !== text) summary.textContent = text;
   };
   // Each form remembers its own choices for the next visit.
@@ -166,7 +210,7 @@ export function startHome(main) {
     const soloForm = event.target.closest("form[data-form='solo']");
     if (soloForm) {
       model.solo = readSolo(soloForm);
-      storage.setSolo(model.solo);
+      if (!Object.keys(settingsErrors(soloForm, { prefix: "solo" })).length) storage.setSolo(model.solo);
       showSoloSummary(model.solo);
     }
     if (event.target.id === "player-name") currentName();
@@ -179,6 +223,18 @@ export function startHome(main) {
     if (soloForm) {
       model.solo = readSolo(soloForm);
       showSoloSummary(model.solo);
+    }
+    // A field's message goes once the field is being changed (checked again on submit).
+    if (model.fieldErrors && model.fieldErrors[event.target.id]) {
+      const id = event.target.id;
+      model.fieldErrors = { ...model.fieldErrors };
+      delete model.fieldErrors[id];
+      const shown = main.querySelector(`[id='${id}-error']`);
+      if (shown) shown.remove();
+      event.target.removeAttribute("aria-invalid");
+      const rest = (event.target.getAttribute("aria-describedby") || "").split(" ").filter((x) => x && x !== `${id}-error`);
+      if (rest.length) event.target.setAttribute("aria-describedby", rest.join(" "));
+      else event.target.removeAttribute("aria-describedby");
     }
     // The message about the last code tried goes once the code is being changed.
     if (event.target.id === "join-code" && model.joinError) {

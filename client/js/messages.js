@@ -14,6 +14,7 @@ export const MESSAGE_TYPES = Object.freeze([
   "play",
   "hint",
   "chat",
+  "quick",
   "play_again",
   "back",
   "ping"

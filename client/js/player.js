@@ -1,6 +1,8 @@
 // This browser's guest player: made on the first visit (POST /api/players), kept in
 // localStorage, named by every REST call (api.js) and by `sit`. The page works without
-// one (the server could not be reached): it tries again on the next page.
+// one (the server could not be reached): it tries again on the next page. A browser signed
+// in to an account (account.js) makes no guest: its session cookie names the player, on
+// REST and on the socket (the server fills `sit`'s player from it).
 
 import * as api from "./api.js";
 import * as storage from "./storage.js";
@@ -9,6 +11,8 @@ let pending = null;
 
 /** The player `{id, secret}`, made once if this browser has none; null if it cannot be. */
 export function ensurePlayer() {
+  const account = storage.getAccount();
+  if (account) return Promise.resolve({ id: account.id, account: true });
   const kept = storage.getPlayer();
   if (kept) return Promise.resolve(kept);
   if (!pending) {
@@ -27,7 +31,13 @@ export function ensurePlayer() {
   return pending;
 }
 
-/** `ID:SECRET`, as `sit`'s `player` carries it, or null. */
+/** This browser's player id (signed in, or the guest's), or null. */
+export function myId() {
+  const known = storage.getAccount() || storage.getPlayer();
+  return known ? known.id : null;
+}
+
+/** `ID:SECRET`, as `sit`'s `player` carries it, or null (signed in: the server knows). */
 export function credential() {
   const player = storage.getPlayer();
   return player ? `${player.id}:${player.secret}` : null;

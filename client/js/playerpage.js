@@ -1,4 +1,5 @@
-// A player's page, /#player/{id}: their finished games, newest first, a page at a time
+// A player's page, /#player/{id}: their statistics per mode (GET /api/players/{id}/stats)
+// and their finished games, newest first, a page at a time
 // (GET /api/players/{id}/games), each linking to its review. A private room's game names its
 // players only to a viewer who sat in it (api.js sends this browser's player). The page is
 // private until its player turns on "Show my games to others" here (PATCH /api/me); the
@@ -9,7 +10,7 @@ import { announce } from "./announce.js";
 import * as api from "./api.js";
 import { SEAT_NAMES } from "./cards.js";
 import { h, mount } from "./dom.js";
-import * as storage from "./storage.js";
+import { myId } from "./player.js";
 
 function result(game) {
   if (game.winner === null || game.winner === undefined) return "No winner";
@@ -44,6 +45,54 @@ function gameItem(game) {
       h("a", { class: "btn small", href: `/#review/${game.game_id}`, "aria-label": `Review game ${game.game_id}` }, "Review")));
 }
 
+// The statistics, fetched here (api.js is shared): a failure leaves the games shown.
+async function fetchStats(playerId) {
+  let response;
+  try {
+    response = await fetch(`/api/players/${encodeURIComponent(playerId)}/stats`, { headers: api.playerHeaders() });
+  } catch {
+    throw new api.ApiError(0, api.UNREACHABLE);
+  }
+  if (!response.ok) throw new api.ApiError(response.status, `HTTP ${response.status}`);
+  return response.json();
+}
+
+const MODE_NAMES = { partnership: "Partners", individual: "Individual" };
+
+function pct(value) {
+  return value === null || value === undefined ? "" : ` (${Math.round(value)}%)`;
+}
+
+function fixed(value, digits) {
+  return value === null || value === undefined ? "–" : value.toFixed(digits);
+}
+
+// Each row: its label and what a mode's figures show in it.
+const STAT_ROWS = [
+  ["Games", (m) => `${m.games}`],
+  ["Won", (m) => `${m.won}${pct(m.won_pct)}`],
+  ["Hands", (m) => `${m.hands}`],
+  ["Contracts made", (m) => `${m.contracts_made} of ${m.contracts_bid}${pct(m.contracts_made_pct)}`],
+  ["Nil made", (m) => `${m.nils_made} of ${m.nils_bid}`],
+  ["Blind nil made", (m) => `${m.blind_nils_made} of ${m.blind_nils_bid}`],
+  ["Bags per hand", (m) => fixed(m.bags_per_hand, 2)],
+  ["Sets taken", (m) => `${m.sets}`],
+  ["Points per hand", (m) => fixed(m.points_per_hand, 1)],
+];
+
+function statsView(model) {
+  if (model.statsError) return h("p", { class: "muted small" }, `Couldn't load the statistics: ${model.statsError}`);
+  if (!model.stats) return null;
+  const modes = model.stats.modes.filter((m) => m.games > 0);
+  if (!modes.length) return null;
+  return h("div", { class: "stats" },
+    h("h2", { id: "stats-title" }, "Statistics"),
+    h("table", { class: "stats-table", "aria-labelledby": "stats-title" },
+      h("thead", {}, h("tr", {}, h("td", {}), modes.map((m) => h("th", { scope: "col" }, MODE_NAMES[m.mode] || m.mode)))),
+      h("tbody", {}, STAT_ROWS.map(([label, show]) =>
+        h("tr", { "data-key": `stat-${label}` }, h("th", { scope: "row" }, label), modes.map((m) => h("td", {}, show(m))))))));
+}
+
 function privacySwitch(model) {
   const status = model.saveError
     ? h("p", { class: "form-error", id: "show-games-status", role: "alert" }, model.saveError)
@@ -71,11 +120,12 @@ function pageView(model) {
     return h("section", { class: "card-panel center-box" }, h("h1", {}, "Couldn't load the games"), h("p", {}, model.error), h("a", { class: "btn primary", href: "/" }, "Back to home"));
   }
   if (!model.player) return h("section", { class: "card-panel center-box" }, h("p", { class: "muted" }, "Loading the games…"));
-  const mine = storage.getPlayer() && storage.getPlayer().id === model.player.id;
+  const mine = myId() === model.player.id;
   const title = mine ? "Your finished games" : `${model.player.name || "A player"}'s finished games`;
   return h("section", { class: "card-panel", "aria-labelledby": "player-title" },
     h("h1", { id: "player-title" }, title),
     mine ? privacySwitch(model) : null,
+    statsView(model),
     model.games.length
       ? h("ul", { class: "room-list", "aria-label": "Finished games, newest first" }, model.games.map(gameItem))
       : h("p", { class: "muted" }, mine ? "No finished game yet. Play one!" : "No finished game yet."),
@@ -85,7 +135,7 @@ function pageView(model) {
 
 export function startPlayerPage(main, playerId) {
   const model = {
-    player: null, games: [], next: null, loading: false, error: null, hidden: false,
+    player: null, games: [], next: null, loading: false, error: null, hidden: false, stats: null, statsError: null,
     public: false, saving: false, saved: null, saveError: null,
   };
   document.title = "Spades · Finished games";
@@ -145,4 +195,7 @@ export function startPlayerPage(main, playerId) {
     if (el && !model.loading && model.next) load(model.next);
   });
   load(null);
+  fetchStats(playerId).then(
+    (data) => { model.stats = data; render(); },
+    (err) => { if (err.status !== 404) { model.statsError = err.message; render(); } });
 }

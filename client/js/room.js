@@ -17,6 +17,8 @@ import { roomActions } from "./room/actions.js";
 import { bindRoomKeys } from "./room/keys.js";
 import { roomReceiver } from "./room/receive.js";
 import { toaster } from "./room/toast.js";
+import { applyOptions, setOption } from "./options.js";
+import { soundSwitchedOn } from "./sound.js";
 import { roomView } from "./room/view.js";
 
 export function startRoom({ main, top, bannerEl, toastEl }, code) {
@@ -79,6 +81,15 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
   trackDirty(main);
   wireCustomTarget(main);
   bindRoomKeys(ctx, actions);
+  // The table options (views/options.js): each switch applies at once and is remembered.
+  applyOptions();
+  main.addEventListener("change", (event) => {
+    const name = event.target.dataset && event.target.dataset.option;
+    if (!name) return;
+    setOption(name, event.target.checked);
+    if (name === "sound" && event.target.checked) soundSwitchedOn();
+    render();
+  });
   setInterval(tick, 250);
   window.addEventListener("resize", () => focusWideTables(main));
   // Phones freeze background tabs and drop sockets: try again as soon as we are back.

@@ -7,6 +7,7 @@ const NAME_KEY = "spades.name";
 const SETTINGS_KEY = "spades.settings";
 const SOLO_KEY = "spades.solo";
 const PLAYER_KEY = "spades.player";
+const ACCOUNT_KEY = "spades.account";
 
 function read(key) {
   try {
@@ -39,6 +40,18 @@ export function getPlayer() {
   }
 }
 export const setPlayer = (player) => write(PLAYER_KEY, player ? JSON.stringify({ id: player.id, secret: player.secret }) : null);
+
+/** The account this browser is signed in to, `{id, username}`, or null. Only a reminder:
+ * the session itself is an HttpOnly cookie no script reads (the server is the judge). */
+export function getAccount() {
+  try {
+    const saved = JSON.parse(read(ACCOUNT_KEY) || "null");
+    return saved && typeof saved.id === "string" && typeof saved.username === "string" ? saved : null;
+  } catch {
+    return null;
+  }
+}
+export const setAccount = (account) => write(ACCOUNT_KEY, account ? JSON.stringify({ id: account.id, username: account.username }) : null);
 
 export const getName = () => read(NAME_KEY) || "";
 export const setName = (name) => write(NAME_KEY, name);

@@ -15,7 +15,11 @@ from typing import NoReturn
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("spades.api.serve", "run the room server"),
-    "db": ("spades.store.cli", "database migrations: upgrade, downgrade, current"),
+    "db": (
+        "spades.store.cli",
+        "database migrations (upgrade, downgrade, current), statistics recounted (stats) and "
+        "SQLite backups (backup, restore)",
+    ),
     "simulate": ("spades.bots.simulate", "play many bot games and report"),
     "bot": ("spades.bots.protocol", "a bot on stdin/stdout: one JSON view in, one action out"),
     "score": ("spades.score_cli", "score hand records (JSON or JSON lines)"),

@@ -153,6 +153,18 @@ class Settings(BaseSettings):
     lookups_per_minute: int = Field(
         120, ge=1, description="rooms looked up by code (GET /api/rooms/CODE) per client address"
     )
+    login_failures_per_minute: int = Field(
+        9,
+        ge=1,
+        description="failed sign-ins one client address may make in any minute; the next "
+        "sign-in from it is refused with 429 and Retry-After",
+    )
+    account_login_failures_per_minute: int = Field(
+        20,
+        ge=1,
+        description="failed sign-ins to one account in any minute, from all addresses; the "
+        "next sign-in to it is refused with 429 and Retry-After",
+    )
     # an operator may shorten names and chat, never lengthen them past the wire's cap
     chat_length: int = Field(CHAT_LENGTH, ge=1, le=CHAT_LENGTH)
     name_length: int = Field(NAME_LENGTH, ge=1, le=NAME_LENGTH)

@@ -68,7 +68,13 @@ async def test_a_guest_is_made_named_and_kept(server: Server) -> None:
     assert made["secret"] not in repr(row)
     me = await server.http.get("/api/me", headers=auth(made))
     assert me.status_code == 200
-    assert me.json() == {"id": made["id"], "name": "Ann Lee", "public": False}
+    assert me.json() == {
+        "id": made["id"],
+        "name": "Ann Lee",
+        "public": False,
+        "username": None,
+        "account": False,
+    }
     renamed = await server.http.patch("/api/me", json={"name": " Bea "}, headers=auth(made))
     assert renamed.status_code == 200 and renamed.json()["name"] == "Bea"
     assert (await server.http.get("/api/me", headers=auth(made))).json()["name"] == "Bea"
@@ -254,7 +260,13 @@ async def test_a_private_players_games_are_theirs_alone(server: Server) -> None:
         refused = await server.http.patch("/api/me", json=body, headers=auth(ann))
         assert refused.status_code == 422, body
     me = (await server.http.get("/api/me", headers=auth(ann))).json()
-    assert me == {"id": ann["id"], "name": "Ann", "public": False}
+    assert me == {
+        "id": ann["id"],
+        "name": "Ann",
+        "public": False,
+        "username": None,
+        "account": False,
+    }
     assert (await server.http.get(games, headers=auth(bob))).status_code == 404
     # Only the player can change it: another's secret is refused, nothing changes.
     wrong = {HEADER: f"{ann['id']}:{bob['secret']}"}
@@ -272,7 +284,7 @@ async def test_a_private_players_games_are_theirs_alone(server: Server) -> None:
     changed = await server.http.patch(
         "/api/me", json={"public": False, "name": "Annie"}, headers=auth(ann)
     )
-    assert changed.json() == {"id": ann["id"], "name": "Annie", "public": False}
+    assert changed.json()["name"] == "Annie" and changed.json()["public"] is False
     hidden = await server.get(games)
     assert (hidden.status_code, hidden.json()) == (404, unknown.json())
     # The game's record keeps its own rule (a solo room is private): unchanged by either.

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -222,3 +224,29 @@ async def test_spades_serve_logs_json(tmp_path: Path) -> None:
     assert any(p.get("room") == created["code"] for p in parsed)
     assert any(p["logger"] == "uvicorn.access" and "/metrics" in p["msg"] for p in parsed)
     assert not any(created["token"] in line for line in lines)
+
+
+REFUSE_CHAT = """
+CREATE TRIGGER refuse_chat BEFORE INSERT ON chat_messages
+BEGIN SELECT RAISE(ABORT, 'the test refuses chat'); END
+"""
+
+
+async def test_a_failed_store_write_is_counted(tmp_path: Path) -> None:
+    """`spades_store_failures_total` (the `SpadesStoreFailures` alert): a chat message the
+    database refuses is answered `storage_error` and counted once."""
+    async with running_server(tmp_path) as server:
+        created = await server.create("/api/solo", mode="individual", target=50)
+        client = await server.client(created["code"], created["token"])
+        before = value(await scrape(server), "spades_store_failures_total")
+        await client.send(type="chat", text="stored", id="ok")
+        await client.until(lambda m: m["type"] == "chat")
+        assert value(await scrape(server), "spades_store_failures_total") == before
+        with contextlib.closing(sqlite3.connect(tmp_path / "spades.db", timeout=10)) as db:
+            db.execute(REFUSE_CHAT)
+            db.commit()
+        await client.send(type="chat", text="refused", id="no")
+        refusal = await client.until(lambda m: m["type"] == "error")
+        assert refusal["code"] == "storage_error" and refusal["ref"] == "no"
+        assert value(await scrape(server), "spades_store_failures_total") == before + 1
+        await client.close()

@@ -64,9 +64,10 @@ def start_solo(
     page.goto("/")
     page.get_by_label("Your name").fill(name)
     if deficit is not None:
-        # Rule options come from the create form's (remembered) settings.
-        page.locator("summary", has_text="More rules").click()
-        page.get_by_label("Blind nil when behind by").fill(str(deficit))
+        # Play solo's own rule options, under its own "More rules".
+        solo = page.locator("form[data-form='solo']")
+        solo.locator("summary", has_text="More rules").click()
+        solo.get_by_label("Blind nil when behind by").fill(str(deficit))
     fill_solo_choices(page, **choices)
     page.get_by_role("button", name="Play solo").click()
     page.wait_for_url(re.compile(r"/r/[^/]+$"))

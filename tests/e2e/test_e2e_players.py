@@ -119,7 +119,7 @@ def play_to_game_over(page: Any, tour: Tour, mode: str) -> None:
                 last = page.get_by_role("button", name="Last trick")
                 tour.facts[f"{mode}-last-enabled"] = last.get_attribute("aria-disabled") is None
                 last.click()
-                tour.facts[f"{mode}-last-cards"] = page.locator(".tools .last-trick li").count()
+                tour.facts[f"{mode}-last-cards"] = page.locator(".side .last-trick li").count()
                 page.get_by_role("button", name="Hide last trick").click()
             continue
         if page.locator(".game-over").count():
@@ -410,8 +410,8 @@ def test_table_shows_contracts_leader_nil_bags_and_trick_winners(
     # 4. In the next hand's bidding, "Last trick" still shows the 13th trick.
     page.locator(".bid-panel button.bid").first.wait_for()
     page.get_by_role("button", name="Last trick").click()
-    assert page.locator(".tools .last-trick li").count() == 4
-    assert "won it with the" in page.locator(".tools .last-trick").inner_text()
+    assert page.locator(".side .last-trick li").count() == 4
+    assert "won it with the" in page.locator(".side .last-trick").inner_text()
 
 
 def test_review_steps_through_a_finished_game(new_page: Any, tour: Tour, screenshots: Path) -> None:

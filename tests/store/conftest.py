@@ -26,7 +26,10 @@ from spades.store import SqlStore, open_store, upgrade
 PG_ADMIN_URL = os.environ.get(
     "SPADES_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
 )
-TABLES = "rooms, seats, games, game_seats, actions, hands, chat_messages, players"
+TABLES = (
+    "rooms, seats, games, game_seats, actions, hands, chat_messages, players, "
+    "game_results, player_stats"
+)
 
 
 # --- PostgreSQL ------------------------------------------------------------------------

@@ -16,7 +16,21 @@ from spades.store.db import create_engine
 from spades.store.migrate import MIGRATIONS, PYPROJECT, alembic_config, head_revision
 from spades.store.models import metadata
 
-TABLES = {"rooms", "seats", "games", "game_seats", "actions", "hands", "chat_messages", "players"}
+TABLES = {
+    "rooms",
+    "seats",
+    "games",
+    "game_seats",
+    "actions",
+    "hands",
+    "chat_messages",
+    "players",
+    "game_results",
+    "player_stats",
+    "sessions",
+    "passkeys",
+    "auth_challenges",
+}
 
 
 def tables(url: str) -> set[str]:

@@ -37,7 +37,10 @@ async def relayed(pg_url: str, relay: Relay) -> AsyncIterator[SqlStore]:
     direct = await open_store(pg_url)
     async with direct.engine.begin() as conn:
         await conn.execute(
-            text("TRUNCATE rooms, seats, games, game_seats, actions, hands, chat_messages, players")
+            text(
+                "TRUNCATE rooms, seats, games, game_seats, actions, hands, chat_messages, "
+                "players, game_results, player_stats"
+            )
         )
     await direct.close()
     url = make_url(pg_url).set(host="127.0.0.1", port=relay.port)

@@ -4,8 +4,9 @@
 import { announce } from "../announce.js";
 import { credential, ensurePlayer, keepName } from "../player.js";
 import * as storage from "../storage.js";
-import { NAME_LENGTH, readSettings } from "../views/settings.js";
+import { NAME_LENGTH, readSettings, settingsErrors } from "../views/settings.js";
 import { TABLE_FOCUS, focusDialogTop, focusSelector } from "./focus.js";
+import { refusalReason, shake } from "./refusal.js";
 
 /** The `data-action` handlers of the room page, over the room's shared `ctx` (room.js). */
 export function roomActions(ctx) {
@@ -35,7 +36,17 @@ export function roomActions(ctx) {
   };
 
   return {
-    play: (data) => send({ type: "play", card: data.card }),
+    play: (data) => {
+      if (ctx.state.refusal) show({ refusal: null });
+      send({ type: "play", card: data.card });
+    },
+    // A card that cannot be played: a shake, and why, by the hand and read out.
+    "refused:play": (data) => {
+      const text = refusalReason(ctx.state, data.card);
+      show({ refusal: { card: data.card, text } });
+      announce(text);
+      shake(main.querySelector(`.hand [data-card='${data.card}']`));
+    },
     bid: (data) => {
       const bid = /^\d+$/.test(data.bid) ? Number(data.bid) : data.bid;
       if (bid === "blind nil" && data.confirmed !== "1") {
@@ -64,6 +75,23 @@ export function roomActions(ctx) {
       // The heading, not Close at the end: focusing Close would scroll the sheet to its bottom.
       // Tab goes on to Close; Escape closes.
       focus("#score-sheet-title");
+    },
+    "open-options": () => {
+      show({ optionsSheet: true });
+      focusDialogTop(main);
+    },
+    "close-options": () => {
+      show({ optionsSheet: false });
+      focus("[data-key='options']");
+    },
+    quick: (data) => send({ type: "quick", phrase: data.phrase }),
+    "open-rules": () => {
+      show({ rulesSheet: true });
+      focusDialogTop(main);
+    },
+    "close-rules": () => {
+      show({ rulesSheet: false });
+      focus("[data-key='rules']");
     },
     "open-last-game": () => {
       show({ showLastGame: true });
@@ -100,11 +128,12 @@ export function roomActions(ctx) {
     },
     start: () => send({ type: "start" }),
     "set-seat": (data) => {
-      // Replacing a person by a bot asks first; the question sits in place of the button.
+      // Putting a person out of a seat (a bot in it, or freed) asks first; the question sits
+      // in place of the buttons. The player is told by the server (`unseated`).
       const info = ctx.state.room && ctx.state.room.seats[Number(data.seat)];
-      if (data.to === "bot" && info && info.kind === "human" && data.confirmed !== "1") {
-        show({ confirmBot: Number(data.seat) });
-        focus(`[data-key='confirm-bot-${data.seat}']`);
+      if (info && info.kind === "human" && data.confirmed !== "1") {
+        show({ confirmBot: Number(data.seat), confirmTo: data.to });
+        focus(`[data-key='confirm-${data.to}-${data.seat}']`);
         return;
       }
       ctx.state = { ...ctx.state, confirmBot: null };
@@ -113,8 +142,9 @@ export function roomActions(ctx) {
     },
     "cancel-bot": () => {
       const seat = ctx.state.confirmBot;
+      const to = ctx.state.confirmTo;
       show({ confirmBot: null });
-      focus(`[data-key='bot-${seat}']`);
+      focus(`[data-key='${to === "empty" ? "free" : "bot"}-${seat}']`);
     },
     // The seat records this browser's player (made first, on a first visit straight to a room).
     sit: async (data) => {
@@ -162,6 +192,13 @@ export function roomActions(ctx) {
       delete input.dataset.dirty;
     },
     "submit:settings": (form) => {
+      // A value the server would refuse is said under its field, and nothing is sent.
+      const errors = settingsErrors(form, { prefix: "room" });
+      show({ settingsErrors: Object.keys(errors).length ? errors : null });
+      if (Object.keys(errors).length) {
+        focus(`[id='${Object.keys(errors)[0]}']`);
+        return;
+      }
       const settings = readSettings(form, { prefix: "room", includePublic: true });
       const id = send({ type: "settings", settings });
       if (id !== undefined) ctx.savingSettings = { id, before: ctx.state.room ? ctx.state.room.settings : null };

@@ -20,15 +20,29 @@ export function focusDialogTop(main) {
   if (heading) heading.focus({ preventScroll: true });
 }
 
-// Your turn came: bring your hand (and the bidding panel above it) into view when the page
-// is scrolled away from it, as on a phone or a short laptop screen. Nothing moves otherwise.
+// Your turn came: bring what you need to see into view when the page is scrolled away from it
+// (a phone scrolled down to the chat, a short laptop screen): the trick (what was led) and
+// your hand, with the bidding panel between them. When they cannot all fit, the hand and the
+// bidding panel come first. Nothing moves when they are in view already.
 export function showMyHand(main) {
   const hand = main.querySelector(".play-area .hand");
   if (!hand || main.querySelector(".sheet")) return;
-  const box = hand.getBoundingClientRect();
-  if (box.top >= 0 && box.bottom <= window.innerHeight) return;
+  const parts = [".felt .trick-area", ".play-area .bid-panel", ".play-area .hand"]
+    .map((selector) => main.querySelector(selector))
+    .filter(Boolean)
+    .map((el) => el.getBoundingClientRect());
+  const bar = document.querySelector(".banner-slot .banner");
+  const high = bar ? bar.getBoundingClientRect().bottom : 0; // the pinned "Connection lost" banner
+  const low = window.innerHeight;
+  const bottom = Math.max(...parts.map((r) => r.bottom));
+  let top = Math.min(...parts.map((r) => r.top));
+  if (top >= high && bottom <= low) return;
+  // Too tall for the screen: from the bidding panel (or the hand) down, without the trick.
+  if (bottom - top > low - high - 8) top = parts.length > 1 ? parts[1].top : parts[0].top;
+  let by = bottom + 4 - low;
+  if (top - by < high) by = top - high - 4;
   const reduced = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
-  hand.scrollIntoView({ block: "end", behavior: reduced ? "auto" : "smooth" });
+  window.scrollBy({ top: by, behavior: reduced ? "auto" : "smooth" });
 }
 
 /** Whether the seat of this page is to act now (and not marked away). */

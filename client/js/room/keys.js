@@ -21,6 +21,14 @@ export function bindRoomKeys(ctx, actions) {
     event.preventDefault();
     items[next].focus();
   });
+  // The hand's one Tab stop follows the focus (roving tabindex): Tab leaves the hand, and
+  // Shift+Tab back into it lands on the card last visited.
+  main.addEventListener("focusin", (event) => {
+    const card = event.target.closest && event.target.closest(".hand [data-action='play']");
+    if (!card) return;
+    for (const other of card.parentElement.querySelectorAll("[data-action='play']")) other.tabIndex = other === card ? 0 : -1;
+    ctx.state.handFocus = card.dataset.card;
+  });
   // Escape closes the dialog on top, as its own close button does (the focus goes where that
   // button sends it). A folded result strip goes too, the focus left where it is.
   document.addEventListener("keydown", (event) => {
@@ -29,6 +37,8 @@ export function bindRoomKeys(ctx, actions) {
     const state = ctx.state;
     if (state.confirmLeave) actions["stay-here"]();
     else if (state.scoreSheet) actions["close-score-sheet"]();
+    else if (state.rulesSheet) actions["close-rules"]();
+    else if (state.optionsSheet) actions["close-options"]();
     else if (state.showLastGame && open) actions["close-last-game"]();
     else if (state.sheet && open && open.classList.contains("hand-sheet")) actions["close-sheet"]();
     else if (state.sheet) {

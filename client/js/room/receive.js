@@ -6,12 +6,30 @@ import * as api from "../api.js";
 import { announce } from "../announce.js";
 import { ErrorCode } from "../codes.js";
 import { reduce, seatName } from "../state.js";
+import * as storage from "../storage.js";
+import { getOptions } from "../options.js";
+import { playSound, vibrateTurn } from "../sound.js";
+import { quickWords } from "../views/options.js";
 import { settingsChanges } from "../views/settings.js";
 import { focusDialogTop, showMyHand, turnIsMine } from "./focus.js";
 
-const RECENT_TRICK_MS = 1600;
 // The 13th trick stays in view this long before the hand's result sheet opens.
 const FINAL_TRICK_MS = 1400;
+// A quick chat phrase shows by its player's plate this long.
+const QUICK_MS = 4000;
+// A forced last card is played for you (a table option) after this moment.
+const AUTO_PLAY_MS = 600;
+
+// What a change of the game sounds and moves like: a card played, a trick won (sound.js),
+// the deal (the hand's cards come in once, views/table.js).
+function feel(before, state) {
+  const pv = before.view;
+  const nv = state.view;
+  if (!pv || !nv || !before.room || before.room.game_id !== state.room.game_id) return;
+  if (state.recentTrick && state.recentTrick !== before.recentTrick) playSound("trick");
+  else if (nv.current_trick && nv.hand_number === pv.hand_number && nv.current_trick.cards.length > ((pv.current_trick && pv.current_trick.cards.length) || 0)) playSound("card");
+  if (nv.hand && (!pv.hand || nv.hand_number !== pv.hand_number)) state.dealing = true;
+}
 
 // Who clicked "Play again": the room says (`started_by`), except after a server restart;
 // then the only other person seated, if there is one, else "Someone".
@@ -26,7 +44,6 @@ function newGameStarter(s) {
 export function roomReceiver(ctx) {
   const { code, main } = ctx;
   let historyFor = null;
-  let recentTimer = null;
 
   function loadPastGames() {
     const key = `${ctx.state.room.game_id}:${ctx.state.view ? ctx.state.view.phase : "lobby"}`;
@@ -72,11 +89,24 @@ export function roomReceiver(ctx) {
     const state = result.state;
     ctx.state = state;
     if (result.events.length) announce(result.events.slice(-3).join(". "));
+    // Why a card could not be played holds until the turn or the hand changes.
+    if (state.refusal && (!state.view || !before.view || state.view.to_act !== before.view.to_act || state.view.hand !== before.view.hand)) state.refusal = null;
     if (state.view && state.view.phase !== "over") state.playAgainAsked = false;
     // A whole state (a reconnect) is the server's word on who asked to play again: after a
     // restart it has forgotten the ask, and the button must be there to ask again.
     if (msg.type === "state" && state.room && !(state.room.again || []).includes(state.room.you)) {
       state.playAgainAsked = false;
+    }
+    feel(before, state);
+    if (msg.type === "quick") showQuick(msg);
+    // The host put you out of your seat: said, and the seat's token forgotten.
+    if (msg.type === "unseated") {
+      storage.clearToken(code);
+      const text = msg.to === "bot"
+        ? "The host gave your seat to a bot: you are watching now."
+        : "The host freed your seat: you are watching now, and may take a free seat.";
+      ctx.toast(text);
+      announce(text);
     }
     // "replaced" comes with a close (4001) that the banner explains.
     if (msg.type === "error" && msg.code !== ErrorCode.REPLACED) ctx.toast(state.toast.text);
@@ -98,16 +128,6 @@ export function roomReceiver(ctx) {
       if (msg.type === "state") ctx.toast(changed ? `Saved: ${changed}` : "Saved: nothing changed");
       ctx.savingSettings = null;
     }
-    if (state.recentTrick && state.recentTrick !== before.recentTrick) {
-      clearTimeout(recentTimer);
-      const trick = state.recentTrick;
-      recentTimer = setTimeout(() => {
-        if (ctx.state.recentTrick === trick) {
-          ctx.state = { ...ctx.state, recentTrick: null };
-          ctx.render();
-        }
-      }, RECENT_TRICK_MS);
-    }
     const sheetOpened = state.sheet && state.sheet !== before.sheet;
     const overOpened = state.view && state.view.phase === "over" && !state.sheet && (!before.view || before.view.phase !== "over");
     if (sheetOpened && before.view && state.recentTrick) {
@@ -123,5 +143,45 @@ export function roomReceiver(ctx) {
     ctx.render();
     if ((sheetOpened && Date.now() >= ctx.sheetHeldUntil && !ctx.collapsed()) || overOpened) focusDialogTop(main);
     else if (turnIsMine(ctx.state) && !turnIsMine(before)) showMyHand(main);
+    if (turnIsMine(ctx.state) && !turnIsMine(before)) {
+      playSound("turn");
+      vibrateTurn();
+    }
+    autoPlayLastCard();
   };
+
+  // A player's quick chat phrase: by their plate for a moment, and read out (unless hidden).
+  function showQuick(msg) {
+    const room = ctx.state.room;
+    if (getOptions().hideQuick || !room || !Number.isInteger(msg.seat)) return;
+    const entry = { phrase: msg.phrase };
+    ctx.state.quick = { ...(ctx.state.quick || {}), [msg.seat]: entry };
+    announce(`${seatName(room, msg.seat)}: ${quickWords(msg.phrase)}`);
+    setTimeout(() => {
+      const quick = ctx.state.quick;
+      if (!quick || quick[msg.seat] !== entry) return;
+      const rest = { ...quick };
+      delete rest[msg.seat];
+      ctx.state = { ...ctx.state, quick: rest };
+      ctx.render();
+    }, QUICK_MS);
+  }
+
+  // Your last card, the only one you can play: played for you (a table option), a moment
+  // after your turn comes.
+  function autoPlayLastCard() {
+    const s = ctx.state;
+    const view = s.view;
+    if (!getOptions().autoPlay || !turnIsMine(s) || view.phase !== "playing" || !view.hand || view.hand.length !== 1) return;
+    const card = view.hand[0];
+    const key = `${s.room.game_id}-${view.hand_number}`;
+    if (ctx.autoPlayed === key || !(view.legal || []).some((a) => a.type === "play" && a.card === card)) return;
+    ctx.autoPlayed = key;
+    setTimeout(() => {
+      const now = ctx.state;
+      if (turnIsMine(now) && now.view.hand && now.view.hand.length === 1 && now.view.hand[0] === card && ctx.conn.isOpen) {
+        ctx.conn.send({ type: "play", card });
+      }
+    }, AUTO_PLAY_MS);
+  }
 }

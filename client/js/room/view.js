@@ -8,6 +8,9 @@ import { banner, countdown, formatClock, topbar } from "../views/common.js";
 import { renderLobby } from "../views/lobby.js";
 import { gameOver, handSheet, leaveDialog, resultStrip, scoreSheet } from "../views/sheets.js";
 import { renderTable } from "../views/table.js";
+import { rulesSheet } from "../views/rules.js";
+import { optionsSheet } from "../views/options.js";
+import { getOptions } from "../options.js";
 import { turnIsMine } from "./focus.js";
 
 /** `render`, `tick` and `collapsed` over the room's shared `ctx` (room.js). */
@@ -33,6 +36,12 @@ export function roomView(ctx) {
     if (ctx.state.clock && ctx.state.clock.game_deadline) {
       right.push(h("span", { class: "game-clock" }, "Game clock ", countdown(ctx.state.clock.game_deadline, "Game time left", { kind: "game" })));
     }
+    // Who is watching: the players are told (the server counts up to 10, "10+").
+    const watching = ctx.state.room ? ctx.state.room.spectators || 0 : 0;
+    if (watching) {
+      const count = watching >= 10 ? "10+" : String(watching);
+      right.push(h("span", { class: "watchers", title: "Spectators watching this room" }, h("span", { "aria-hidden": "true" }, "👁 "), count, h("span", { class: "watch-word" }, " watching")));
+    }
     const link = ctx.state.link;
     right.push(h("span", { class: ["link-dot", link.state], role: "img", "aria-label": link.state === "open" ? "Connected" : "Not connected" }));
     // A game of yours being played: the logo asks before leaving it.
@@ -57,6 +66,8 @@ export function roomView(ctx) {
       content = [table];
       if (state.confirmLeave) content.push(leaveDialog());
       else if (state.scoreSheet) content.push(scoreSheet(state));
+      else if (state.rulesSheet) content.push(rulesSheet(state.room.settings));
+      else if (state.optionsSheet) content.push(optionsSheet(getOptions()));
       else if (state.showLastGame && state.lastGame) content.push(gameOver({ ...state, ...state.lastGame }, { past: true, live: state }));
       else if (state.sheet && !folded && !held) content.push(handSheet(state));
       else if (view.phase === "over" && !state.sheet && state.overClosed !== state.room.game_id) content.push(gameOver(state));
@@ -80,6 +91,7 @@ export function roomView(ctx) {
     for (const el of [top, skip]) if (el && el.inert !== modal) el.inert = modal;
 
     const state = ctx.state;
+    state.dealing = false; // the deal's motion runs once, on the hand's first drawing
     for (const el of main.querySelectorAll("[data-seen]")) state.seenTrickCards.add(el.dataset.seen);
     if (state.seenTrickCards.size > 400) state.seenTrickCards = new Set([...state.seenTrickCards].slice(-100));
     const log = main.querySelector(".chat-log");

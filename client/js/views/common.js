@@ -7,14 +7,14 @@ import { CloseCode } from "../codes.js";
 /** A card face (not interactive), e.g. in the trick. */
 export function cardFace(code, attrs = {}) {
   const card = parseCard(code);
-  return h("span", { ...attrs, class: ["card", card.red ? "red" : "black", attrs.class], "data-card": code },
+  return h("span", { ...attrs, class: ["card", card.red ? "red" : "black", `suit-${card.suit}`, attrs.class], "data-card": code },
     h("span", { class: "corner", "aria-hidden": "true" }, h("span", { class: "rank" }, card.label), h("span", { class: "pip" }, card.symbol)),
     h("span", { class: "center-pip", "aria-hidden": "true" }, card.symbol),
     h("span", { class: "sr-only" }, card.name));
 }
 
 /** A card in the player's hand: a button named like "Queen of Spades". */
-export function cardButton(code, { legal, active, hinted, index }) {
+export function cardButton(code, { legal, active, hinted, index, rover = true }) {
   const card = parseCard(code);
   const playable = active && legal;
   return h("button", {
@@ -24,6 +24,8 @@ export function cardButton(code, { legal, active, hinted, index }) {
     "data-action": "play",
     "data-card": code,
     "data-key": `card-${code}`,
+    // The hand is one Tab stop (roving tabindex): the arrows move inside it.
+    tabindex: rover ? "0" : "-1",
     style: `--i:${index}`,
   },
   h("span", { class: "corner", "aria-hidden": "true" }, h("span", { class: "rank" }, card.label), h("span", { class: "pip" }, card.symbol)),

@@ -2,7 +2,8 @@
 
 import { h } from "../dom.js";
 import {
-  settingsFields, settingsSummary, soloDefaults, targetPresets, turnChoices, BOT_LEVELS, NAME_LENGTH, TARGET_LIMITS,
+  describedBy, fieldError, readSoloRules, settingsFields, settingsSummary, soloDefaults, soloRuleFields, targetPresets, turnChoices,
+  BOT_LEVELS, NAME_LENGTH, TARGET_LIMITS,
 } from "./settings.js";
 
 function publicRooms(rooms, loading, failed) {
@@ -28,11 +29,12 @@ function publicRooms(rooms, loading, failed) {
 }
 
 // Play solo's own choices, remembered between visits (storage.getSolo) over the server's
-// solo settings (soloDefaults).
-function soloChoices(given) {
+// solo settings (soloDefaults), its own rule options too ("More rules"). `errors`: the
+// message of each field refused, by its id.
+function soloChoices(given, errors) {
   const solo = { ...soloDefaults(), ...given };
   const presets = targetPresets();
-  const custom = !presets.includes(Number(solo.target));
+  const custom = !presets.includes(Number(solo.target)) || Boolean(errors && errors["solo-target-value"]);
   const chip = (name, value, checked, label) => h("label", { class: "chip", for: `${name}-${value}` },
     h("input", { type: "radio", id: `${name}-${value}`, name, value: String(value), checked, "data-key": `${name}-${value}` }),
     h("span", {}, label));
@@ -51,8 +53,10 @@ function soloChoices(given) {
         h("input", {
           type: "number", id: "solo-target-value", name: "solo-target-value", class: "custom-target",
           min: TARGET_LIMITS.minimum, max: TARGET_LIMITS.maximum, inputmode: "numeric", placeholder: "e.g. 250",
-          value: custom ? String(solo.target) : "", "data-key": "solo-target-value", "data-custom-for": "solo-target",
-        }))),
+          value: custom && Number.isFinite(Number(solo.target)) ? String(solo.target) : "", "data-key": "solo-target-value", "data-custom-for": "solo-target",
+          "aria-invalid": errors && errors["solo-target-value"] ? "true" : null, "aria-describedby": describedBy("solo-target-value", null, errors),
+        })),
+      fieldError("solo-target-value", errors)),
     h("div", { class: "row2" },
       h("div", { class: "field" },
         h("label", { for: "solo-turn" }, "Solo turn timer"),
@@ -62,7 +66,8 @@ function soloChoices(given) {
         h("label", { for: "solo-bots" }, "Solo bot level"),
         h("select", { id: "solo-bots", name: "solo-bots", "data-key": "solo-bots" },
           BOT_LEVELS.map(([v, text]) => h("option", { value: v, selected: solo.bot_level === v }, text))))),
-    h("p", { class: "muted small", id: "solo-summary" }, settingsSummary({ ...solo, rules: {} })));
+    soloRuleFields(solo.rules, errors),
+    h("p", { class: "muted small", id: "solo-summary" }, settingsSummary({ ...solo, rules: solo.rules || {} })));
 }
 
 /** Read Play solo's choices back from its form. */
@@ -73,9 +78,11 @@ export function readSolo(form) {
   if (target === "custom") target = form.elements.namedItem("solo-target-value").value;
   return {
     mode: form.querySelector("input[name='solo-mode']:checked")?.value || defaults.mode,
-    target: Number.parseInt(target, 10) || defaults.target,
+    // Not a number (typed and cleared): null, refused by settingsErrors, never a default.
+    target: Number.isFinite(Number.parseInt(target, 10)) ? Number.parseInt(target, 10) : null,
     turn_seconds: Number.parseInt(form.elements.namedItem("solo-turn").value, 10) || 0,
     bot_level: form.elements.namedItem("solo-bots").value,
+    rules: readSoloRules(form),
   };
 }
 
@@ -94,7 +101,7 @@ function myRoomsSection(model) {
           h("strong", {}, `Room ${room.code}`),
           h("div", { class: "muted small" }, [STATUS_TEXT[room.status] || room.status, others.length ? ` · with ${others.join(", ")}` : ""].join(""))),
         h("div", { class: "room-item-end" },
-          h("a", { class: "btn primary small", href: `/r/${encodeURIComponent(room.code)}`, "data-key": `return-${room.code}` }, "Return to your game")));
+          h("a", { class: "btn primary small", href: `/r/${encodeURIComponent(room.code)}`, "data-key": `return-${room.code}`, "data-action": "return", "data-code": room.code }, "Return to your game")));
     })));
 }
 
@@ -105,21 +112,22 @@ export function renderHome(model) {
     h("section", { class: "hero card-panel", "aria-labelledby": "solo-title" },
       h("h1", { id: "solo-title" }, "Spades"),
       h("p", { class: "lead" }, "Play against bots right away, or set up a table for friends."),
-      h("form", { class: "solo-form", "data-form": "solo" },
+      // novalidate: our own message says what is wrong, in words, by the field.
+      h("form", { class: "solo-form", "data-form": "solo", novalidate: true },
         h("div", { class: "field" },
           h("label", { for: "player-name" }, "Your name"),
           h("input", {
             id: "player-name", name: "player-name", maxlength: NAME_LENGTH, autocomplete: "nickname",
             placeholder: "Player", value: name, "data-key": "player-name",
           })),
-        soloChoices(model.solo),
+        soloChoices(model.solo, model.fieldErrors),
         h("button", { type: "submit", class: "btn primary big", disabled: busy }, "Play solo")),
       error && error.form === "solo" ? h("p", { class: "form-error", role: "alert" }, error.text) : null),
     h("div", { class: "home-grid" },
       h("section", { class: "card-panel", "aria-labelledby": "create-title" },
         h("h2", { id: "create-title" }, "Create a room"),
-        h("form", { "data-form": "create", class: "create-form" },
-          settingsFields(settings, { prefix: "new", includePublic: true, includeRated: true }),
+        h("form", { "data-form": "create", class: "create-form", novalidate: true },
+          settingsFields(settings, { prefix: "new", includePublic: true, includeRated: true, errors: model.fieldErrors }),
           h("button", { type: "submit", class: "btn primary", disabled: busy }, "Create room"),
           error && error.form === "create" ? h("p", { class: "form-error", role: "alert" }, error.text) : null)),
       h("div", { class: "stack" },

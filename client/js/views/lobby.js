@@ -7,6 +7,7 @@ import { settingsFields, settingsSummary, BOT_LEVELS } from "./settings.js";
 import { chatPanel } from "./chat.js";
 import { countdown } from "./common.js";
 import { pastGames } from "./sheets.js";
+import { houseRulesBlock } from "./rules.js";
 import { NAME_LENGTH } from "../messages.js";
 
 const TEAM_NAMES = ["Team 1", "Team 2"];
@@ -43,9 +44,12 @@ function seatCard(state, room, info, me) {
     controls.push(h("button", { type: "button", class: "btn primary small", "data-action": "sit", "data-seat": String(info.seat), "aria-label": `Sit here, in the ${where} seat`, "data-key": `sit-${info.seat}` }, "Sit here"));
   }
   if (isHost && !mine && state.confirmBot === info.seat && info.kind === "human") {
-    controls.push(h("div", { class: "confirm-bot", role: "group", "aria-label": `Replace ${seatName(room, info.seat)} with a bot?` },
-      h("p", { class: "small" }, `Replace ${seatName(room, info.seat)} with a bot? They lose this seat.`),
-      h("button", { type: "button", class: "btn small danger", "data-action": "set-seat", "data-seat": String(info.seat), "data-to": "bot", "data-confirmed": "1", "data-key": `confirm-bot-${info.seat}` }, "Yes, seat a bot"),
+    const to = state.confirmTo === "empty" ? "empty" : "bot";
+    const who = seatName(room, info.seat);
+    const question = to === "bot" ? `Replace ${who} with a bot?` : `Free ${who}'s seat?`;
+    controls.push(h("div", { class: "confirm-bot", role: "group", "aria-label": question },
+      h("p", { class: "small" }, `${question} They lose this seat${to === "empty" ? " and can only watch" : ""}, and are told so.`),
+      h("button", { type: "button", class: "btn small danger", "data-action": "set-seat", "data-seat": String(info.seat), "data-to": to, "data-confirmed": "1", "data-key": `confirm-${to}-${info.seat}` }, to === "bot" ? "Yes, seat a bot" : "Yes, free the seat"),
       h("button", { type: "button", class: "btn small ghost", "data-action": "cancel-bot", "data-key": `cancel-bot-${info.seat}` }, "Cancel")));
   } else if (isHost && !mine) {
     if (info.kind !== "bot") {
@@ -82,6 +86,7 @@ export function renderLobby(state, { name }) {
         h("h1", { id: "lobby-title" }, "Room ", h("span", { class: "code" }, room.code)),
         h("span", { class: "badge" }, room.settings.public ? "Public" : "Private")),
       h("p", { class: "muted" }, settingsSummary(room.settings)),
+      houseRulesBlock(room.settings),
       h("div", { class: "invite inline" },
         h("label", { class: "sr-only", for: "invite-link" }, "Invite link"),
         h("input", { id: "invite-link", readonly: true, value: invite, "data-key": "invite-link" }),
@@ -112,8 +117,8 @@ export function renderLobby(state, { name }) {
       isHost
         ? h("details", { class: "room-settings", "data-key": "room-settings", "data-keep-open": "" },
           h("summary", {}, "Room settings"),
-          h("form", { "data-form": "settings" },
-            settingsFields(room.settings, { prefix: "room", includePublic: true }),
+          h("form", { "data-form": "settings", novalidate: true },
+            settingsFields(room.settings, { prefix: "room", includePublic: true, errors: state.settingsErrors }),
             h("button", { type: "submit", class: "btn" }, "Save settings")))
         : null,
       pastGames(state)),

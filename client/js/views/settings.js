@@ -114,13 +114,26 @@ function check(name, checked, label, hint) {
     h("span", {}, label));
 }
 
-function numberField(id, value, field) {
+// A field's error, in words, right under it (the field is aria-invalid and described by it).
+export function fieldError(id, errors) {
+  const text = errors && errors[id];
+  return text ? h("p", { class: "form-error field-error", id: `${id}-error` }, text) : null;
+}
+
+export function describedBy(id, hint, errors) {
+  const ids = [errors && errors[id] ? `${id}-error` : null, hint ? `${id}-hint` : null].filter(Boolean);
+  return ids.length ? ids.join(" ") : null;
+}
+
+function numberField(id, value, field, errors) {
   return h("div", { class: "field" },
     h("label", { for: id }, title(field, id)),
     h("input", {
       type: "number", id, name: id, min: field.minimum, max: field.maximum, value: String(value),
-      inputmode: "numeric", "data-key": id, "aria-describedby": field.description ? `${id}-hint` : null,
+      inputmode: "numeric", "data-key": id, "aria-describedby": describedBy(id, field.description, errors),
+      "aria-invalid": errors && errors[id] ? "true" : null,
     }),
+    fieldError(id, errors),
     field.description ? h("small", { class: "muted small", id: `${id}-hint` }, field.description) : null);
 }
 
@@ -131,22 +144,45 @@ function limited(field, list, current) {
   return kept;
 }
 
-/** The fields, filled from `settings`. `prefix` keeps ids unique per form. */
-export function settingsFields(given, { prefix = "new", includePublic = true, includeRated = false } = {}) {
+// One rule option's field (a check box or a number), its id under `prefix`.
+function ruleFieldOf(prefix, rules, errors) {
+  return (name) => {
+    const field = RULES[name];
+    const id = `${prefix}-${ruleId(name)}`;
+    return field.type === "boolean"
+      ? check(id.replace(/-check$/, ""), rules[name] !== false, title(field, name), field.description)
+      : numberField(id, rules[name], field, errors);
+  };
+}
+
+// "More rules": every rule option but the bids' (or every one, `withBids`), numbers first.
+function moreRules(prefix, rules, errors, { withBids = false } = {}) {
+  const ruleField = ruleFieldOf(prefix, rules, errors);
+  const more = Object.keys(RULES).filter((name) => withBids || !BID_RULES.includes(name));
+  // Open when a field in it has an error: the message must be seen.
+  const open = Boolean(errors) && Object.keys(errors).some((id) => more.some((name) => id === `${prefix}-${ruleId(name)}`));
+  return h("details", { class: "advanced", "data-key": `${prefix}-advanced`, "data-keep-open": open ? null : "", open },
+    h("summary", {}, "More rules"),
+    withBids ? h("div", { class: "checks" }, more.filter((name) => RULES[name].type === "boolean" && BID_RULES.includes(name)).map(ruleField)) : null,
+    h("div", { class: "row2" }, more.filter((name) => RULES[name].type !== "boolean").map(ruleField)),
+    more.filter((name) => RULES[name].type === "boolean" && !BID_RULES.includes(name)).map(ruleField));
+}
+
+/** Play solo's own rule options ("More rules", the bids' with them), filled from `rules`. */
+export function soloRuleFields(rules, errors) {
+  return moreRules("solo", { ...defaultSettings().rules, ...(rules || {}) }, errors, { withBids: true });
+}
+
+/** The fields, filled from `settings`. `prefix` keeps ids unique per form. `errors`: the
+ * message of each field refused (by its id), said under it. */
+export function settingsFields(given, { prefix = "new", includePublic = true, includeRated = false, errors = null } = {}) {
   const settings = complete(given);
   const p = (name) => `${prefix}-${name}`;
   const target = FIELDS.target || {};
   const presets = targetPresets();
-  const custom = !presets.includes(Number(settings.target));
+  const custom = !presets.includes(Number(settings.target)) || Boolean(errors && errors[p("target-value")]);
   const rules = settings.rules;
-  const ruleField = (name) => {
-    const field = RULES[name];
-    const id = p(ruleId(name));
-    return field.type === "boolean"
-      ? check(id.replace(/-check$/, ""), rules[name] !== false, title(field, name), field.description)
-      : numberField(id, rules[name], field);
-  };
-  const more = Object.keys(RULES).filter((name) => !BID_RULES.includes(name));
+  const ruleField = ruleFieldOf(prefix, rules, errors);
   return h("div", { class: "settings" },
     h("fieldset", { class: "field" },
       h("legend", {}, title(FIELDS.mode, "Mode")),
@@ -162,9 +198,11 @@ export function settingsFields(given, { prefix = "new", includePublic = true, in
           type: "number", id: p("target-value"), name: p("target-value"), class: "custom-target",
           min: target.minimum, max: target.maximum, inputmode: "numeric",
           placeholder: target.minimum !== undefined ? `${target.minimum}–${target.maximum}` : "",
-          value: custom ? String(settings.target) : "", "data-key": p("target-value"),
-          "data-custom-for": p("target"),
-        }))),
+          value: custom && Number.isFinite(Number(settings.target)) ? String(settings.target) : "", "data-key": p("target-value"),
+          "data-custom-for": p("target"), "aria-invalid": errors && errors[p("target-value")] ? "true" : null,
+          "aria-describedby": describedBy(p("target-value"), null, errors),
+        })),
+      fieldError(p("target-value"), errors)),
     h("div", { class: "row2" },
       select(p("turn"), limited(FIELDS.turn_seconds, turnChoices(), settings.turn_seconds), settings.turn_seconds, title(FIELDS.turn_seconds, "Turn timer")),
       select(p("clock"), limited(FIELDS.game_minutes, clockChoices(), settings.game_minutes), settings.game_minutes, title(FIELDS.game_minutes, "Game clock"))),
@@ -176,10 +214,91 @@ export function settingsFields(given, { prefix = "new", includePublic = true, in
     // Rated is chosen when the room is made (and cannot be changed in it).
     includeRated ? check(p("rated"), Boolean(settings.rated), title(FIELDS.rated, "Rated"),
       "Ratings change with the result. A game that starts with bots in empty seats is not rated.") : null,
-    h("details", { class: "advanced", "data-key": p("advanced"), "data-keep-open": "" },
-      h("summary", {}, "More rules"),
-      h("div", { class: "row2" }, more.filter((name) => RULES[name].type !== "boolean").map(ruleField)),
-      more.filter((name) => RULES[name].type === "boolean").map(ruleField)));
+    moreRules(prefix, rules, errors));
+}
+
+/** Every number field of a form under `prefix` whose value the server would refuse, and a
+ * custom target that is empty or out of range: {field id: the reason in words}. Nothing is
+ * replaced by a default: a value refused is said, next to its field. */
+export function settingsErrors(form, { prefix = "new" } = {}) {
+  const errors = {};
+  const p = (name) => `${prefix}-${name}`;
+  const wholeIn = (id, field, what) => {
+    const input = form.elements.namedItem(id);
+    if (!input) return;
+    const raw = String(input.value).trim();
+    const low = field.minimum;
+    const high = field.maximum;
+    const range = low !== undefined && high !== undefined ? ` from ${low} to ${high}` : "";
+    if (!/^-?\d+$/.test(raw)) errors[id] = raw === "" ? `Enter ${what}${range}.` : `${what[0].toUpperCase()}${what.slice(1)} must be a whole number${range}.`;
+    else if ((low !== undefined && Number(raw) < low) || (high !== undefined && Number(raw) > high)) errors[id] = `${Number(raw)} is out of range: enter ${what}${range}.`;
+  };
+  const picked = form.querySelector(`input[name="${p("target")}"]:checked`);
+  if (picked && picked.value === "custom") wholeIn(p("target-value"), FIELDS.target || {}, "a target score");
+  for (const [name, field] of Object.entries(RULES)) {
+    if (field.type !== "boolean") wholeIn(p(ruleId(name)), field, `a number for “${title(field, name)}”`);
+  }
+  return errors;
+}
+
+/** Where a server's refusal ("rules.bag_limit: Input should be …") belongs in a form under
+ * `prefix`: {field id: the reason with the field's name}, or null when it names no field. */
+export function serverFieldError(message, { prefix = "new" } = {}) {
+  const match = /^(rules\.)?([a-z_]+): (.*)$/.exec(String(message || ""));
+  if (!match) return null;
+  const [, rule, name, why] = match;
+  if (rule && RULES[name] && RULES[name].type !== "boolean") return { [`${prefix}-${ruleId(name)}`]: `${title(RULES[name], name)}: ${why}` };
+  if (!rule && name === "target") return { [`${prefix}-target-value`]: `Target: ${why}` };
+  return null;
+}
+
+/** Read Play solo's rule options (`solo-` fields) back from its form. */
+export function readSoloRules(form) {
+  const rules = {};
+  for (const [name, field] of Object.entries(RULES)) {
+    const input = form.elements.namedItem(`solo-${ruleId(name)}`);
+    if (!input) continue;
+    const value = Number.parseInt(input.value, 10);
+    rules[name] = field.type === "boolean" ? input.checked : Number.isFinite(value) ? value : field.default;
+  }
+  return rules;
+}
+
+// Each rule away from the standard, in words (`text`) and in a few (`short`, for a summary
+// line). The standard is the server's default.
+const RULE_WORDS = {
+  nil: (on) => (on ? ["Nil bids are allowed", "nil"] : ["No nil bids", "no nil"]),
+  blind_nil: (on) => (on ? ["Blind nil is allowed", "blind nil"] : ["No blind nil", "no blind nil"]),
+  blind_nil_deficit: (n) => [`Blind nil only for a side behind by ${n} points or more`, `blind nil when ${n} behind`],
+  nil_value: (n) => [`Nil is worth ${n} points`, `nil ${n}`],
+  blind_nil_value: (n) => [`Blind nil is worth ${n} points`, `blind nil ${n}`],
+  bag_value: (n) => [`Each bag (overtrick) is worth ${n} ${n === 1 ? "point" : "points"}`, `${n} per bag`],
+  bag_limit: (n) => (n ? [`A bag penalty every ${n} bags`, `penalty every ${n} bags`] : ["No bag penalty", "no bag penalty"]),
+  bag_penalty: (n) => [`The bag penalty costs ${n} points`, `bag penalty ${n}`],
+  spades_must_be_broken: (on) => (on ? ["Spades may not be led until one has been played", "spades must be broken"] : ["Spades may be led at any time", "spades led any time"]),
+  nil_tricks_count_for_partner: (on) => (on ? ["A failed nil's tricks count toward the partner's bid", "nil tricks count for partner"] : ["A failed nil's tricks do not count toward the partner's bid", "nil tricks not for partner"]),
+};
+
+/** The rules of `settings` that differ from the standard: [{ name, text, short, standard }]. */
+export function houseRules(settings) {
+  const rules = { ...defaultSettings().rules, ...((settings && settings.rules) || {}) };
+  const out = [];
+  for (const [name, field] of Object.entries(RULES)) {
+    if (rules[name] === field.default || rules[name] === undefined) continue;
+    const words = RULE_WORDS[name] ? RULE_WORDS[name](rules[name]) : [`${title(field, name)}: ${shown(name, rules[name])}`, `${title(field, name).toLowerCase()} ${shown(name, rules[name])}`];
+    const standard = typeof field.default === "boolean" ? null : `standard: ${field.default}`;
+    out.push({ name, text: words[0], short: words[1], standard });
+  }
+  return out;
+}
+
+/** Every rule in words, each marked when it is a house rule: [{ name, text, house }]. */
+export function allRules(settings) {
+  const rules = { ...defaultSettings().rules, ...((settings && settings.rules) || {}) };
+  return Object.entries(RULES).map(([name, field]) => {
+    const words = RULE_WORDS[name] ? RULE_WORDS[name](rules[name]) : [`${title(field, name)}: ${shown(name, rules[name])}`];
+    return { name, text: words[0], house: rules[name] !== field.default };
+  });
 }
 
 /** Read the fields back into a settings object (the wire form of POST /api/rooms). */
@@ -251,13 +370,12 @@ export function settingsChanges(before, after) {
 
 /** One line describing settings, e.g. "Partners · to 300 · 30 s turns · Normal bots". */
 export function settingsSummary(settings) {
-  const parts = [settings.mode === "individual" ? "Every player for themself" : "Partners", `to ${settings.target}`];
+  const parts = [settings.mode === "individual" ? "Every player for themself" : "Partners", `to ${Number.isFinite(settings.target) ? settings.target : "?"}`];
   if (settings.rated) parts.unshift("Rated");
   if (settings.turn_seconds) parts.push(`${settings.turn_seconds} s turns`);
   if (settings.game_minutes) parts.push(`${settings.game_minutes} min clock`);
-  const rules = settings.rules || {};
-  if (rules.nil === false) parts.push("no nil");
-  if (rules.blind_nil === false) parts.push("no blind nil");
   parts.push(`${wordFor("bot_level", settings.bot_level)} bots`);
+  const house = houseRules(settings);
+  parts.push(house.length ? `house rules: ${house.map((rule) => rule.short).join(", ")}` : "standard rules");
   return parts.join(" · ");
 }

@@ -9,7 +9,7 @@ import { sideSeats, mySideOf } from "./score.js";
 // A dialog opens at its top: room.js focuses its heading (tabindex -1), not a button at the
 // bottom that would scroll the heading out of view on a small screen. Drawn again for a new
 // state, it keeps its scroll (data-keep-scroll) and the focus (its heading's data-key).
-function dialog(labelId, className, ...children) {
+export function dialog(labelId, className, ...children) {
   return h("div", { class: "overlay" },
     h("div", { class: ["sheet", className], role: "dialog", "aria-modal": "true", "aria-labelledby": labelId, "data-key": `dialog-${className}`, "data-keep-scroll": "1" }, ...children));
 }

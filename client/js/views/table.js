@@ -6,6 +6,8 @@ import { seatName, who, sideName, hintText, contractOf } from "../state.js";
 import { awayNotice, cardButton, cardFace, cardBack, countdown } from "./common.js";
 import { chatPanel } from "./chat.js";
 import { scoreboard, bagWarning } from "./score.js";
+import { quickBar, quickBubble } from "./options.js";
+import { getOptions } from "../options.js";
 
 function legalSet(view) {
   const plays = new Set();
@@ -54,7 +56,9 @@ function seatPlate(state, seat, me) {
         h("span", { class: "sr-only" }, " cards"))),
     turn ? h("div", { class: "turn-flag" },
       h("span", {}, turnWord(room, view, seat)),
-      clock && clock.turn_deadline ? countdown(clock.turn_deadline, "Time left for this turn") : null) : null);
+      clock && clock.turn_deadline ? countdown(clock.turn_deadline, "Time left for this turn") : null) : null,
+    // Quick chat, by the plate of whoever said it (a table option hides it).
+    getOptions().hideQuick || !state.quick ? null : quickBubble(state.quick[seat]));
 }
 
 // Whose turn a plate's flag says: yours, a person's ("To bid", "To play"), or a bot's at work
@@ -207,12 +211,16 @@ function handRow(state, legal) {
   // Offline, nothing can be played: no card asks to be.
   const active = view.phase === "playing" && view.to_act === room.you && !room.seats[room.you].away && !offline(state);
   const hinted = state.hint && state.hint.type === "play" ? state.hint.card : null;
+  // The hand's one Tab stop: the card last focused, else the hinted card, else the first
+  // playable one, else the first.
+  const rover = [state.handFocus, hinted, active ? view.hand.find((c) => legal.plays.has(c)) : null, view.hand[0]]
+    .find((c) => c && view.hand.includes(c));
   let lastSuit = null;
-  return h("section", { class: ["hand", active ? "active" : null], "aria-label": `Your hand, ${view.hand.length} cards`, "data-group": "hand", "data-focus-home": "", tabindex: "-1" },
+  return h("section", { class: ["hand", active ? "active" : null, state.dealing ? "deal" : null], "aria-label": `Your hand, ${view.hand.length} cards`, "data-group": "hand", "data-focus-home": "", tabindex: "-1", style: `--n:${Math.max(2, view.hand.length)}` },
     view.hand.map((code, index) => {
       const gap = lastSuit !== null && lastSuit !== code[1];
       lastSuit = code[1];
-      const button = cardButton(code, { legal: legal.plays.has(code), active, hinted: hinted === code, index });
+      const button = cardButton(code, { legal: legal.plays.has(code), active, hinted: hinted === code, index, rover: code === rover });
       if (gap) button.classList.add("suit-start");
       return button;
     }));
@@ -222,15 +230,22 @@ function sideTools(state, legal) {
   const { room, view } = state;
   const me = room.you;
   const canHint = me !== null && view.to_act === me && view.phase === "playing" && legal.plays.size > 0;
-  // The latest finished trick, kept across the deal: "Last trick" stays until the next one starts.
-  const last = view.last_trick || (view.tricks.length ? view.tricks[view.tricks.length - 1] : null);
+  const last = lastOf(view);
   return h("div", { class: "tools" },
     // While bidding, the hint button sits in the bidding panel instead.
     me === null || view.phase !== "playing" ? null : h("button", { type: "button", class: "btn", "data-action": "hint", "data-key": "hint", "aria-disabled": canHint ? null : "true", "aria-label": "Hint" }, "Hint"),
     h("button", { type: "button", class: "btn", "data-action": "toggle-last", "data-key": "last-trick", "aria-expanded": state.showLastTrick ? "true" : "false", "aria-disabled": last ? null : "true" }, state.showLastTrick ? "Hide last trick" : "Last trick"),
     h("button", { type: "button", class: "btn", "data-action": "open-score-sheet", "data-key": "score-sheet", "aria-haspopup": "dialog" }, "Score sheet"),
-    state.showLastTrick && last ? lastTrickPanel(room, last) : null,
+    h("button", { type: "button", class: "btn", "data-action": "open-rules", "data-key": "rules", "aria-haspopup": "dialog" }, "Rules"),
+    h("button", { type: "button", class: "btn", "data-action": "open-options", "data-key": "options", "aria-haspopup": "dialog" }, "Options"),
+    // Leaving on purpose asks first (the logo's dialog): the bot plays the seat meanwhile.
+    me !== null && view.phase !== "over" ? h("button", { type: "button", class: "btn ghost leave-table", "data-action": "leave-home", "data-key": "leave-table", "aria-haspopup": "dialog" }, "Leave table") : null,
     trickLog(room, view));
+}
+
+// The latest finished trick, kept across the deal: "Last trick" stays until the next one starts.
+function lastOf(view) {
+  return view.last_trick || (view.tricks.length ? view.tricks[view.tricks.length - 1] : null);
 }
 
 export function lastTrickPanel(room, last) {
@@ -315,11 +330,16 @@ export function renderTable(state, { strip = null, held = false } = {}) {
         trickArea(state, ref)),
       statusLine(state, legal),
       held ? null : biddingPanel(state, legal),
+      // Why the card just clicked cannot be played (also read out, room/refusal.js).
+      state.refusal ? h("p", { class: "play-refusal", "data-key": "refusal" }, state.refusal.text) : null,
       handRow(state, legal),
       sideTools(state, legal)),
     h("aside", { class: "side", "aria-label": "Scores and chat" },
+      // At the top of the side column: in view on a desktop, whatever the table's height;
+      // just under the table's buttons on a phone.
+      state.showLastTrick && lastOf(view) ? lastTrickPanel(room, lastOf(view)) : null,
       scoreboard(room, view),
-      chatPanel(state.chat, { canSend: !offline(state) })));
+      chatPanel(state.chat, { canSend: !offline(state), extra: me !== null && !getOptions().hideQuick ? quickBar() : null })));
   // Offline, a bid could not be sent: the buttons say so rather than fail on a click.
   if (offline(state)) {
     for (const button of screen.querySelectorAll(".bid-panel [data-action='bid'], .bid-panel [data-action='look']")) button.setAttribute("aria-disabled", "true");

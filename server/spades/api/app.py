@@ -17,7 +17,7 @@ from .guard import Guard, refusals
 from .http_errors import add_exception_handlers
 from .limits import Limiter, LocalLimiter
 from .metrics import Metrics
-from .routers import games, ops, players, quickplay, rooms, websocket
+from .routers import accounts, games, ops, passkeys, players, quickplay, rooms, stats, websocket
 from .routers.pages import add_pages
 from .services import Wiring, lifespan
 
@@ -54,9 +54,11 @@ def create_app(
     add_exception_handlers(app, metrics)
     # Per-address limits and the body size limit run before any route parses anything;
     # forwarded headers are believed only from the proxies the settings name.
+    limiter = limiter or cluster_limiter or LocalLimiter(settings)
+    app.state.limiter = limiter  # (failed sign-ins are counted by the accounts routes)
     app.add_middleware(
         Guard,
-        limiter=limiter or cluster_limiter or LocalLimiter(settings),
+        limiter=limiter,
         max_body_bytes=settings.max_body_bytes,
         metrics_allow=settings.metrics_allow,
         forwarded_trusted=bool(settings.forwarded_allow_ips.strip()),
@@ -65,14 +67,8 @@ def create_app(
     if settings.forwarded_allow_ips.strip():
         trusted = [p.strip() for p in settings.forwarded_allow_ips.split(",") if p.strip()]
         app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=trusted)
-    for router in (
-        ops.router,
-        rooms.router,
-        games.router,
-        players.router,
-        quickplay.router,
-        websocket.router,
-    ):
+    routers = (ops, rooms, games, players, stats, accounts, passkeys, quickplay, websocket)
+    for router in (r.router for r in routers):
         app.include_router(router)
     add_pages(app, settings)
     return app

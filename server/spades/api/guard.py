@@ -65,9 +65,11 @@ def limited_action(method: str, path: str) -> Action | None:
         return "lookup"  # a room by its code: the code is the only key to a private room
     if method != "POST":
         return None
-    if path in ("/api/rooms", "/api/solo", "/api/players"):
+    if path in ("/api/rooms", "/api/solo", "/api/players", "/api/account"):
         return "create"
-    if _JOIN.match(path) or path == "/api/quickplay":  # (a queue's polls are not counted)
+    if _JOIN.match(path) or path == "/api/session/passkey/options":
+        return "join"  # (a passkey challenge is a row in the database)
+    if path == "/api/quickplay":  # joining quick play (its polls are not counted)
         return "join"
     return None
 
@@ -300,14 +302,19 @@ def _printable(value: Any) -> str:
 
 
 _MEANINGS = {
-    400: "the body could not be read as JSON",
-    401: "the player credential (`X-Spades-Player`) is unknown or wrong (`code`: "
-    "`bad_player`), or missing where it is needed (`player_required`); nothing changed",
-    403: "not served to this address",
+    400: "the body could not be read as JSON, or a passkey could not be checked "
+    "(`code`: `bad_passkey`)",
+    401: "the player credential (`X-Spades-Player` or the session cookie) is missing, "
+    "unknown, wrong or signed out (`code`: `bad_player`; missing where it is needed: "
+    "`player_required`), or a wrong username or password "
+    "(`code`: `bad_login`); nothing changed",
+    403: "refused: a change the session cookie authenticates without its CSRF token or "
+    "from another site (`code`: `csrf_failed`), or /metrics to an address not allowed",
     404: "no such room or game",
-    409: "not now: a full room, a taken seat, a game still being played",
+    409: "not now: a full room, a taken seat, a game still being played, a username taken",
     413: "the request body is too large",
-    429: "too many requests of this kind from your address; wait a minute",
+    429: "too many requests of this kind from your address (or failed sign-ins to an "
+    "account); wait a minute (Retry-After)",
     503: "the database did not answer; nothing changed",
 }
 

@@ -24,6 +24,7 @@ from spades.store.protocol import StorageUnavailable
 
 from .guard import safe_validation_errors
 from .metrics import Metrics
+from .sessions import Refused
 
 # What a browser gets for an address that is nothing here (a mistyped link): a page in
 # words with the way home, not the API's JSON.
@@ -88,6 +89,14 @@ def add_exception_handlers(app: FastAPI, metrics: Metrics) -> None:
     async def bad_player(request: Request, exc: BadPlayer) -> Response:
         metrics.http_refused(401)
         return JSONResponse({"detail": exc.message, "code": exc.code}, status_code=401)
+
+    # Accounts and sessions: a refusal with its code (a CSRF failure, a wrong password...).
+    @app.exception_handler(Refused)
+    async def refused(request: Request, exc: Refused) -> Response:
+        metrics.http_refused(exc.status)
+        return JSONResponse(
+            {"detail": exc.message, "code": exc.code}, status_code=exc.status, headers=exc.headers
+        )
 
     # A quick play request refused: its status and code (rooms/quickplay.py).
     @app.exception_handler(QuickPlayRefused)

@@ -16,8 +16,9 @@ from typing import Literal, Protocol
 from spades.config import Settings
 from spades.rooms.protocol import MESSAGE_COSTS as MESSAGE_COSTS
 
-# What a client may do per address, per minute.
-Action = Literal["create", "join", "connect", "lookup"]
+# What a client may do per address, per minute. "login": failed sign-ins per address;
+# "login_account": failed sign-ins per account (its key is the username, not an address).
+Action = Literal["create", "join", "connect", "lookup", "login", "login_account"]
 
 
 class AddressLimiter:
@@ -28,11 +29,23 @@ class AddressLimiter:
         self._now = now
         self._events: dict[str, deque[float]] = {}
 
-    def allow(self, address: str) -> bool:
+    def _recent(self, address: str) -> deque[float]:
         now = self._now()
         events = self._events.setdefault(address, deque())
         while events and now - events[0] >= 60.0:
             events.popleft()
+        return events
+
+    def full(self, address: str) -> bool:
+        """Whether the next event of `address` would be over the limit (nothing counted)."""
+        full = len(self._recent(address)) >= self.per_minute
+        if not self._events.get(address):
+            self._events.pop(address, None)
+        return full
+
+    def allow(self, address: str) -> bool:
+        now = self._now()
+        events = self._recent(address)
         if len(events) >= self.per_minute:
             return False
         events.append(now)
@@ -47,6 +60,11 @@ class Limiter(Protocol):
 
     async def allow(self, action: Action, address: str) -> bool:
         """Count one `action` from `address`; False when it is over its limit (not counted)."""
+        ...
+
+    async def blocked(self, action: Action, address: str) -> bool:
+        """Whether one more `action` of `address` would be over its limit; counts nothing
+        (failed sign-ins are counted by `allow` once they failed)."""
         ...
 
     async def hold(self, address: str) -> bool:
@@ -67,12 +85,17 @@ class LocalLimiter:
             "join": AddressLimiter(settings.joins_per_minute, now),
             "connect": AddressLimiter(settings.joins_per_minute, now),
             "lookup": AddressLimiter(settings.lookups_per_minute, now),
+            "login": AddressLimiter(settings.login_failures_per_minute, now),
+            "login_account": AddressLimiter(settings.account_login_failures_per_minute, now),
         }
         self.sockets_per_address = settings.sockets_per_address
         self._held: dict[str, int] = {}
 
     async def allow(self, action: Action, address: str) -> bool:
         return self._windows[action].allow(address)
+
+    async def blocked(self, action: Action, address: str) -> bool:
+        return self._windows[action].full(address)
 
     async def hold(self, address: str) -> bool:
         held = self._held.get(address, 0)

@@ -34,6 +34,7 @@ from prometheus_client.utils import floatToGoString
 
 from spades.rooms import BOT_LEVELS, Observer
 from spades.rooms.observer import ActionSource
+from spades.rooms.writes import store_failures
 from spades.store.protocol import RoomStatus
 
 from .gc_policy import frozen_objects
@@ -115,6 +116,19 @@ class _Cluster(Collector):
             "spades_cluster_leases_lost",
             "Leases this process lost: lapsed (Redis away) or taken by another process",
             value=ownership.lost,
+        )
+
+
+class _StoreFailures(Collector):
+    """The rooms' failed store writes (an action, a room's or seat's change, a hand's or
+    game's end: every failure, whether it was refused to a player or is being retried),
+    counted process-wide by `spades.rooms.writes.store_failures` and read at scrape time."""
+
+    def collect(self) -> Iterator[Metric]:
+        yield CounterMetricFamily(
+            "spades_store_failures",
+            "Store writes of the rooms that failed (the database away, full or refusing)",
+            value=store_failures.count,
         )
 
 
@@ -244,6 +258,7 @@ class Metrics(Observer):
         self._game_metrics(r)
         self._bot_metrics(r)
         self._store_metrics(r)
+        r.register(_StoreFailures())
         self._error_metrics(r)
         self._runtime_metrics(r)
         # Known label values appear at 0 from the start, so rates work from the first scrape;

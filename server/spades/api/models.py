@@ -104,6 +104,9 @@ class RoomOut(BaseModel):
         description="the host is disconnected: when (epoch ms) the host's role passes to a "
         "seated player who is connected, unless the host is back by then; null otherwise",
     )
+    spectators: int = Field(
+        0, description="connections watching (not seated), counted up to 10: 10 = ten or more"
+    )
 
 
 class SeatSummary(BaseModel):
@@ -211,13 +214,74 @@ class PlayerCreated(BaseModel):
     name: str | None
 
 
-class PlayerOut(BaseModel):
+class PlayerShown(BaseModel):
+    """A player as their page shows them (to others too: no username, which only signs in)."""
+
     id: str
     name: str | None
     public: bool = Field(
         description="whether others may see the player's page; false (private) until the "
         "player chooses otherwise"
     )
+
+
+class PlayerOut(PlayerShown):
+    """You (GET /api/me)."""
+
+    username: str | None = Field(
+        None, description="the account's username; null for a guest (no account)"
+    )
+    account: bool = Field(False, description="whether the player has an account")
+
+
+USERNAME = r"^[A-Za-z0-9_.-]{3,24}$"
+PASSWORD_MIN, PASSWORD_MAX = 8, 256
+
+
+class Credentials(Strict):
+    """A username and a password: claiming an account, or signing in."""
+
+    username: str = Field(
+        pattern=USERNAME,
+        max_length=24,
+        description="3 to 24 letters, digits, `_`, `.` or `-`; compared without case",
+    )
+    password: str = Field(min_length=PASSWORD_MIN, max_length=PASSWORD_MAX)
+
+
+class SignIn(Strict):
+    """Any text is taken (a wrong username and a wrong password are answered alike)."""
+
+    username: str = Field(max_length=64)
+    password: str = Field(max_length=PASSWORD_MAX)
+
+
+class NewPassword(Strict):
+    current_password: str = Field(max_length=PASSWORD_MAX)
+    new_password: str = Field(min_length=PASSWORD_MIN, max_length=PASSWORD_MAX)
+
+
+class Password(Strict):
+    password: str = Field(max_length=PASSWORD_MAX)
+
+
+class PasskeyOptions(BaseModel):
+    challenge_id: str = Field(description="send it back with the authenticator's answer")
+    options: dict[str, Any] = Field(
+        description="WebAuthn options as JSON (`PublicKeyCredentialCreationOptionsJSON` "
+        "or `PublicKeyCredentialRequestOptionsJSON`: the browser's parse...FromJSON takes it)"
+    )
+
+
+class PasskeyAnswer(Strict):
+    challenge_id: str = Field(max_length=32)
+    credential: dict[str, Any] = Field(
+        description="the authenticator's answer as JSON (the browser's `credential.toJSON()`)"
+    )
+
+
+class PasskeyAdded(BaseModel):
+    id: str = Field(description="the passkey's credential id (base64url)")
 
 
 class UpdateMe(Strict):
@@ -272,10 +336,43 @@ class PlayedGame(BaseModel):
 
 
 class PlayerGames(BaseModel):
-    player: PlayerOut
+    player: PlayerShown
     games: list[PlayedGame] = Field(description="finished games, newest first")
     next_before: int | None = Field(
         description="`before` for the next page (older games); null on the last page"
+    )
+
+
+class ModeStats(BaseModel):
+    """A player's statistics under one mode, over the finished games they were dealt into
+    (docs/rules.md "Statistics"); the shares and averages are null where nothing was
+    counted to divide by."""
+
+    mode: Literal["partnership", "individual"]
+    games: int
+    won: int = Field(description="games their side (partnership) or they (individual) won")
+    hands: int
+    contracts_bid: int = Field(description="hands their contract (their side's) was to make")
+    contracts_made: int
+    sets: int = Field(description="hands their contract was set")
+    nils_bid: int
+    nils_made: int
+    blind_nils_bid: int
+    blind_nils_made: int
+    bags: int = Field(description="bags their side took")
+    points: int = Field(description="points their side scored, bag penalties included")
+    won_pct: float | None = Field(description="0..100")
+    contracts_made_pct: float | None = Field(description="0..100")
+    nils_made_pct: float | None = Field(description="0..100")
+    blind_nils_made_pct: float | None = Field(description="0..100")
+    bags_per_hand: float | None
+    points_per_hand: float | None
+
+
+class PlayerStats(BaseModel):
+    player: PlayerShown
+    modes: list[ModeStats] = Field(
+        description="partnership then individual, each there (zeros where none was played)"
     )
 
 
@@ -367,7 +464,24 @@ class Seated(BaseModel):
     ref: MessageId = None
 
 
+class QuickOut(BaseModel):
+    """A quick chat phrase or emote a player sent (`quick`), to every connection."""
+
+    type: Literal["quick"]
+    seat: int
+    phrase: str = Field(description="the phrase's id (client message `quick`)")
+
+
+class Unseated(BaseModel):
+    """To the connection of a player whom the host put out of the seat (`set_seat`)."""
+
+    type: Literal["unseated"]
+    seat: int = Field(description="the seat you had")
+    to: Literal["bot", "empty"] = Field(description="what the seat is now")
+
+
 ServerMessage = Annotated[
-    State | Event | Error | HintOut | ChatOut | Pong | Seated, Field(discriminator="type")
+    State | Event | Error | HintOut | ChatOut | Pong | Seated | Unseated | QuickOut,
+    Field(discriminator="type"),
 ]
 SERVER_MESSAGE = TypeAdapter(ServerMessage)

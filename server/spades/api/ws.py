@@ -315,9 +315,18 @@ class FrameIntake:
     """
 
     def __init__(
-        self, room: Any, conn: WsConnection, settings: Settings, metrics: Metrics | None
+        self,
+        room: Any,
+        conn: WsConnection,
+        settings: Settings,
+        metrics: Metrics | None,
+        session: str | None = None,
     ) -> None:
         self.room = room
+        # The socket's session credential (`session:ID.SECRET`, from the cookie sent at the
+        # handshake): a `sit` naming no player is filled with it, and the room's owner
+        # checks it with the store as it does a guest's (rooms.players.verified_player).
+        self.session = session
         self.conn = conn
         self.settings = settings
         self.metrics = metrics
@@ -383,6 +392,8 @@ class FrameIntake:
                 self.said_hello = True
                 fn, args = room.attach, (conn, message.get("token"), message.get("id"))
             else:
+                if kind == "sit" and self.session is not None and message.get("player") is None:
+                    message["player"] = self.session
                 fn, args = room.handle, (conn, message, received)
             try:
                 if self._post is not None:
@@ -457,8 +468,10 @@ async def websocket_endpoint(
     settings: Settings,
     metrics: Metrics | None = None,
     find: Callable[[str], Awaitable[Any]] | None = None,
+    session: str | None = None,
 ) -> None:
-    """`find`: in a cluster, the room here or a link relaying to its owner (cluster/relay.py)."""
+    """`find`: in a cluster, the room here or a link relaying to its owner (cluster/relay.py).
+    `session`: the signed-in session's credential the handshake carried, if any."""
     # Per-address limits (opens per minute, sockets held) are the Guard's (guard.py).
     # Refusals accept first, so the browser sees the close code and reason (a refused
     # handshake would only show 1006).
@@ -477,7 +490,7 @@ async def websocket_endpoint(
     conn = WsConnection(websocket, settings, metrics)
     if metrics is not None:
         metrics.connections.inc()
-    intake = FrameIntake(room, conn, settings, metrics)
+    intake = FrameIntake(room, conn, settings, metrics, session)
     if conn.direct is not None:
         conn.direct.on_text = intake.take
 

@@ -31,7 +31,7 @@ from redis.exceptions import RedisError
 
 log = logging.getLogger(__name__)
 
-Action = Literal["create", "join", "connect", "lookup"]
+Action = Literal["create", "join", "connect", "lookup", "login", "login_account"]
 Clock = Callable[[], float]  # seconds (epoch), for tests; None: the Redis server's clock
 
 WINDOW_SECONDS = 60.0
@@ -63,6 +63,18 @@ end
 redis.call('ZADD', KEYS[1], now, ARGV[4])
 redis.call('PEXPIRE', KEYS[1], math.ceil(window * 1000))
 return 1
+"""
+)
+
+# KEYS[1]: the address's window; ARGV: limit, window seconds, now. 1 when it is full.
+_FULL = (
+    _clock_prelude(3)
+    + """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[2]))
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then
+  return 1
+end
+return 0
 """
 )
 
@@ -137,6 +149,7 @@ class RedisAddressLimiter:
         self.fail_open = fail_open
         self._key = f"{prefix}{name}:"
         self._script = redis.register_script(_WINDOW)
+        self._full = redis.register_script(_FULL)
         # Members must be unique per event: this process's id and a counter.
         self._origin = secrets.token_hex(6)
         self._count = itertools.count()
@@ -151,6 +164,15 @@ class RedisAddressLimiter:
         except (RedisError, OSError) as exc:
             self._warn(self._key, exc)
             return self.fail_open
+
+    async def full(self, address: str) -> bool:
+        """Whether the next event of `address` would be over the limit (nothing counted)."""
+        args: list[str | float] = [self.per_minute, self.window, _now_arg(self.clock)]
+        try:
+            return bool(await self._full(keys=[self._key + address], args=args))
+        except (RedisError, OSError) as exc:
+            self._warn(self._key, exc)
+            return not self.fail_open
 
 
 class RedisSocketCounter:
@@ -259,6 +281,8 @@ class RedisLimiter:
         connects_per_minute: int,
         sockets_per_address: int = 0,
         lookups_per_minute: int = 120,
+        login_failures_per_minute: int = 9,
+        account_login_failures_per_minute: int = 20,
         prefix: str = DEFAULT_PREFIX,
         clock: Clock | None = None,
         fail_open: bool = True,
@@ -273,6 +297,8 @@ class RedisLimiter:
             "join": window("join", joins_per_minute),
             "connect": window("connect", connects_per_minute),
             "lookup": window("lookup", lookups_per_minute),
+            "login": window("login", login_failures_per_minute),
+            "login_account": window("login_account", account_login_failures_per_minute),
         }
         self.sockets = RedisSocketCounter(
             redis, sockets_per_address, prefix=prefix, clock=clock, fail_open=fail_open
@@ -281,6 +307,9 @@ class RedisLimiter:
 
     async def allow(self, action: Action, address: str) -> bool:
         return await self.windows[action].allow(address)
+
+    async def blocked(self, action: Action, address: str) -> bool:
+        return await self.windows[action].full(address)
 
     async def hold(self, address: str) -> bool:
         return await self.sockets.acquire(address)

@@ -58,6 +58,8 @@ def redis_limiter(settings: Settings) -> RedisLimiter:
         connects_per_minute=settings.joins_per_minute,
         sockets_per_address=settings.sockets_per_address,
         lookups_per_minute=settings.lookups_per_minute,
+        login_failures_per_minute=settings.login_failures_per_minute,
+        account_login_failures_per_minute=settings.account_login_failures_per_minute,
         prefix=f"{settings.redis_prefix}limits:",
     )
 

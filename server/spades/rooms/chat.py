@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
+from typing import Literal, get_args
 
 from spades.codes import ErrorCode
 
@@ -16,6 +17,13 @@ CHAT_WINDOW = 10.0
 # Spectators together have at most this many of them, so that watchers cannot crowd the
 # players out of their own table's chat.
 SPECTATOR_CHAT_PER_WINDOW = 10
+# Quick chat: the phrases and emotes a player may send with one click (the client has the
+# words and pictures for each). Counted as chat; spectators see them but send none.
+QuickPhrase = Literal[
+    "nice", "good_game", "oops", "thinking", "well_played", "thanks", "sorry", "hurry",
+    "thumbs_up", "laugh", "wow", "sweat",
+]  # fmt: skip
+QUICK_PHRASES: tuple[str, ...] = get_args(QuickPhrase)
 
 
 class Chat:

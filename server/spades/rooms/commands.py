@@ -19,7 +19,7 @@ from .actor import Actor
 from .audience import Audience, StateFor
 from .bots import BotRunner
 from .broadcast import Connection
-from .chat import Chat
+from .chat import QUICK_PHRASES, Chat
 from .clock import Clock
 from .config import RoomConfig
 from .errors import BadRequest, NotSeated, RoomError, WrongStatus
@@ -123,6 +123,10 @@ async def set_seat(room: CommandRoom, conn: Connection, msg: Message, ref: Any) 
         raise BadRequest("set_seat needs a seat 0..3 and to = 'bot' or 'empty'")
     if seat == room.table.host_seat:
         raise BadRequest("the host cannot replace their own seat", code=ErrorCode.OWN_SEAT)
+    # The player put out of the seat is told so (`unseated`), not left to find out.
+    removed = []
+    if room.table.seats[seat].kind == "human":
+        removed = [c for c in room.audience.connections.values() if c.seat == seat]
     if to == "empty":
         not_playing(room)
         await room.seating.vacate(seat)
@@ -138,6 +142,8 @@ async def set_seat(room: CommandRoom, conn: Connection, msg: Message, ref: Any) 
             await room.seating.vacate(seat)
         await room.seating.make_bot(seat)
     room.changed(conn, ref)
+    for other in removed:
+        room.audience.send(other, {"type": "unseated", "seat": seat, "to": to})
 
 
 async def settings(room: CommandRoom, conn: Connection, msg: Message, ref: Any) -> None:
@@ -247,6 +253,17 @@ async def _hint(room: CommandRoom, conn: Connection, view: Message, ref: Any) ->
         hints.pending.discard(conn.conn_id)
     if conn in room.audience:
         room.audience.send(conn, {"type": "hint", "action": action, "ref": ref})
+
+
+async def quick(room: CommandRoom, conn: Connection, msg: Message, ref: Any) -> None:
+    """A quick chat phrase or emote: a player's only (spectators watch), counted as chat,
+    not stored (it shows by the player's plate for a moment)."""
+    seat = seat_of(conn)
+    phrase = msg.get("phrase")
+    if phrase not in QUICK_PHRASES:
+        raise BadRequest(f"phrase must be one of {', '.join(QUICK_PHRASES)}")
+    room.chat.admit(False, room.clock.now())
+    room.audience.send_all({"type": "quick", "seat": seat, "phrase": phrase})
 
 
 async def chat(room: CommandRoom, conn: Connection, msg: Message, ref: Any) -> None:

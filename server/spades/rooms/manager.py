@@ -436,6 +436,14 @@ class RoomManager:
             await room.call(room.resume)
         return room
 
+    async def forget_name(self, player_id: str, shown_as: str) -> None:
+        """A deleted account: its seats in the rooms this process holds say `shown_as` from
+        now on (the store has renamed them already; this is what the rooms show)."""
+        for room in list(self.rooms.values()):
+            if not room.closed and any(s.player_id == player_id for s in room.seats):
+                with contextlib.suppress(RoomError):
+                    await room.call(room.rename_player, player_id, shown_as)
+
     def find_game(self, game_id: int) -> Room | None:
         for room in self.rooms.values():
             if room.game_id == game_id:

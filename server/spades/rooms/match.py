@@ -14,6 +14,7 @@ from typing import Any
 
 from spades.codes import ErrorCode
 from spades.engine import Game, Rules
+from spades.engine.stats import game_stats
 from spades.store.protocol import (
     ActionRow,
     FencedOut,
@@ -135,11 +136,13 @@ class Match:
         game, game_id = self.game, self.game_id
         assert game is not None and game_id is not None
         winner, scores = game.winner, list(game.scores)
+        stats = game_stats(game)  # each seat's, counted for its player with the game's end
         room_id = self.table.room_id
         self.status = "finished"
         self.game_clock.set(None, None)
         await self.bookkeeping.write(
-            f"finishing game {game_id}", lambda: self.store.finish_game(game_id, winner, scores)
+            f"finishing game {game_id}",
+            lambda: self.store.finish_game(game_id, winner, scores, stats=stats),
         )
         await self.bookkeeping.write(
             "marking the room finished",

@@ -23,6 +23,7 @@ from typing import Annotated, Any, Literal, TypeVar, Union, get_args
 from pydantic import BaseModel, ConfigDict, Field, RootModel, TypeAdapter
 
 from . import commands
+from .chat import QuickPhrase
 from .commands import Command
 from .players import MAX_CREDENTIAL
 from .settings import CHAT_LENGTH, NAME_LENGTH
@@ -110,8 +111,10 @@ class Sit(ClientMessageBase):
     player: str | None = Field(
         None,
         max_length=MAX_CREDENTIAL,
-        description="the sitter's player credential `ID:SECRET` (recorded on the seat); "
-        "null = no player",
+        description="the sitter's guest credential `ID:SECRET` (recorded on the seat); "
+        "left out or null on a socket whose handshake carried a signed-in session cookie: "
+        "that account's player; else no player. A player who already has a seat in the "
+        "room (by their account, from another device) is given that seat back",
     )
 
 
@@ -164,6 +167,14 @@ class Hint(ClientMessageBase):
 class Chat(ClientMessageBase):
     type: Literal["chat"]
     text: str = Field(max_length=CHAT_LENGTH, description="plain text; the room's limit applies")
+
+
+@message(commands.quick, cost=2.0)
+class Quick(ClientMessageBase):
+    """A quick chat phrase or emote, shown by the player's plate; seated players only."""
+
+    type: Literal["quick"]
+    phrase: QuickPhrase
 
 
 @message(commands.play_again, cost=3.0)

@@ -291,6 +291,13 @@ class Room:
             self.changed()
         return taken, token
 
+    async def rename_player(self, player_id: str, name: str) -> None:
+        """The player's seats say `name` (a deleted account's: stored already)."""
+        for seat in self.seats:
+            if seat.player_id == player_id:
+                seat.name = name
+        self.changed()
+
     async def change_settings(self, raw: dict[str, Any]) -> None:
         table = self.table
         if "rated" in raw and raw["rated"] != table.settings.rated:

@@ -4,8 +4,9 @@ and then changes the room, so a failed write leaves the room as it was."""
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 
-from spades.codes import ErrorCode
+from spades.codes import CloseCode, ErrorCode
 from spades.store.protocol import Store
 
 from .audience import Audience
@@ -68,11 +69,17 @@ class Seating:
         self, name: str, seat: int | None, spectator: bool, player: str | None = None
     ) -> tuple[int | None, str | None]:
         """`POST /join` and `sit`: take a free seat (or the named one). Returns seat and token.
-        `player`: the id of the (verified) player who takes it, recorded on the seat."""
+        `player`: the id of the (verified) player who takes it, recorded on the seat. A
+        player who already sits here (from another device, signed in to their account)
+        takes their own seat back, game or not: `take_back`."""
         if spectator:
             return None, None
-        name = clean_name(name, self.config.name_length)
         seats = self.seats
+        if player is not None:
+            own = next((s for s in seats if s.kind == "human" and s.player_id == player), None)
+            if own is not None and seat in (None, own.index):
+                return own.index, await self.take_back(own)
+        name = clean_name(name, self.config.name_length)
         if self.match.status not in ("open", "finished") or self.match.in_progress():
             raise RoomFull("the game has started; you can watch", code=ErrorCode.GAME_IN_PROGRESS)
         if seat is None:
@@ -94,6 +101,21 @@ class Seating:
         if host is None or seats[host].kind != "human":
             await self.set_host(seat)
         return seat, token
+
+    async def take_back(self, seat: Seat) -> str:
+        """The seat's own player, on another device: a new token for the seat (the old
+        one no longer opens it) and the connection that held it is closed as replaced.
+        Everything else of the seat (name, away, the host) stays. Returns the token."""
+        token = new_token()
+        await self.store_seat(replace(seat, token_hash=hash_token(token)))
+        audience = self.audience
+        for other in list(audience.connections.values()):
+            if other.seat == seat.index:
+                other.seat = None
+                audience.remove(other)
+                audience.error(other, ErrorCode.REPLACED, "your seat was opened elsewhere", None)
+                audience.close(other, CloseCode.REPLACED, "seat taken over by its player")
+        return token
 
     async def store_seat(self, seat: Seat) -> None:
         """Store first, then take it in memory: a failed write leaves the room as it was."""

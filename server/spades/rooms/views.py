@@ -15,6 +15,10 @@ from .seats import host_away_until
 from .table import Table
 
 _SEAT_KEYS = ("seat", "name", "kind", "bot_level", "connected", "away", "timed_out")
+# The spectators a room's `room` counts, at most: "10" reads "ten or more". A count that
+# changes makes a new `room`, sent to every connection: past ten, a crowd coming and going
+# costs the players nothing.
+SPECTATORS_SHOWN = 10
 
 
 class Views:
@@ -41,8 +45,11 @@ class Views:
         # a function made and called.
         table, match = self.table, self.match
         online = set()
+        watchers = 0
         for c in self.audience.connections.values():
             online.add(c.seat)
+            if c.seat is None:
+                watchers += 1
         seats = []
         for s in table.seats:
             seats.append(
@@ -77,6 +84,7 @@ class Views:
             match.started_by,
             tuple(sorted(match.again)),
             host_back_by,
+            min(watchers, SPECTATORS_SHOWN),
         )
         if you is not None:
             return _room_dict(key, you)
@@ -153,6 +161,7 @@ def _room_dict(key: tuple[Any, ...], you: int | None) -> dict[str, Any]:
         started_by,
         again,
         host_back_by,
+        spectators,
     ) = key
     return {
         "id": room_id,
@@ -167,4 +176,5 @@ def _room_dict(key: tuple[Any, ...], you: int | None) -> dict[str, Any]:
         "started_by": started_by,
         "again": list(again),
         "host_back_by": host_back_by,
+        "spectators": spectators,
     }

@@ -32,6 +32,8 @@ class StoreFailures:
 
     def __init__(self, every: float = FAILURE_DETAIL_EVERY) -> None:
         self.every = every
+        # Every failure, logged in full or not (`/metrics`: spades_store_failures_total).
+        self.count = 0
         self._last_full = -float("inf")
         self._left_out = 0
         self._rooms: set[str] = set()
@@ -39,6 +41,7 @@ class StoreFailures:
 
     def log(self, logger: logging.Logger, code: str, fmt: str, *args: Any, **kw: Any) -> None:
         """As `logger.exception(fmt, *args, **kw)` for room `code`, within the budget."""
+        self.count += 1
         now = time.monotonic()
         if now - self._last_full < self.every:
             self._left_out += 1

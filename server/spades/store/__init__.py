@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from .protocol import (
     ActionRow,
+    ChallengeRow,
     CodeTaken,
     FencedOut,
     FinishedGame,
@@ -18,6 +19,8 @@ from .protocol import (
     GameRow,
     HandRow,
     NotFound,
+    PasskeyRow,
+    PasskeyTaken,
     PlayerGame,
     PlayerRow,
     PlayerTaken,
@@ -25,10 +28,12 @@ from .protocol import (
     RoomStatus,
     SeatRow,
     SequenceError,
+    SessionRow,
     StorageUnavailable,
     Store,
     StoredRoom,
     StoreError,
+    UsernameTaken,
 )
 
 if TYPE_CHECKING:
@@ -55,6 +60,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "ActionRow",
+    "ChallengeRow",
     "CodeTaken",
     "FencedOut",
     "FinishedGame",
@@ -62,6 +68,8 @@ __all__ = [
     "GameRow",
     "HandRow",
     "NotFound",
+    "PasskeyRow",
+    "PasskeyTaken",
     "PlayerGame",
     "PlayerRow",
     "PlayerTaken",
@@ -69,11 +77,13 @@ __all__ = [
     "RoomStatus",
     "SeatRow",
     "SequenceError",
+    "SessionRow",
     "SqlStore",
     "StorageUnavailable",
     "Store",
     "StoreError",
     "StoredRoom",
+    "UsernameTaken",
     "current_revision",
     "downgrade",
     "open_store",

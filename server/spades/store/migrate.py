@@ -129,6 +129,12 @@ def head_revision() -> str | None:
     return ScriptDirectory.from_config(alembic_config()).get_current_head()
 
 
+def known_revisions() -> set[str]:
+    """Every revision of the migrations this version ships."""
+    script = ScriptDirectory.from_config(alembic_config())
+    return {rev.revision for rev in script.walk_revisions()}
+
+
 def current_revision(url: str | URL) -> str | None:
     """The revision the database is at (None: never migrated)."""
 

@@ -97,6 +97,58 @@ class PlayerModel(Base):
     name: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     public: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # An account (optional): a username (as typed, and lower-cased for comparing: unique)
+    # and an argon2id password hash. A player with an account has no guest secret left
+    # (`secret_hash` ""): it is reached through sessions only.
+    username: Mapped[str | None] = mapped_column(String(32))
+    username_key: Mapped[str | None] = mapped_column(String(32), unique=True, index=True)
+    password_hash: Mapped[str | None] = mapped_column(String(256))
+    # A deleted account: its row stays (games name it as "a deleted player"), emptied.
+    deleted_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class SessionModel(Base):
+    """A signed-in browser: the hash of the secret its cookie holds. Deleted on sign-out
+    (or when its player signs out everywhere, changes password or deletes the account)."""
+
+    __tablename__ = "sessions"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    player_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("players.id", ondelete="CASCADE"), index=True
+    )
+    secret_hash: Mapped[str] = mapped_column(String(128))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    last_used_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    user_agent: Mapped[str | None] = mapped_column(String(200))
+
+
+class PasskeyModel(Base):
+    """A passkey (WebAuthn credential) of an account: its id and public key (base64url)
+    and the authenticator's signature counter."""
+
+    __tablename__ = "passkeys"
+
+    id: Mapped[str] = mapped_column(String(255), primary_key=True)
+    player_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("players.id", ondelete="CASCADE"), index=True
+    )
+    public_key: Mapped[str] = mapped_column(Text)
+    sign_count: Mapped[int] = mapped_column(BigInteger)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class ChallengeModel(Base):
+    """A WebAuthn challenge handed out and not answered yet (used once, then deleted)."""
+
+    __tablename__ = "auth_challenges"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    challenge: Mapped[str] = mapped_column(String(128))
+    purpose: Mapped[str] = mapped_column(String(16))
+    player_id: Mapped[str | None] = mapped_column(String(32))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
 class SeatModel(Base):
@@ -189,6 +241,59 @@ class ChatModel(Base):
     name: Mapped[str] = mapped_column(String(64))
     text: Mapped[str] = mapped_column(Text)
     at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class GameResultModel(Base):
+    """A finished game's statistics of one seat with a player (`engine.stats.Counts`),
+    written in the transaction that finishes the game. Its key says the game was counted
+    in its player's totals: a second finish of the game adds nothing."""
+
+    __tablename__ = "game_results"
+
+    game_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    player_id: Mapped[str | None] = mapped_column(
+        String(32), ForeignKey("players.id", ondelete="SET NULL"), index=True
+    )
+    mode: Mapped[str] = mapped_column(String(16))
+    games: Mapped[int] = mapped_column(Integer)
+    won: Mapped[int] = mapped_column(Integer)
+    hands: Mapped[int] = mapped_column(Integer)
+    contracts_bid: Mapped[int] = mapped_column(Integer)
+    contracts_made: Mapped[int] = mapped_column(Integer)
+    sets: Mapped[int] = mapped_column(Integer)
+    nils_bid: Mapped[int] = mapped_column(Integer)
+    nils_made: Mapped[int] = mapped_column(Integer)
+    blind_nils_bid: Mapped[int] = mapped_column(Integer)
+    blind_nils_made: Mapped[int] = mapped_column(Integer)
+    bags: Mapped[int] = mapped_column(Integer)
+    points: Mapped[int] = mapped_column(Integer)
+
+
+class PlayerStatsModel(Base):
+    """A player's statistics per mode: the sum of their `game_results` rows, kept up to
+    date by the statement that finishes each game."""
+
+    __tablename__ = "player_stats"
+
+    player_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    mode: Mapped[str] = mapped_column(String(16), primary_key=True)
+    games: Mapped[int] = mapped_column(Integer)
+    won: Mapped[int] = mapped_column(Integer)
+    hands: Mapped[int] = mapped_column(Integer)
+    contracts_bid: Mapped[int] = mapped_column(Integer)
+    contracts_made: Mapped[int] = mapped_column(Integer)
+    sets: Mapped[int] = mapped_column(Integer)
+    nils_bid: Mapped[int] = mapped_column(Integer)
+    nils_made: Mapped[int] = mapped_column(Integer)
+    blind_nils_bid: Mapped[int] = mapped_column(Integer)
+    blind_nils_made: Mapped[int] = mapped_column(Integer)
+    bags: Mapped[int] = mapped_column(Integer)
+    points: Mapped[int] = mapped_column(Integer)
 
 
 metadata = Base.metadata

@@ -119,7 +119,7 @@ def run(conn: Connection, write: OwnerWrite, fence: int | None) -> Any:
     if conn.dialect.name == "sqlite" and write.sqlite:
         args = _sqlite_args(write.args)
         first, *rest = write.sqlite
-        value = conn.exec_driver_sql(first, args[: _parameters(first)]).scalar_one()
+        value = conn.exec_driver_sql(first, args[: _parameters(first)]).scalar()
         for sql in rest:
             conn.exec_driver_sql(sql, args[: _parameters(sql)])
         return value
@@ -128,7 +128,7 @@ def run(conn: Connection, write: OwnerWrite, fence: int | None) -> Any:
     else:
         result = conn.exec_driver_sql(write.sql, write.args)
     if write.returning:
-        return result.scalar_one()
+        return result.scalar()  # (None: the statement matched no row)
     if write.missing is not None and result.rowcount == 0:
         raise NotFound(write.missing)
     return None

@@ -6,10 +6,12 @@ beside it. Times are timezone-aware UTC datetimes.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Literal, Protocol
+
+from spades.engine.stats import Counts, SeatStats
 
 RoomStatus = Literal["open", "playing", "finished", "abandoned"]
 
@@ -54,6 +56,15 @@ class PlayerTaken(StoreError):
     """A new player's id is already used; nothing was stored."""
 
 
+class UsernameTaken(StoreError):
+    """An account's username is already used by another account (compared lower-cased);
+    nothing was stored."""
+
+
+class PasskeyTaken(StoreError):
+    """A passkey's credential id is already stored; nothing was stored."""
+
+
 class CodeTaken(StoreError):
     """A new room's join code (or id) is already used by another room; nothing was stored."""
 
@@ -86,6 +97,48 @@ class PlayerRow:
     name: str | None = None
     created_at: datetime | None = None
     public: bool = False  # whether others may see the player's page (private by default)
+    username: str | None = None  # set once the player claimed an account
+    password_hash: str | None = None  # argon2id (never the password itself)
+    deleted_at: datetime | None = None  # a deleted account: no name, no credential left
+
+    @property
+    def has_account(self) -> bool:
+        return self.username is not None
+
+
+@dataclass
+class SessionRow:
+    """A signed-in browser of an account (its cookie holds the id and the secret)."""
+
+    id: str
+    player_id: str
+    secret_hash: str  # hash of the session's secret (never the secret itself)
+    created_at: datetime
+    last_used_at: datetime
+    user_agent: str | None = None
+
+
+@dataclass
+class PasskeyRow:
+    """A passkey of an account (a WebAuthn credential), its id and key base64url."""
+
+    id: str
+    player_id: str
+    public_key: str
+    sign_count: int
+    created_at: datetime
+    last_used_at: datetime | None = None
+
+
+@dataclass
+class ChallengeRow:
+    """A WebAuthn challenge (base64url) handed out for `purpose`, for `player_id` if any."""
+
+    id: str
+    challenge: str
+    purpose: str
+    player_id: str | None
+    created_at: datetime
 
 
 @dataclass
@@ -212,8 +265,18 @@ class Store(Protocol):
     async def finish_hand(self, row: HandRow, *, fence: int | None = None) -> None: ...
 
     async def finish_game(
-        self, game_id: int, winner: int | None, scores: list[int], *, fence: int | None = None
-    ) -> None: ...
+        self,
+        game_id: int,
+        winner: int | None,
+        scores: list[int],
+        *,
+        stats: Sequence[SeatStats] | None = None,
+        fence: int | None = None,
+    ) -> None:
+        """The game's end; with `stats` (`engine.stats.game_stats`), each seat's that has
+        a player is added to that player's totals in the same transaction, once per game
+        however often the game is finished. Raises NotFound."""
+        ...
 
     async def add_chat(
         self, room_id: str, seat: int | None, name: str, text: str, *, fence: int | None = None
@@ -284,9 +347,79 @@ class Store(Protocol):
         game id), only those with an id below `before` when given, at most `limit`."""
         ...
 
+    async def player_stats(self, player_id: str) -> dict[str, Counts]:
+        """The player's statistics by mode ("partnership", "individual"), summed over the
+        finished games they were dealt into; a mode they never finished a game in is not
+        there."""
+        ...
+
     async def game_seat_players(self, game_id: int) -> list[str | None]:
         """Each seat's player when the game was dealt (None: unknown, a bot, nobody), in
         seat order; empty for a game dealt before players were recorded."""
+        ...
+
+    # --- accounts and sessions (`spades.rooms.players` checks the credentials) ----------
+
+    async def player_by_username(self, username: str) -> PlayerRow:
+        """The account with that username, compared lower-cased. Raises NotFound."""
+        ...
+
+    async def claim_account(self, player_id: str, username: str, password_hash: str) -> None:
+        """Give a guest player (not deleted, no account yet) a username and a password, and
+        revoke its guest secret, in one write. Raises UsernameTaken (nothing stored) when
+        the username is used, NotFound when the player is unknown, deleted or has one."""
+        ...
+
+    async def set_password(
+        self, player_id: str, password_hash: str, *, keep_session: str | None = None
+    ) -> None:
+        """A new password hash, and every session of the player but `keep_session` deleted,
+        in one write. Raises NotFound."""
+        ...
+
+    async def delete_account(self, player_id: str, *, shown_as: str) -> None:
+        """Delete an account in one write: its sessions, credentials and name go, and the
+        seats, game seats and chat messages that named it say `shown_as` instead (the games
+        stay). The row stays, emptied and marked deleted. Raises NotFound."""
+        ...
+
+    async def create_session(self, session: SessionRow) -> None:
+        """Raises PlayerTaken when the id is used (nothing stored), NotFound when the
+        player is unknown."""
+        ...
+
+    async def get_session(self, session_id: str) -> SessionRow: ...  # raises NotFound
+
+    async def touch_session(self, session_id: str) -> None:
+        """Its last use is now (a session unused for long lapses)."""
+        ...
+
+    async def delete_session(self, session_id: str) -> None: ...  # none: nothing to do
+
+    async def delete_sessions(self, player_id: str, *, keep: str | None = None) -> int:
+        """Delete every session of the player (but `keep`); how many were."""
+        ...
+
+    # --- passkeys (WebAuthn; the api layer checks them) ----------------------------------
+
+    async def add_challenge(self, challenge: ChallengeRow) -> None: ...
+
+    async def take_challenge(self, challenge_id: str, purpose: str) -> ChallengeRow:
+        """The challenge, deleted as it is read (a challenge answers once). Raises NotFound
+        (also for another purpose's: then it is left)."""
+        ...
+
+    async def add_passkey(self, passkey: PasskeyRow) -> None:
+        """Raises PasskeyTaken (nothing stored) when its id is stored already, NotFound
+        when the player is unknown or deleted."""
+        ...
+
+    async def get_passkey(self, passkey_id: str) -> PasskeyRow: ...  # raises NotFound
+
+    async def player_passkeys(self, player_id: str) -> list[PasskeyRow]: ...
+
+    async def use_passkey(self, passkey_id: str, sign_count: int) -> None:
+        """Its counter after a sign-in, and its last use now."""
         ...
 
     async def purge_abandoned(self, older_than: timedelta) -> int:

@@ -10,7 +10,7 @@ writer process or inline (`commit_pg`), or the engine alone for an in-memory dat
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -20,9 +20,11 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from spades.engine.record import game_record
+from spades.engine.stats import Counts, SeatStats
 
-from . import owner_writes, purge, reads, sqlite_log
+from . import owner_writes, player_stats, purge, reads, sqlite_log
 from .access import Access
+from .accounts import AccountWrites
 from .commit_engine import EnginePath
 from .commit_pg import PgInlinePath, PgWriterPath
 from .commit_sqlite import SqliteThreadPath
@@ -32,6 +34,7 @@ from .fences import fence_game, fence_room
 from .group_commit import CommitHook, CommitPath, GroupCommit, Job, Pending
 from .models import metadata
 from .owner_writes import OwnerWrite
+from .passkeys import PasskeyWrites
 from .protocol import (
     ActionRow,
     CodeTaken,
@@ -119,8 +122,9 @@ def _on_disk_sqlite(url: URL) -> bool:
     return url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:")
 
 
-class SqlStore:
-    """`Store` on SQLAlchemy Core statements over the tables in `models`."""
+class SqlStore(AccountWrites, PasskeyWrites):
+    """`Store` on SQLAlchemy Core statements over the tables in `models` (accounts and
+    sessions: `accounts.AccountWrites`; passkeys: `passkeys.PasskeyWrites`)."""
 
     def __init__(
         self,
@@ -356,11 +360,25 @@ class SqlStore:
             ) from exc
 
     async def finish_game(
-        self, game_id: int, winner: int | None, scores: list[int], *, fence: int | None = None
+        self,
+        game_id: int,
+        winner: int | None,
+        scores: list[int],
+        *,
+        stats: Sequence[SeatStats] | None = None,
+        fence: int | None = None,
     ) -> None:
-        await self._run_owner(
-            owner_writes.finish_game(game_id, winner, scores, self.clock()), fence
-        )
+        if not stats:
+            write = owner_writes.finish_game(game_id, winner, scores, self.clock())
+            await self._run_owner(write, fence)
+            return
+        write = player_stats.finish_game(game_id, winner, scores, self.clock(), stats)
+        if await self._run_owner(write, fence) is None:
+            raise NotFound(f"no game {game_id}")
+
+    async def player_stats(self, player_id: str) -> dict[str, Counts]:
+        async with self._access.read() as conn:
+            return await player_stats.totals(conn, player_id)
 
     async def finished_games(self, room_id: str) -> list[FinishedGame]:
         async with self._access.read() as conn:

@@ -11,15 +11,20 @@ from sqlalchemy import Table
 
 from .models import (
     ActionModel,
+    ChallengeModel,
     ChatModel,
     GameModel,
+    GameResultModel,
     GameSeatModel,
     HandModel,
+    PasskeyModel,
     PlayerModel,
+    PlayerStatsModel,
     RoomModel,
     SeatModel,
+    SessionModel,
 )
-from .protocol import ActionRow, GameRow, PlayerRow, RoomRow, RoomStatus, SeatRow
+from .protocol import ActionRow, GameRow, PlayerRow, RoomRow, RoomStatus, SeatRow, SessionRow
 
 ROOMS = cast(Table, RoomModel.__table__)
 SEATS = cast(Table, SeatModel.__table__)
@@ -29,6 +34,11 @@ HANDS = cast(Table, HandModel.__table__)
 CHAT = cast(Table, ChatModel.__table__)
 PLAYERS = cast(Table, PlayerModel.__table__)
 GAME_SEATS = cast(Table, GameSeatModel.__table__)
+GAME_RESULTS = cast(Table, GameResultModel.__table__)
+PLAYER_STATS = cast(Table, PlayerStatsModel.__table__)
+SESSIONS = cast(Table, SessionModel.__table__)
+PASSKEYS = cast(Table, PasskeyModel.__table__)
+CHALLENGES = cast(Table, ChallengeModel.__table__)
 
 UNFINISHED: tuple[RoomStatus, ...] = ("open", "playing")
 
@@ -100,6 +110,20 @@ def player_row(p: Any) -> PlayerRow:
         name=p.name,
         created_at=p.created_at,
         public=bool(p.public),
+        username=p.username,
+        password_hash=p.password_hash,
+        deleted_at=p.deleted_at,
+    )
+
+
+def session_row(s: Any) -> SessionRow:
+    return SessionRow(
+        id=s.id,
+        player_id=s.player_id,
+        secret_hash=s.secret_hash,
+        created_at=s.created_at,
+        last_used_at=s.last_used_at,
+        user_agent=s.user_agent,
     )
 
 

@@ -28,6 +28,7 @@ from ..models import (
 )
 from ..players import MaybePlayer, Player
 from ..services import services_of
+from .accounts import player_out
 
 router = APIRouter()
 
@@ -69,10 +70,12 @@ async def create_player(body: NewPlayer, request: Request) -> PlayerCreated:
 
 @router.get("/api/me", response_model=PlayerOut, tags=["players"], responses=refusals(401))
 async def me(player: Player) -> PlayerOut:
-    return PlayerOut(id=player.id, name=player.name, public=player.public)
+    """You: a guest (`X-Spades-Player`) or a signed-in account (the session cookie);
+    `account` and `username` say which."""
+    return player_out(player)
 
 
-@router.patch("/api/me", response_model=PlayerOut, tags=["players"], responses=refusals(401))
+@router.patch("/api/me", response_model=PlayerOut, tags=["players"], responses=refusals(401, 403))
 async def update_me(body: UpdateMe, player: Player, request: Request) -> PlayerOut:
     """Your display name, kept for the next visit (rooms already joined keep theirs), and
     whether others may see your player page; each optional, both in one write."""
@@ -85,6 +88,8 @@ async def update_me(body: UpdateMe, player: Player, request: Request) -> PlayerO
         id=player.id,
         name=player.name if name is None else name,
         public=player.public if body.public is None else body.public,
+        username=player.username,
+        account=player.has_account,
     )
 
 

@@ -84,7 +84,7 @@ async def room_settings_schema() -> dict[str, Any]:
     "/api/rooms",
     response_model=RoomCreated,
     tags=["rooms"],
-    responses=refusals(401, 409, 429, 503),
+    responses=refusals(401, 403, 409, 429, 503),
 )
 async def create_room(body: CreateRoom, request: Request, player: MaybePlayer) -> RoomCreated:
     return await _create(body, request, player, solo=False)
@@ -94,7 +94,7 @@ async def create_room(body: CreateRoom, request: Request, player: MaybePlayer) -
     "/api/solo",
     response_model=RoomCreated,
     tags=["rooms"],
-    responses=refusals(401, 409, 429, 503),
+    responses=refusals(401, 403, 409, 429, 503),
 )
 async def create_solo(body: CreateSolo, request: Request, player: MaybePlayer) -> RoomCreated:
     return await _create(body, request, player, solo=True)
@@ -135,7 +135,7 @@ async def room_state(code: str, request: Request) -> dict[str, Any]:
     "/api/rooms/{code}/join",
     response_model=Joined,
     tags=["rooms"],
-    responses=refusals(401, 404, 409, 429, 503),
+    responses=refusals(401, 403, 404, 409, 429, 503),
 )
 async def join_room(code: str, body: JoinRoom, request: Request, player: MaybePlayer) -> Joined:
     room = await get_room(request, code)

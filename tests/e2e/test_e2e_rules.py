@@ -1,0 +1,124 @@
+"""A room's rules in words for everyone (issue 59): a joiner's lobby lists every rule away
+from the standard, and the table has a Rules sheet; Play solo has rules of its own; a value
+the server would refuse is said next to its field and nothing is sent or saved."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from e2e_helpers import open_with_token, start_solo
+from playwright.sync_api import expect
+from test_e2e_players import axe_violations
+
+pytestmark = pytest.mark.e2e
+
+# Every rule option away from its default (docs/rules.md).
+HOUSE = {
+    "nil": False,
+    "blind_nil": False,
+    "blind_nil_deficit": 200,
+    "nil_value": 50,
+    "blind_nil_value": 300,
+    "bag_value": 2,
+    "bag_limit": 5,
+    "bag_penalty": 50,
+    "spades_must_be_broken": False,
+    "nil_tricks_count_for_partner": True,
+}
+
+
+def test_a_joiner_sees_every_house_rule_in_the_lobby(new_page: Any) -> None:
+    host = new_page()
+    made = host.request.post(
+        "/api/rooms", data={"name": "Hana", "rules": HOUSE, "public": False}
+    ).json()
+    guest = new_page()
+    guest.goto(f"/r/{made['code']}")
+    rules = guest.locator(".house-rules")
+    expect(rules.locator("li")).to_have_count(len(HOUSE))
+    text = rules.inner_text()
+    for words in (
+        "No nil bids",
+        "No blind nil",
+        "behind by 200 points",
+        "Nil is worth 50 points (standard: 100)",
+        "Blind nil is worth 300",
+        "worth 2 points",
+        "every 5 bags",
+        "costs 50 points",
+        "Spades may be led at any time",
+        "count toward the partner's bid",
+    ):
+        assert words in text, words
+    assert axe_violations(guest) == []
+    summary = guest.locator(".lobby-main > p.muted").first.inner_text()
+    assert "house rules: no nil, no blind nil" in summary and "penalty every 5 bags" in summary
+
+
+def test_the_table_has_a_rules_sheet(new_page: Any) -> None:
+    page = new_page()
+    made = page.request.post(
+        "/api/solo", data={"name": "Tess", "rules": {"nil_value": 50, "bag_limit": 0}}
+    ).json()
+    open_with_token(page, made)
+    page.get_by_role("button", name="Rules", exact=True).click()
+    sheet = page.get_by_role("dialog", name="Rules of this table")
+    expect(sheet).to_contain_text("Nil is worth 50 points")
+    expect(sheet).to_contain_text("No bag penalty")
+    assert sheet.locator(".tag.house-tag").count() == 2
+    assert axe_violations(page) == []
+    page.keyboard.press("Escape")
+    expect(sheet).to_have_count(0)
+    assert page.evaluate("document.activeElement.dataset.key") == "rules"
+
+
+def test_play_solo_has_its_own_rules(new_page: Any) -> None:
+    page = new_page()
+    page.goto("/")
+    create = page.locator("form[data-form='create']")
+    create.get_by_label("Nil", exact=True).uncheck()
+    create.locator("summary", has_text="More rules").click()
+    create.get_by_label("Bags per penalty").fill("3")
+    create.get_by_label("Bags per penalty").blur()
+    # Play solo's own "More rules": Nil worth 50, the rest as the server has it.
+    solo = page.locator("form[data-form='solo']")
+    solo.locator("summary", has_text="More rules").click()
+    solo.get_by_label("Nil is worth", exact=True).fill("50")
+    solo.get_by_label("Nil is worth", exact=True).blur()
+    expect(page.locator("#solo-summary")).to_contain_text("house rules: nil 50")
+    code = start_solo(page, name="Sol")
+    room = page.request.get(f"/api/rooms/{code}").json()
+    rules = room["settings"]["rules"]
+    assert rules["nil"] is True and rules["bag_limit"] == 10 and rules["nil_value"] == 50
+
+
+def test_a_refused_value_is_said_by_its_field_and_not_sent(new_page: Any) -> None:
+    page = new_page()
+    page.goto("/")
+    solo = page.locator("form[data-form='solo']")
+    # An empty custom target is refused, not turned into a default.
+    solo.locator("input[name='solo-target'][value='custom']").check()
+    solo.get_by_label("Other solo target").fill("")
+    page.get_by_role("button", name="Play solo").click()
+    error = page.locator("#solo-target-value-error")
+    expect(error).to_contain_text("Enter a target score from 50 to")
+    assert solo.get_by_label("Other solo target").get_attribute("aria-invalid") == "true"
+    assert page.evaluate("document.activeElement.id") == "solo-target-value"
+    solo.get_by_label("Other solo target").fill("20")
+    page.get_by_role("button", name="Play solo").click()
+    expect(error).to_contain_text("20 is out of range")
+    assert page.url.endswith("/")
+    assert axe_violations(page) == []
+    # A bad "More rules" value of the create form: said by its field, nothing sent or saved.
+    create = page.locator("form[data-form='create']")
+    create.locator("summary", has_text="More rules").click()
+    field = create.get_by_label("Bags per penalty")
+    field.fill("500")
+    field.blur()
+    page.get_by_role("button", name="Create room").click()
+    expect(page.locator("#new-bag-limit-error")).to_contain_text("from 0 to 100")
+    assert field.get_attribute("aria-describedby").startswith("new-bag-limit-error")
+    saved = page.evaluate("JSON.parse(localStorage.getItem('spades.settings') || '{}')")
+    assert (saved.get("rules") or {}).get("bag_limit") != 500
+    assert page.url.endswith("/")
