@@ -5,7 +5,7 @@
 // matched it keeps the seat's token and goes to the table. Leaving the page leaves the
 // queue (a DELETE sent as the page goes; the server drops anyone who stops polling anyway).
 
-import { ApiError, playerHeaders, UNREACHABLE } from "./api.js";
+import { ApiError, csrfHeaders, playerHeaders, UNREACHABLE } from "./api.js";
 import { h, mount } from "./dom.js";
 import { ensurePlayer, keepName, nameKept } from "./player.js";
 import * as storage from "./storage.js";
@@ -16,13 +16,15 @@ const MODES = [["partnership", "Partners (2 vs 2)"], ["individual", "Every playe
 // Seconds after which bots may fill the table (then it is not rated); 0: wait for people.
 const BOTS_AFTER = [[0, "Never: wait for people"], [10, "After 10 s"], [30, "After 30 s"], [60, "After 1 min"], [120, "After 2 min"]];
 
-// The three calls of /api/quickplay, in this browser's player's name.
+// The three calls of /api/quickplay, in this browser's player's name (its guest credential,
+// or its session cookie with the CSRF token a change needs).
 async function request(method, body) {
   let response;
   try {
     response = await fetch("/api/quickplay", {
       method,
-      headers: { ...(body ? { "Content-Type": "application/json" } : {}), ...playerHeaders() },
+      credentials: "same-origin", // a signed-in browser is named by its session cookie
+      headers: { ...(body ? { "Content-Type": "application/json" } : {}), ...playerHeaders(), ...csrfHeaders(method) },
       body: body ? JSON.stringify(body) : undefined,
     });
   } catch {
@@ -35,7 +37,8 @@ async function request(method, body) {
 
 function leaveOnExit() {
   try {
-    fetch("/api/quickplay", { method: "DELETE", headers: playerHeaders(), keepalive: true }).catch(() => {});
+    const headers = { ...playerHeaders(), ...csrfHeaders("DELETE") };
+    fetch("/api/quickplay", { method: "DELETE", headers, keepalive: true, credentials: "same-origin" }).catch(() => {});
   } catch {
     // the page is going: nothing to do (the server drops a player who stops polling)
   }
