@@ -151,12 +151,19 @@ class QuickPlay:
     # --- the matcher ---------------------------------------------------------------------
 
     async def run(self) -> None:
+        failing = False  # said once when matching starts failing, and once when it is back
         while True:
             await self._nap()
             try:
                 await self.match_all()
             except Exception:
-                log.exception("quick play: matching failed (tried again next tick)")
+                if not failing:
+                    log.exception("quick play: matching failed (tried again every tick)")
+                failing = True
+            else:
+                if failing:
+                    log.info("quick play: matching works again")
+                failing = False
 
     async def _nap(self) -> None:
         """Until the next tick, or a join (which wants a look at once)."""
