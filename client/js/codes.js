@@ -35,7 +35,7 @@ export const ErrorCode = Object.freeze({
   USERNAME_TAKEN: "username_taken", // another account has that username (REST: 409)
   HAS_ACCOUNT: "has_account", // this player has an account already, or the request needs a guest credential (REST: 409)
   STILL_SEATED: "still_seated", // you have a seat in a live room: finish or leave it before deleting your account (REST: 409)
-  PLAYER_REQUIRED: "player_required", // this needs your player credential (`X-Spades-Player`, from POST /api/players), and none was sent (REST: 401)
+  PLAYER_REQUIRED: "player_required", // quick play needs your player: neither a credential (`X-Spades-Player`, from POST /api/players) nor a signed-in session's cookie was sent (REST: 401)
   NOT_SEATED: "not_seated", // only a seated player may do that
   HOST_ONLY: "host_only", // only the host may do that
   OWN_SEAT: "own_seat", // the host cannot replace their own seat

@@ -78,8 +78,8 @@ class ErrorCode(StrEnum):
     )
     PLAYER_REQUIRED = (
         "player_required",
-        "this needs your player credential (`X-Spades-Player`, from POST /api/players), and "
-        "none was sent (REST: 401)",
+        "quick play needs your player: neither a credential (`X-Spades-Player`, from POST "
+        "/api/players) nor a signed-in session's cookie was sent (REST: 401)",
     )
     NOT_SEATED = "not_seated", "only a seated player may do that"
     HOST_ONLY = "host_only", "only the host may do that"

@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from api_helpers import Server, running_server
 
@@ -200,3 +201,23 @@ async def test_a_rated_room_is_the_hosts_choice_and_bots_at_the_start_unrate_it(
     await host.close()
     solo = await server.create("/api/solo", rated=True)
     assert (await server.get(f"/api/rooms/{solo['code']}")).json()["settings"]["rated"] is False
+
+
+async def test_a_signed_in_browser_queues_by_its_session(server: Server) -> None:
+    async with httpx.AsyncClient(base_url=server.url) as browser:
+        made = (await browser.post("/api/players", json={"name": "Sid"})).json()
+        claimed = await browser.post(
+            "/api/account",
+            json={"username": "sid", "password": "correct horse battery"},
+            headers=auth(made),
+        )
+        assert claimed.status_code == 201, claimed.text
+        body = {"mode": "partnership", "target": 200}
+        no_csrf = await browser.post("/api/quickplay", json=body)  # a change: CSRF needed
+        assert no_csrf.status_code == 403 and no_csrf.json()["code"] == "csrf_failed"
+        csrf = {"X-Spades-CSRF": browser.cookies["spades_csrf"]}
+        queued = await browser.post("/api/quickplay", json=body, headers=csrf)
+        assert queued.status_code == 200 and queued.json()["status"] == "waiting"
+        assert (await browser.get("/api/quickplay")).json()["status"] == "waiting"
+        left = await browser.delete("/api/quickplay", headers=csrf)
+        assert left.json()["status"] == "left"

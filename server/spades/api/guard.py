@@ -305,7 +305,7 @@ _MEANINGS = {
     400: "the body could not be read as JSON, or a passkey could not be checked "
     "(`code`: `bad_passkey`)",
     401: "the player credential (`X-Spades-Player` or the session cookie) is missing, "
-    "unknown, wrong or signed out (`code`: `bad_player`; missing where it is needed: "
+    "unknown, wrong or signed out (`code`: `bad_player`; both missing on quick play: "
     "`player_required`), or a wrong username or password "
     "(`code`: `bad_login`); nothing changed",
     403: "refused: a change the session cookie authenticates without its CSRF token or "

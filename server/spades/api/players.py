@@ -13,7 +13,6 @@ from typing import Annotated
 
 from fastapi import Depends, Header, Request, Response
 
-from spades.codes import ErrorCode
 from spades.rooms import BadPlayer
 from spades.rooms.players import verified_player
 from spades.store.protocol import PlayerRow, SessionRow
@@ -55,9 +54,7 @@ async def required_player(request: Request, credential: CredentialHeader = None)
         return await verified_player(services_of(request).store, credential)
     found = await request_session(request)
     if found is None:
-        raise BadPlayer(
-            f"send your player credential in {HEADER}, or sign in", code=ErrorCode.PLAYER_REQUIRED
-        )
+        raise BadPlayer(f"send your player credential in {HEADER}, or sign in")
     return found[1]
 
 

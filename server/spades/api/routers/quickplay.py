@@ -1,26 +1,46 @@
 """Quick play over REST: join the queue, poll it (the poll is the heartbeat that keeps your
-place, and hands you your seat once), leave it. The player is the request's (the `Player`
-dependency: the `X-Spades-Player` credential today)."""
+place, and hands you your seat once), leave it. The player is the request's, found as
+`players.required_player` finds it (the `X-Spades-Player` credential, or a signed-in
+session's cookie); a request with neither answers `player_required`."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from typing import Annotated
 
-from spades.rooms import RoomError
+from fastapi import APIRouter, Depends, Request
+
+from spades.codes import ErrorCode
+from spades.rooms import BadPlayer, RoomError
 from spades.rooms.quickplay import QuickPlayRefused, Seated, Waiting
 from spades.rooms.quickplay_service import QuickPlay
+from spades.store.protocol import PlayerRow
 
 from ..guard import refusals
 from ..http_errors import http_error, invalid
 from ..models import QuickPlayJoin, QuickPlayState
-from ..players import Player
+from ..players import HEADER, CredentialHeader, required_player
 from ..services import services_of
+from ..sessions import COOKIE
 
 router = APIRouter()
 
 # How often a waiting client polls: often enough that a table is taken within a second or
 # two of being made, and that a page closed leaves the queue within `quickplay_expire`.
 POLL_SECONDS = 1.5
+
+
+async def queued_player(request: Request, credential: CredentialHeader = None) -> PlayerRow:
+    """The request's player, as `Player` (players.py) finds it: the credential, or the
+    session's; a request with neither is refused with its own code, `player_required`."""
+    if credential is None and not request.cookies.get(COOKIE):
+        raise BadPlayer(
+            f"quick play needs your player: send {HEADER}, or sign in",
+            code=ErrorCode.PLAYER_REQUIRED,
+        )
+    return await required_player(request, credential)
+
+
+Player = Annotated[PlayerRow, Depends(queued_player)]
 
 
 def _quickplay(request: Request) -> QuickPlay:
