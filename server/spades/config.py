@@ -110,6 +110,32 @@ class Settings(BaseSettings):
         "(Retry-After) until some end; 0 = no cap",
     )
 
+    # quick play (docs/protocol.md, "Quick play"); ratings are in rating points (~1500)
+    quickplay_window: float = Field(
+        100.0, ge=0, description="rating points apart four players may be to be seated at once"
+    )
+    quickplay_widen: float = Field(
+        10.0, ge=0, description="rating points the window widens per second a player waited"
+    )
+    quickplay_expire: float = Field(
+        15.0,
+        gt=0,
+        description="seconds a waiting player stays queued without polling (a closed page "
+        "leaves the queue within this)",
+    )
+    quickplay_seating: float = Field(
+        10.0,
+        gt=0,
+        description="seconds a process has to make a matched table before its players wait "
+        "again (a process that died meanwhile)",
+    )
+    quickplay_tick: float = Field(
+        0.5, gt=0, description="seconds between two looks for matches, in each process"
+    )
+    quickplay_turn_seconds: int = Field(
+        30, ge=0, le=600, description="the turn timer of a quick play room (0 = untimed)"
+    )
+
     # garbage collector (server/spades/api/gc_policy.py); gc_freeze_every 0 = CPython's default
     gc_freeze_every: float = Field(
         1.0, ge=0, description="seconds between moving live objects out of the collector's way"
