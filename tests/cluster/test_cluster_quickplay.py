@@ -137,3 +137,41 @@ async def test_the_queue_outlives_a_process_that_dies_while_seating(
     assert [e.player_id for e in await second.waiting("partnership:200", now + 20)] == ["ed"]
     assert await second.waiting("partnership:200", now + 28) == []
     assert await first.poll("ed", now + 28) is None
+
+
+async def test_a_seat_waits_in_redis_sealed_with_the_cluster_secret(services: None) -> None:
+    """The seat made for a queued player holds its seat token: with the cluster's secret it
+    is kept sealed (bound to that player), so reading Redis gives no token, and a seat that
+    some other secret sealed, or another player's, is nobody's."""
+    import redis.asyncio as aioredis
+
+    from spades.cluster.quickplay import QueueUnavailable
+    from spades.cluster.seal import Seal
+
+    redis = aioredis.Redis.from_url(REDIS_URL)
+    prefix = f"spades-test-{secrets.token_hex(4)}:"
+    ours = RedisQueue(redis, prefix=prefix, expire=15.0, seal=Seal("the cluster's secret"))
+    theirs = RedisQueue(redis, prefix=prefix, expire=15.0, seal=Seal("another secret"))
+    try:
+        now = 1000.0
+        names = ["ann", "bob", "cy", "di"]
+        for name in names:
+            assert await ours.join(entry(name, now), now)
+        group = Group("g1", "partnership:200", tuple(entry(n, now) for n in names), bots=False)
+        assert await ours.claim(group, deadline=now + 10)
+        seats = {n: Seated("ROOM", i, f"secret-token-{i}", True) for i, n in enumerate(names)}
+        assert await ours.deliver("g1", seats)
+        stored = [await redis.get(ours.seat_key(n)) for n in names]
+        assert all(s is not None and b"secret-token" not in s and b"ROOM" not in s for s in stored)
+        with pytest.raises(QueueUnavailable):
+            await theirs.poll("ann", now + 1)
+        # A sealed seat moved under another player's key opens for nobody.
+        await redis.set(ours.seat_key("bob"), stored[0])
+        with pytest.raises(QueueUnavailable):
+            await ours.poll("bob", now + 1)
+        assert await ours.poll("cy", now + 1) == seats["cy"]
+    finally:
+        keys = [k async for k in redis.scan_iter(match=f"{prefix}*")]
+        if keys:
+            await redis.delete(*keys)
+        await redis.aclose()

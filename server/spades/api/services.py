@@ -123,7 +123,9 @@ def quick_play(settings: Settings, manager: RoomManager, cluster: ClusterNode | 
     if cluster is not None:
         from spades.cluster.quickplay import RedisQueue
 
-        queue = RedisQueue(cluster.redis, prefix=settings.redis_prefix, expire=config.expire)
+        queue = RedisQueue(
+            cluster.redis, prefix=settings.redis_prefix, expire=config.expire, seal=cluster.seal
+        )
     else:
         queue = LocalQueue(expire=config.expire)
     return QuickPlay(queue, manager, config)

@@ -28,6 +28,8 @@ from spades.codes import ErrorCode
 from spades.rooms import RoomError
 from spades.rooms.quickplay import ALL_QUEUES, Entry, Group, Left, Seated, Waiting
 
+from .seal import Seal
+
 SEAT_KEPT = 600.0  # seconds a seat made for a player waits to be handed to them
 
 # KEYS: entries, seen, the queue, the player's seat. ARGV: player, entry, now.
@@ -168,9 +170,18 @@ def _text(value: bytes | str) -> str:
 
 class RedisQueue:
     def __init__(
-        self, redis: Any, *, prefix: str, expire: float, seat_kept: float = SEAT_KEPT
+        self,
+        redis: Any,
+        *,
+        prefix: str,
+        expire: float,
+        seat_kept: float = SEAT_KEPT,
+        seal: Seal | None = None,
     ) -> None:
         self.redis = redis
+        # A seat made for a player carries its seat token: sealed with the cluster secret
+        # (bound to the player) when there is one, as the relay's messages are.
+        self.seal = seal
         self.prefix = f"{prefix}qp:"
         self.expire = expire
         self.seat_kept = seat_kept
@@ -211,13 +222,27 @@ class RedisQueue:
         args = [player_id, "" if leave else now, "1" if leave else "0"]
         return await self._poll(keys=keys, args=args)
 
-    @staticmethod
-    def _answer(reply: Any) -> Waiting | Seated | Left | None:
+    def _sealed(self, seat: Seated, player_id: str) -> str | bytes:
+        text = seat.to_json()
+        if self.seal is None:
+            return text
+        return self.seal.close(text.encode(), f"qp-seat:{player_id}")
+
+    def _opened(self, stored: str | bytes, player_id: str) -> str | bytes:
+        if self.seal is None:
+            return stored
+        raw = stored if isinstance(stored, bytes) else stored.encode("latin-1")
+        opened = self.seal.open(raw, f"qp-seat:{player_id}", window=self.seat_kept + 60)
+        if opened is None:  # not sealed with this cluster's secret: nobody's seat
+            raise QueueUnavailable("a seat in the queue was not sealed by this cluster")
+        return opened
+
+    def _answer(self, reply: Any, player_id: str) -> Waiting | Seated | Left | None:
         if reply is None:
             return None
         kind = _text(reply[0])
         if kind == "seat":
-            return Seated.from_json(reply[1])
+            return Seated.from_json(self._opened(reply[1], player_id))
         if kind == "left":
             return "left"
         entry = Entry.from_json(reply[1])
@@ -233,12 +258,12 @@ class RedisQueue:
         )
 
     async def poll(self, player_id: str, now: float) -> Waiting | Seated | None:
-        answer = self._answer(await self._ask(player_id, now))
+        answer = self._answer(await self._ask(player_id, now), player_id)
         assert answer != "left"
         return answer
 
     async def leave(self, player_id: str) -> Waiting | Seated | Left | None:
-        return self._answer(await self._ask(player_id, None))
+        return self._answer(await self._ask(player_id, None), player_id)
 
     async def waiting(self, queue: str, now: float) -> list[Entry]:
         keys = [
@@ -262,7 +287,7 @@ class RedisQueue:
         args: list[Any] = [group_id, round(self.seat_kept * 1000)]
         for player_id, seat in seats.items():
             keys.append(self.seat_key(player_id))
-            args += [player_id, seat.to_json()]
+            args += [player_id, self._sealed(seat, player_id)]
         return bool(await self._deliver(keys=keys, args=args))
 
     async def release(self, group_id: str) -> None:

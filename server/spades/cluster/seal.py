@@ -48,16 +48,16 @@ class Seal:
         sealed = self._aead.encrypt(nonce, payload, stamp + channel.encode())
         return MAGIC + nonce + stamp + sealed
 
-    def open(self, data: bytes, channel: str) -> bytes | None:
+    def open(self, data: bytes, channel: str, window: float = WINDOW) -> bytes | None:
         """The payload, or None when the message was not sealed with this secret for this
-        channel within the last `WINDOW` seconds."""
+        channel within the last `window` seconds."""
         if len(data) <= _HEAD or not data.startswith(MAGIC):
             self.refused += 1
             return None
         nonce = data[len(MAGIC) : len(MAGIC) + 12]
         stamp = data[len(MAGIC) + 12 : _HEAD]
         (sealed_at,) = _STAMP.unpack(stamp)
-        if abs(time.time() * 1000 - sealed_at) > WINDOW * 1000:
+        if abs(time.time() * 1000 - sealed_at) > window * 1000:
             self.refused += 1
             return None
         try:
