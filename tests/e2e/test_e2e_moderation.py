@@ -1,7 +1,7 @@
 """Moderation in the browser: a chat message reported with the Report button reaches the
-administrators with its text, and a player banned by an administrator is told why and
-until when when they chat (on a server of the test's own, so that an administrator can be
-granted on its database)."""
+administrators with its text, the Hide button hides a player's chat for oneself, and a
+player banned by an administrator is told why and until when when they chat (on a server of
+the test's own, so that an administrator can be granted on its database)."""
 
 from __future__ import annotations
 
@@ -65,6 +65,12 @@ def test_report_button_and_a_banned_players_message(new_page: Any, tmp_path: Pat
         host.get_by_label("Why?").fill("insults")
         host.get_by_role("button", name="Send report").click()
         host.get_by_text("Report sent to the administrators").wait_for()
+        # Hiding a player's chat is the host's own (kept by this browser for the room).
+        line.get_by_role("button", name="Hide").click()
+        host.locator(".chat-log li", has_text="Rude: hidden").wait_for()
+        assert host.locator(".chat-log li", has_text="rude words").count() == 0
+        host.get_by_role("button", name="Show Rude's messages").click()
+        line.wait_for()
 
         mod = administrator(url, f"sqlite+aiosqlite:///{tmp_path / 'e2e.db'}")
         (report,) = mod.get("/api/admin/reports").json()["reports"]

@@ -201,6 +201,18 @@ export function roomActions(ctx) {
       focus("#report-reason");
     },
     "cancel-report": () => show({ reporting: null }),
+    // Hiding a name's chat is this browser's own, for this room (the others still see it).
+    "hide-chat": (data) => {
+      const hidden = [...new Set([...(ctx.state.hidden || []), data.name])];
+      storage.setHidden(code, hidden);
+      show({ hidden });
+      announce(`${data.name}'s messages are hidden`);
+    },
+    "show-chat": (data) => {
+      const hidden = (ctx.state.hidden || []).filter((n) => n !== data.name);
+      storage.setHidden(code, hidden);
+      show({ hidden });
+    },
     "submit:report": async (form) => {
       const reason = form.elements.namedItem("report-reason").value.trim();
       const reporting = ctx.state.reporting;
