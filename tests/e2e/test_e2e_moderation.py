@@ -86,4 +86,11 @@ def test_report_button_and_a_banned_players_message(new_page: Any, tmp_path: Pat
         told = friend.locator(".toast", has_text="banned")
         told.wait_for()
         assert re.search(r"until \d{4}-\d\d-\d\d \d\d:\d\d UTC: abuse", told.inner_text())
+        # A new room is refused with the same words, under the form.
+        friend.goto("/")
+        fill_create_form(friend, mode="partnership", target=300, bots="easy")
+        friend.get_by_role("button", name="Create room").click()
+        refused = friend.locator(".form-error", has_text="banned")
+        refused.wait_for()
+        assert "abuse" in refused.inner_text()
         mod.close()
