@@ -87,8 +87,13 @@ async def report(body: ReportIn, request: Request, player: Player) -> ReportCrea
         seat=body.seat,
     )
     if body.seat is not None:
-        seat = (await store.get_room(room_id)).seats[body.seat]
-        reported.player_id, reported.name = seat.player_id, seat.name
+        try:
+            seats = (await store.get_room(room_id)).seats
+        except NotFound as exc:
+            raise HTTPException(404, "no such room") from exc
+        for seat in seats:
+            if seat.seat == body.seat:
+                reported.player_id, reported.name = seat.player_id, seat.name
     if body.message_at is not None:
         at = datetime.fromtimestamp(body.message_at / 1000, UTC)
         try:
