@@ -1,7 +1,7 @@
 """Moderation across two processes: an administrator's ban made through one process refuses
 a sit (on the room's owner, through a socket relayed to it, and through HAProxy) and a join
-on the other at once, since every process reads the sanctions from PostgreSQL; the audit log reads
-the same from both."""
+on the other at once, since every process reads the sanctions from PostgreSQL; a room owned
+by one process is closed by an administrator through the other; the audit log has both."""
 
 from __future__ import annotations
 
@@ -75,6 +75,19 @@ async def test_a_ban_made_on_one_process_holds_on_the_other(
             headers={"X-Spades-CSRF": mod.cookies["spades_csrf"]},
         )
         assert banned.status_code == 200, banned.text
+        # A room owned by process 2, closed by the administrator through process 1.
+        other = await post(two, "/api/rooms", {"name": "Other"})
+        async with connect(ws_url(two, other["code"]), ping_interval=None) as watcher:
+            await watcher.send(json.dumps({"type": "hello", "token": other["token"]}))
+            closed = await mod.post(
+                f"/api/admin/rooms/{other['code']}/close",
+                json={"reason": "abuse"},
+                headers={"X-Spades-CSRF": mod.cookies["spades_csrf"]},
+            )
+            assert closed.status_code == 204, closed.text
+            while (told := json.loads(await watcher.recv()))["type"] != "error":
+                pass
+            assert told["code"] == ErrorCode.ABANDONED and "abuse" in told["message"]
         audit = (await mod.get("/api/admin/audit")).json()["entries"]
     sit = {"type": "sit", "name": "Bob", "player": bob["credential"], "id": "sit"}
     # On the owner, relayed to it from process 1, and through HAProxy.
@@ -89,4 +102,7 @@ async def test_a_ban_made_on_one_process_holds_on_the_other(
             headers={"X-Spades-Player": bob["credential"]},
         )
         assert joined.status_code == 403 and joined.json()["code"] == ErrorCode.BANNED
-    assert audit[0]["action"] == "ban" and audit[0]["target"] == bob["id"]
+    assert [(e["action"], e["target"]) for e in audit[:2]] == [
+        ("close_room", other["code"]),
+        ("ban", bob["id"]),
+    ]
