@@ -17,7 +17,7 @@ export function playerHeaders() {
 export const CSRF_HEADER = "X-Spades-CSRF";
 
 /** The session's CSRF token (the readable `spades_csrf` cookie) for a change, or none. */
-function csrfHeaders(method) {
+export function csrfHeaders(method) {
   if (method === "GET") return {};
   const found = document.cookie.match(/(?:^|;\s*)spades_csrf=([^;]+)/);
   return found ? { [CSRF_HEADER]: decodeURIComponent(found[1]) } : {};

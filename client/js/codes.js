@@ -38,6 +38,7 @@ export const ErrorCode = Object.freeze({
   BANNED: "banned", // you (or your address range) are banned from playing and chatting: the message says why and until when; nothing changed (REST: 403)
   MUTED: "chat_muted", // your chat is muted, site-wide by an administrator or in this room by its host: the message says until when; nothing was said
   ADMIN_ONLY: "admin_only", // only an administrator may do that (REST: 403)
+  PLAYER_REQUIRED: "player_required", // quick play needs your player: neither a credential (`X-Spades-Player`, from POST /api/players) nor a signed-in session's cookie was sent (REST: 401)
   NOT_SEATED: "not_seated", // only a seated player may do that
   HOST_ONLY: "host_only", // only the host may do that
   OWN_SEAT: "own_seat", // the host cannot replace their own seat
@@ -73,6 +74,11 @@ export const ErrorCode = Object.freeze({
   REPLACED: "replaced", // another connection took your seat (then the socket closes, 4001)
   ABANDONED: "abandoned", // the room was closed (then the socket closes, 4002)
   ROOM_CROWDED: "room_crowded", // the room has as many spectators as it lets in (then the socket closes, 4013)
+  ALREADY_QUEUED: "already_queued", // you are waiting in quick play already (or your table is being set, or its seat waits for you on GET /api/quickplay); leave first to change mode (REST: 409)
+  IN_RATED_GAME: "in_rated_game", // you hold a seat in a rated game being played (the message names its room); finish it or leave its seat before you queue again (REST: 409)
+  UNKNOWN_MODE: "unknown_mode", // quick play has no such mode: `partnership` or `individual` (REST: 422)
+  NOT_A_PRESET: "not_a_preset", // quick play targets are the server's presets only (`presets.target` of GET /api/settings) (REST: 422)
+  NOT_QUEUED: "not_queued", // you are not waiting in quick play: never queued, left, dropped after no poll for `SPADES_QUICKPLAY_EXPIRE` seconds, or your seat was already handed to you (REST: 404)
   REFUSED: "refused", // a refusal of the rooms layer with no more precise code
   ROOM_NOT_FOUND: "room_not_found", // no such room (REST: 404; a socket is closed with 4004)
   SERVER_FULL: "server_full", // this process holds as many rooms as it may (REST: 503)

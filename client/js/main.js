@@ -4,6 +4,7 @@
 
 import { joinCode, safeDecode, startHome } from "./home.js";
 import { startPlayerPage } from "./playerpage.js";
+import { startQuickPlay } from "./quickplay.js";
 import { startReview } from "./review.js";
 import { startRoom } from "./room.js";
 import { mount } from "./dom.js";
@@ -36,7 +37,12 @@ if (match) {
   startPlayerPage(main, location.hash.slice("#player/".length));
 } else {
   mount(document.getElementById("topbar"), topbar({}));
-  startHome(main);
+  // "Play now" (quickplay.js) keeps its own part of the page: home.js redraws only its own.
+  const quick = document.createElement("div");
+  const home = document.createElement("div");
+  main.append(quick, home);
+  startQuickPlay(quick);
+  startHome(home);
 }
 ensurePlayer();
 // Opening another review (or leaving one) by its link reloads the page for it.

@@ -87,6 +87,11 @@ class ErrorCode(StrEnum):
         "message says until when; nothing was said",
     )
     ADMIN_ONLY = "admin_only", "only an administrator may do that (REST: 403)"
+    PLAYER_REQUIRED = (
+        "player_required",
+        "quick play needs your player: neither a credential (`X-Spades-Player`, from POST "
+        "/api/players) nor a signed-in session's cookie was sent (REST: 401)",
+    )
     NOT_SEATED = "not_seated", "only a seated player may do that"
     HOST_ONLY = "host_only", "only the host may do that"
     OWN_SEAT = "own_seat", "the host cannot replace their own seat"
@@ -142,6 +147,31 @@ class ErrorCode(StrEnum):
     ROOM_CROWDED = (
         "room_crowded",
         "the room has as many spectators as it lets in (then the socket closes, 4013)",
+    )
+    # Quick play (REST only).
+    ALREADY_QUEUED = (
+        "already_queued",
+        "you are waiting in quick play already (or your table is being set, or its seat "
+        "waits for you on GET /api/quickplay); leave first to change mode (REST: 409)",
+    )
+    IN_RATED_GAME = (
+        "in_rated_game",
+        "you hold a seat in a rated game being played (the message names its room); finish "
+        "it or leave its seat before you queue again (REST: 409)",
+    )
+    UNKNOWN_MODE = (
+        "unknown_mode",
+        "quick play has no such mode: `partnership` or `individual` (REST: 422)",
+    )
+    NOT_A_PRESET = (
+        "not_a_preset",
+        "quick play targets are the server's presets only (`presets.target` of GET "
+        "/api/settings) (REST: 422)",
+    )
+    NOT_QUEUED = (
+        "not_queued",
+        "you are not waiting in quick play: never queued, left, dropped after no poll for "
+        "`SPADES_QUICKPLAY_EXPIRE` seconds, or your seat was already handed to you (REST: 404)",
     )
     # Refusals that reach no `error` message: REST answers them with a status, or the
     # server acts on them itself.

@@ -45,6 +45,13 @@ class Settings(BaseSettings):
     redis_url: str = ""
     node_id: str = Field("", description="this process's name in the cluster; empty = host-pid")
     redis_prefix: str = Field("spades:", description="prefix of every Redis key and channel")
+    cluster_secret: str = Field(
+        "",
+        repr=False,
+        description="shared by every process of a cluster: what they send each other over "
+        "Redis is encrypted and authenticated with it, and anything else refused; empty = "
+        "in clear (a warning at start)",
+    )
     lease_ttl: float = Field(5.0, gt=0, description="seconds a room's lease outlives its owner")
     orphan_sweep_seconds: float = Field(
         2.0, gt=0, description="how often rooms that lost their owner are looked for"
@@ -101,6 +108,32 @@ class Settings(BaseSettings):
         ge=0,
         description="rooms one process holds at once; creating another then answers 503 "
         "(Retry-After) until some end; 0 = no cap",
+    )
+
+    # quick play (docs/protocol.md, "Quick play"); ratings are in rating points (~1500)
+    quickplay_window: float = Field(
+        100.0, ge=0, description="rating points apart four players may be to be seated at once"
+    )
+    quickplay_widen: float = Field(
+        10.0, ge=0, description="rating points the window widens per second a player waited"
+    )
+    quickplay_expire: float = Field(
+        15.0,
+        gt=0,
+        description="seconds a waiting player stays queued without polling (a closed page "
+        "leaves the queue within this)",
+    )
+    quickplay_seating: float = Field(
+        10.0,
+        gt=0,
+        description="seconds a process has to make a matched table before its players wait "
+        "again (a process that died meanwhile)",
+    )
+    quickplay_tick: float = Field(
+        0.5, gt=0, description="seconds between two looks for matches, in each process"
+    )
+    quickplay_turn_seconds: int = Field(
+        30, ge=0, le=600, description="the turn timer of a quick play room (0 = untimed)"
     )
 
     # garbage collector (server/spades/api/gc_policy.py); gc_freeze_every 0 = CPython's default

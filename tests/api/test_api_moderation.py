@@ -1,8 +1,9 @@
 """Moderation over a real uvicorn (one server for the module, SQLite): the administrator
 role granted by `spades admin grant`, the admin routes refused to everyone else, a report
 of a chat message with its context, a player's own mutes, a site-wide mute, a ban of a
-player (no room, no seat, no chat; told why and until when) and of an address range, the
-host's mute in a room, an administrator closing a room, and the audit log of all of it."""
+player (no room, no quick play, no seat, no chat; told why and until when) and of an
+address range, the host's mute in a room, an administrator closing a room, and the audit
+log of all of it."""
 
 from __future__ import annotations
 
@@ -231,6 +232,10 @@ async def test_a_banned_player_is_told_why_and_until_when(
     assert "until" in created.json()["detail"] and "cheating" in created.json()["detail"]
     joined = await bob.http.post(f"/api/rooms/{code}/join", json={"name": "Bob"})
     assert joined.status_code == 403
+    queued = await bob.http.post("/api/quickplay", json={"mode": "partnership", "target": 200})
+    assert queued.status_code == 403 and queued.json()["code"] == ErrorCode.BANNED
+    polled = await bob.http.get("/api/quickplay")
+    assert polled.status_code == 403 and "until" in polled.json()["detail"]
     other = (await ann.http.post("/api/rooms", json={"name": "Ann"})).json()
     watcher = await bob.socket(other["code"], None)
     credential = bob.http.headers[HEADER]

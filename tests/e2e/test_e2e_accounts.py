@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from test_e2e_players import axe_violations, overflow
+from test_e2e_stats import stat_rows
 from websockets.sync.client import connect
 
 from support import choose
@@ -105,6 +106,7 @@ def test_an_account_on_three_browsers(new_page: Any, server: str) -> None:
     second.get_by_role("link", name="Your finished games").click()
     second.get_by_role("heading", name="Your finished games").wait_for()
     assert second.get_by_role("link", name=re.compile(r"^Review game")).count() == 1
+    assert stat_rows(second)["Games"] == "1"  # and the guest's statistics came along
 
     # A passkey registered there; a third browser, holding it, signs in with it alone.
     cdp, authenticator = virtual_authenticator(second)

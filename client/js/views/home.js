@@ -127,7 +127,7 @@ export function renderHome(model) {
       h("section", { class: "card-panel", "aria-labelledby": "create-title" },
         h("h2", { id: "create-title" }, "Create a room"),
         h("form", { "data-form": "create", class: "create-form", novalidate: true },
-          settingsFields(settings, { prefix: "new", includePublic: true, errors: model.fieldErrors }),
+          settingsFields(settings, { prefix: "new", includePublic: true, includeRated: true, errors: model.fieldErrors }),
           h("button", { type: "submit", class: "btn primary", disabled: busy }, "Create room"),
           error && error.form === "create" ? h("p", { class: "form-error", role: "alert" }, error.text) : null)),
       h("div", { class: "stack" },

@@ -109,6 +109,9 @@ export function renderLobby(state, { name }) {
           ? [
             h("button", { type: "button", class: "btn primary big", "data-action": "start", "data-key": "start" }, "Start game"),
             h("p", { class: "muted small" }, seated < 4 ? `Bots will take the ${4 - seated} empty ${4 - seated === 1 ? "seat" : "seats"}.` : "Everyone is seated."),
+            // A rating is earned by four people: started with a bot, the room is not rated.
+            room.settings.rated && room.seats.some((s) => s.kind !== "human")
+              ? h("p", { class: "muted small rated-note" }, "With a bot at the table this game will not be rated.") : null,
           ]
           : waitingNote(room, me)),
       isHost

@@ -175,7 +175,7 @@ export function soloRuleFields(rules, errors) {
 
 /** The fields, filled from `settings`. `prefix` keeps ids unique per form. `errors`: the
  * message of each field refused (by its id), said under it. */
-export function settingsFields(given, { prefix = "new", includePublic = true, errors = null } = {}) {
+export function settingsFields(given, { prefix = "new", includePublic = true, includeRated = false, errors = null } = {}) {
   const settings = complete(given);
   const p = (name) => `${prefix}-${name}`;
   const target = FIELDS.target || {};
@@ -211,6 +211,9 @@ export function settingsFields(given, { prefix = "new", includePublic = true, er
       h("div", { class: "checks" }, BID_RULES.filter((name) => RULES[name]).map(ruleField))),
     select(p("bots"), BOT_LEVELS, settings.bot_level, title(FIELDS.bot_level, "Bot level")),
     includePublic ? check(p("public"), Boolean(settings.public), title(FIELDS.public, "List in public rooms")) : null,
+    // Rated is chosen when the room is made (and cannot be changed in it).
+    includeRated ? check(p("rated"), Boolean(settings.rated), title(FIELDS.rated, "Rated"),
+      "Ratings change with the result. A game that starts with bots in empty seats is not rated.") : null,
     moreRules(prefix, rules, errors));
 }
 
@@ -325,6 +328,8 @@ export function readSettings(form, { prefix = "new", includePublic = true } = {}
     bot_level: el("bots-select").value,
   };
   if (includePublic) settings.public = el("public-check").checked;
+  const rated = el("rated-check");
+  if (rated) settings.rated = rated.checked;
   return settings;
 }
 
@@ -366,6 +371,7 @@ export function settingsChanges(before, after) {
 /** One line describing settings, e.g. "Partners · to 300 · 30 s turns · Normal bots". */
 export function settingsSummary(settings) {
   const parts = [settings.mode === "individual" ? "Every player for themself" : "Partners", `to ${Number.isFinite(settings.target) ? settings.target : "?"}`];
+  if (settings.rated) parts.unshift("Rated");
   if (settings.turn_seconds) parts.push(`${settings.turn_seconds} s turns`);
   if (settings.game_minutes) parts.push(`${settings.game_minutes} min clock`);
   parts.push(`${wordFor("bot_level", settings.bot_level)} bots`);

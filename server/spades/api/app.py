@@ -24,6 +24,7 @@ from .routers import (
     ops,
     passkeys,
     players,
+    quickplay,
     rooms,
     stats,
     websocket,
@@ -77,7 +78,18 @@ def create_app(
     if settings.forwarded_allow_ips.strip():
         trusted = [p.strip() for p in settings.forwarded_allow_ips.split(",") if p.strip()]
         app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=trusted)
-    routers = (ops, rooms, games, players, stats, accounts, passkeys, moderation, websocket)
+    routers = (
+        ops,
+        rooms,
+        games,
+        players,
+        stats,
+        accounts,
+        passkeys,
+        quickplay,
+        moderation,
+        websocket,
+    )
     for router in (r.router for r in routers):
         app.include_router(router)
     add_pages(app, settings)

@@ -69,6 +69,8 @@ def limited_action(method: str, path: str) -> Action | None:
         return "create"
     if _JOIN.match(path) or path == "/api/session/passkey/options":
         return "join"  # (a passkey challenge is a row in the database)
+    if path == "/api/quickplay":  # joining quick play (its polls are not counted)
+        return "join"
     return None
 
 
@@ -303,7 +305,8 @@ _MEANINGS = {
     400: "the body could not be read as JSON, or a passkey could not be checked "
     "(`code`: `bad_passkey`)",
     401: "the player credential (`X-Spades-Player` or the session cookie) is missing, "
-    "unknown, wrong or signed out (`code`: `bad_player`), or a wrong username or password "
+    "unknown, wrong or signed out (`code`: `bad_player`; both missing on quick play: "
+    "`player_required`), or a wrong username or password "
     "(`code`: `bad_login`); nothing changed",
     403: "refused: a change the session cookie authenticates without its CSRF token or "
     "from another site (`code`: `csrf_failed`), or /metrics to an address not allowed",

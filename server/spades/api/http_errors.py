@@ -19,6 +19,7 @@ from spades.rooms import (
     RoomNotFound,
     ServerFull,
 )
+from spades.rooms.quickplay import QuickPlayRefused
 from spades.store.protocol import StorageUnavailable
 
 from .guard import safe_validation_errors
@@ -96,6 +97,12 @@ def add_exception_handlers(app: FastAPI, metrics: Metrics) -> None:
         return JSONResponse(
             {"detail": exc.message, "code": exc.code}, status_code=exc.status, headers=exc.headers
         )
+
+    # A quick play request refused: its status and code (rooms/quickplay.py).
+    @app.exception_handler(QuickPlayRefused)
+    async def quickplay_refused(request: Request, exc: QuickPlayRefused) -> Response:
+        metrics.http_refused(exc.status)
+        return JSONResponse({"detail": exc.message, "code": exc.code}, status_code=exc.status)
 
     # The database is away (docs/operations.md): any REST call that needed it is refused
     # with 503, "try again", rather than a bare 500; nothing was changed.

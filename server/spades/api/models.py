@@ -141,6 +141,63 @@ class RoomHistory(BaseModel):
     games: list[GameSummary]
 
 
+# --- quick play ---------------------------------------------------------------------------
+
+
+class QuickPlayJoin(Strict):
+    """Wait for a table of four strangers of similar rating."""
+
+    mode: str = Field(description="`partnership` or `individual` (else: `unknown_mode`)")
+    target: int = Field(
+        description="the score to play to: one of the server's presets, `presets.target` of "
+        "GET /api/settings (else: `not_a_preset`)"
+    )
+    bots_after: int | None = Field(
+        None,
+        ge=5,
+        le=600,
+        description="seconds after which, if no table of people was found, bots fill your "
+        "table (the room is then not rated); null: wait for people only",
+    )
+    name: str | None = Field(
+        None,
+        max_length=NAME_LENGTH,
+        description="your name at the table; default: your player's name (one of the two "
+        "is needed)",
+    )
+
+
+class QuickPlayState(BaseModel):
+    """Where a player stands in quick play (every answer of /api/quickplay)."""
+
+    status: Literal["waiting", "seating", "matched", "left"] = Field(
+        description="`waiting`: in the queue, poll again; `seating`: a table is being made "
+        "for you (you cannot leave now), poll again; `matched`: your seat, handed out once "
+        "(connect to /ws/{code} with `token`); `left`: you left the queue"
+    )
+    mode: str | None = None
+    target: int | None = None
+    waiting: int | None = Field(
+        None, description="players waiting for this mode and target, you included"
+    )
+    waiting_mode: int | None = Field(
+        None, description="players waiting for this mode, any target, you included"
+    )
+    waited: float | None = Field(None, description="seconds you have waited")
+    bots_in: float | None = Field(
+        None, description="seconds until bots fill your table; null: you wait for people only"
+    )
+    poll_seconds: float | None = Field(
+        None,
+        description="poll GET /api/quickplay about this often: the poll keeps your place "
+        "(no poll for SPADES_QUICKPLAY_EXPIRE seconds drops you from the queue)",
+    )
+    code: str | None = Field(None, description="matched: the room's code")
+    seat: int | None = Field(None, description="matched: your seat")
+    token: str | None = Field(None, description="matched: your seat's token (keep it secret)")
+    rated: bool | None = Field(None, description="matched: whether the room is rated")
+
+
 # --- players ------------------------------------------------------------------------------
 
 

@@ -26,6 +26,8 @@ from .models import (
     PlayerGames,
     PlayerOut,
     PlayerStats,
+    QuickPlayJoin,
+    QuickPlayState,
     RoomCreated,
     RoomHistory,
     RoomList,
@@ -69,6 +71,8 @@ def generated() -> str:
         ("Passkey options (both `.../options` routes)", PasskeyOptions),
         ("POST /api/account/passkeys and /api/session/passkey body", PasskeyAnswer),
         ("Passkey added", PasskeyAdded),
+        ("POST /api/quickplay body", QuickPlayJoin),
+        ("Quick play state (POST, GET and DELETE /api/quickplay)", QuickPlayState),
     ):
         parts.append(_block(title, TypeAdapter(model).json_schema()))
     return "\n".join(parts)

@@ -16,6 +16,9 @@ from starlette.requests import HTTPConnection
 
 from spades.config import Settings
 from spades.rooms import BotRunner, Clock, RoomConfig, RoomManager
+from spades.rooms.quickplay import QuickPlayConfig, QuickPlayQueue
+from spades.rooms.quickplay_local import LocalQueue
+from spades.rooms.quickplay_service import QuickPlay
 from spades.store.protocol import Store
 
 from .gc_policy import GcPolicy
@@ -35,6 +38,7 @@ class Services:
     store: Store
     manager: RoomManager
     cluster: ClusterNode | None  # None: a single process, no Redis
+    quickplay: QuickPlay
 
 
 def services_of(connection: HTTPConnection) -> Services:
@@ -104,6 +108,29 @@ def _start_gc_policy(settings: Settings) -> asyncio.Task[None] | None:
     return asyncio.create_task(policy.run())
 
 
+def quick_play(settings: Settings, manager: RoomManager, cluster: ClusterNode | None) -> QuickPlay:
+    """Quick play's matcher, on the queue every process shares: Redis in a cluster, this
+    process's memory alone."""
+    config = QuickPlayConfig(
+        window=settings.quickplay_window,
+        widen=settings.quickplay_widen,
+        expire=settings.quickplay_expire,
+        seating=settings.quickplay_seating,
+        tick=settings.quickplay_tick,
+        turn_seconds=settings.quickplay_turn_seconds,
+    )
+    queue: QuickPlayQueue
+    if cluster is not None:
+        from spades.cluster.quickplay import RedisQueue
+
+        queue = RedisQueue(
+            cluster.redis, prefix=settings.redis_prefix, expire=config.expire, seal=cluster.seal
+        )
+    else:
+        queue = LocalQueue(expire=config.expire)
+    return QuickPlay(queue, manager, config)
+
+
 @asynccontextmanager
 async def running(wiring: Wiring) -> AsyncIterator[Services]:
     """Start the store, the cluster node and the rooms; stop them in the reverse order."""
@@ -131,12 +158,15 @@ async def running(wiring: Wiring) -> AsyncIterator[Services]:
         metrics.watch_cluster(cluster)
     if wiring.cluster_limiter is not None:
         wiring.cluster_limiter.start()
+    quickplay = quick_play(settings, manager, cluster)
+    quickplay.start()
     gc_task = _start_gc_policy(settings)
     metrics.watch_gc(True)
     lag_probe = asyncio.create_task(metrics.probe_loop())
     try:
-        yield Services(settings, metrics, store, manager, cluster)
+        yield Services(settings, metrics, store, manager, cluster, quickplay)
     finally:
+        await quickplay.stop()
         if gc_task is not None:
             gc_task.cancel()
         lag_probe.cancel()

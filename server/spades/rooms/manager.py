@@ -162,10 +162,11 @@ class RoomManager:
             "handed over" if release else "lease lost",
             extra={"room": room.code},
         )
-        for conn in list(room.connections.values()):
-            room.hub.close(conn, CloseCode.RECONNECT, "the room moved: reconnect")
-        room.connections.clear()
+        self._moved_on(room)
         await room.stop()
+        # A hello queued before the stop has run meanwhile: its socket was sent a state
+        # and would wait in silence for a room that is gone. Told to reconnect too.
+        self._moved_on(room)
         if release and to is not None:
             try:
                 await self.ownership.hand_over(room_id, to)
@@ -175,6 +176,12 @@ class RoomManager:
                 )
         elif release:
             await self._release(room_id)
+
+    @staticmethod
+    def _moved_on(room: Room) -> None:
+        for conn in list(room.connections.values()):
+            room.hub.close(conn, CloseCode.RECONNECT, "the room moved: reconnect")
+        room.connections.clear()
 
     async def drain(self) -> None:
         """Shutting down: take no more rooms and hand every room held here over at once."""
@@ -209,6 +216,7 @@ class RoomManager:
                     if stored.room.status == "abandoned":
                         raise RoomNotFound(f"room {code} was closed")
                     room = Room.from_stored(stored, **self._room_kwargs(code, fence))
+                    room.match.moved = True  # from another process: no clock refunds
                 except NotFound as exc:
                     await self._release(code)
                     raise RoomNotFound(f"no room {code}") from exc
@@ -267,64 +275,102 @@ class RoomManager:
         Solo: the other three seats get bots and the game starts at once. `player`: the
         creator's (verified) player id, recorded on their seat.
         """
-        cap = self.config.max_rooms
-        if cap and len(self.rooms) + len(self._reserved) >= cap:
-            # Rooms already here (and orphans a cluster process claims) are never refused:
-            # only new ones, so a flood of creations cannot exhaust the process's memory.
-            raise ServerFull("this server is full; try again in a minute")
+        self._check_cap()
         parsed = RoomSettings.parse(settings)
         if solo:
-            parsed = parsed.model_copy(update={"public": False})
+            parsed = parsed.model_copy(update={"public": False}).unrated()
         name = clean_name(host_name, self.config.name_length)
         token = new_token()
         host = Seat(0, "human", name, None, hash_token(token), player_id=player)
         host.disconnected_at = self.clock.now()
         others = [Seat.bot(i, parsed.bot_level) if solo else Seat(i) for i in (1, 2, 3)]
-        code = await self._free_code()
-        fence: int | None = None
-        if not self.ownership.owns_everything:
-            fence = await self._lease_new(code)
-            if fence is None:  # another process took this code this instant: try another
-                self._reserved.discard(code)
-                return await self.create(host_name, settings, solo=solo, player=player)
-        try:
-            seats = [host, *others]
-            # A solo room is "playing" from its first write: its game starts right away.
-            status: RoomStatus = "playing" if solo else "open"
-            room = Room(
-                room_id=code,
-                code=code,
-                settings=parsed,
-                host_seat=0,
-                seats=seats,
-                status=status,
-                **self._room_kwargs(code, fence),
-            )
-            # One write for the room and its four seats.
-            try:
-                await self.store.create_room(
-                    RoomRow(
-                        id=code, code=code, settings=parsed.model_dump(), host_seat=0, status=status
-                    ),
-                    [seat.row(code) for seat in seats],
-                    **({} if fence is None else {"fence": fence}),
-                )
-            except CodeTaken:  # another process took the code since _free_code looked
-                if fence is not None:
-                    await self._release(code)
-                return await self.create(host_name, settings, solo=solo, player=player)
-            self.rooms[code] = room
-        except BaseException:
-            if fence is not None:
-                await self._release(code)
-            raise
-        finally:
-            self._reserved.discard(code)
-        room.start()
-        log.info("room %s created%s", code, " (solo)" if solo else "", extra={"room": code})
+        # A solo room is "playing" from its first write: its game starts right away.
+        room = await self._open([host, *others], parsed, "playing" if solo else "open")
+        log.info(
+            "room %s created%s", room.code, " (solo)" if solo else "", extra={"room": room.code}
+        )
         if solo:
             await room.call(self._start_now, room)
         return room, 0, token
+
+    async def create_table(
+        self, players: list[tuple[str, str] | None], settings: RoomSettings
+    ) -> tuple[Room, list[str | None]]:
+        """A room made with its four seats taken (quick play): `players` per seat, a
+        (name, player id) or None for a bot; the first is host. The game starts at once.
+        Returns the room and each seat's token (None for a bot)."""
+        self._check_cap()
+        now = self.clock.now()
+        seats: list[Seat] = []
+        tokens: list[str | None] = []
+        for index, who in enumerate(players):
+            if who is None:
+                seats.append(Seat.bot(index, settings.bot_level))
+                tokens.append(None)
+                continue
+            token = new_token()
+            seat = Seat(index, "human", who[0], None, hash_token(token), player_id=who[1])
+            seat.disconnected_at = now
+            seats.append(seat)
+            tokens.append(token)
+        room = await self._open(seats, settings, "playing")
+        log.info("room %s created (quick play)", room.code, extra={"room": room.code})
+        await room.call(self._start_now, room)
+        return room, tokens
+
+    def _check_cap(self) -> None:
+        cap = self.config.max_rooms
+        if cap and len(self.rooms) + len(self._reserved) >= cap:
+            # Rooms already here (and orphans a cluster process claims) are never refused:
+            # only new ones, so a flood of creations cannot exhaust the process's memory.
+            raise ServerFull("this server is full; try again in a minute")
+
+    async def _open(self, seats: list[Seat], parsed: RoomSettings, status: RoomStatus) -> Room:
+        """A new room with these seats, stored (the room and its seats in one write) and
+        started; in a cluster leased first. A code taken meanwhile: another code."""
+        while True:
+            code = await self._free_code()
+            fence: int | None = None
+            if not self.ownership.owns_everything:
+                fence = await self._lease_new(code)
+                if fence is None:  # another process took this code this instant
+                    self._reserved.discard(code)
+                    continue
+            try:
+                room = Room(
+                    room_id=code,
+                    code=code,
+                    settings=parsed,
+                    host_seat=0,
+                    seats=seats,
+                    status=status,
+                    **self._room_kwargs(code, fence),
+                )
+                try:
+                    await self.store.create_room(
+                        RoomRow(
+                            id=code,
+                            code=code,
+                            settings=parsed.model_dump(),
+                            host_seat=0,
+                            status=status,
+                        ),
+                        [seat.row(code) for seat in seats],
+                        **({} if fence is None else {"fence": fence}),
+                    )
+                except CodeTaken:  # another process took the code since _free_code looked
+                    if fence is not None:
+                        await self._release(code)
+                    continue
+                self.rooms[code] = room
+            except BaseException:
+                if fence is not None:
+                    await self._release(code)
+                raise
+            finally:
+                self._reserved.discard(code)
+            room.start()
+            return room
 
     async def _lease_new(self, code: str) -> int | None:
         """A new room's lease (cluster): its fencing number, or None when another process

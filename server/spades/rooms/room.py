@@ -32,7 +32,7 @@ from .chat import Chat
 from .clock import Clock
 from .commands import Hints
 from .config import RoomConfig
-from .errors import RoomError, RoomMoved
+from .errors import BadRequest, RoomError, RoomMoved
 from .events import Events
 from .gameclock import GameClock
 from .joins import RecentJoins
@@ -300,6 +300,8 @@ class Room:
 
     async def change_settings(self, raw: dict[str, Any]) -> None:
         table = self.table
+        if "rated" in raw and raw["rated"] != table.settings.rated:
+            raise BadRequest("whether a room is rated is chosen when it is made")
         settings = RoomSettings.parse(raw, table.settings)
         await write_first(
             self.code, self.store.update_room(self.room_id, settings=settings.model_dump())
@@ -310,7 +312,20 @@ class Room:
         """Fill empty seats with bots and deal. Stored before anything is shown."""
         await self.match.previous_stored()
         await self.seating.fill_with_bots()
+        await self._unrate_with_bots()
         await self.match.start()
+
+    async def _unrate_with_bots(self) -> None:
+        """A rated room whose game starts with a bot in a seat is not rated from then on
+        (a rating is earned by four people): stored before the deal."""
+        table = self.table
+        if not table.settings.rated or all(s.kind == "human" for s in self.seats):
+            return
+        settings = table.settings.unrated()
+        await write_first(
+            self.code, self.store.update_room(self.room_id, settings=settings.model_dump())
+        )
+        table.settings = settings
 
     async def again_if_all_asked(self, seat: int) -> None:
         """Start the next game if someone here asked and nobody here is still to ask

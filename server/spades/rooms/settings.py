@@ -120,6 +120,17 @@ class RoomSettings(_Frozen):
         json_schema_extra={"enum": list(BOT_LEVELS)},
     )
     public: bool = Field(True, title="List in public rooms", description="shown in the lobby")
+    rated: bool = Field(
+        False,
+        title="Rated",
+        description="the host's choice at creation, shown in the lobby; a rated room whose "
+        "game starts with a bot in a seat (empty seats filled at the start) is not rated "
+        "from then on; quick play rooms are rated",
+    )
+
+    def unrated(self) -> RoomSettings:
+        """The same settings, not rated (a room where bots play)."""
+        return self.model_copy(update={"rated": not self.rated}) if self.rated else self
 
     @field_validator("bot_level")
     @classmethod

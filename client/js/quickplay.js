@@ -1,0 +1,245 @@
+// "Play now" on the home page: quick play. The player picks a mode, a target (the server's
+// presets) and whether bots may fill the table after a wait; the server seats four players
+// of similar rating at a new rated table. While waiting the page polls GET /api/quickplay
+// (the poll keeps the place in the queue) and shows how many wait and for how long; once
+// matched it keeps the seat's token and goes to the table. Leaving the page leaves the
+// queue (a DELETE sent as the page goes; the server drops anyone who stops polling anyway).
+
+import { ApiError, csrfHeaders, playerHeaders, UNREACHABLE } from "./api.js";
+import { h, mount } from "./dom.js";
+import { ensurePlayer, keepName, nameKept } from "./player.js";
+import * as storage from "./storage.js";
+import { targetPresets } from "./views/settings.js";
+
+const CHOICE_KEY = "spades.quickplay";
+const MODES = [["partnership", "Partners (2 vs 2)"], ["individual", "Every player for themself"]];
+// Seconds after which bots may fill the table (then it is not rated); 0: wait for people.
+const BOTS_AFTER = [[0, "Never: wait for people"], [10, "After 10 s"], [30, "After 30 s"], [60, "After 1 min"], [120, "After 2 min"]];
+
+// The three calls of /api/quickplay, in this browser's player's name (its guest credential,
+// or its session cookie with the CSRF token a change needs).
+async function request(method, body) {
+  let response;
+  try {
+    response = await fetch("/api/quickplay", {
+      method,
+      credentials: "same-origin", // a signed-in browser is named by its session cookie
+      headers: { ...(body ? { "Content-Type": "application/json" } : {}), ...playerHeaders(), ...csrfHeaders(method) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+  } catch {
+    throw new ApiError(0, UNREACHABLE);
+  }
+  const data = await response.json().catch(() => null);
+  if (!response.ok) throw new ApiError(response.status, (data && data.detail) || `HTTP ${response.status}`);
+  return data;
+}
+
+function leaveOnExit() {
+  try {
+    const headers = { ...playerHeaders(), ...csrfHeaders("DELETE") };
+    fetch("/api/quickplay", { method: "DELETE", headers, keepalive: true, credentials: "same-origin" }).catch(() => {});
+  } catch {
+    // the page is going: nothing to do (the server drops a player who stops polling)
+  }
+}
+
+function savedChoice() {
+  try {
+    const saved = JSON.parse(localStorage.getItem(CHOICE_KEY) || "null");
+    if (saved && typeof saved === "object") return saved;
+  } catch {
+    // nothing saved, or unreadable
+  }
+  return {};
+}
+
+function saveChoice(choice) {
+  try {
+    localStorage.setItem(CHOICE_KEY, JSON.stringify(choice));
+  } catch {
+    // private mode: not remembered
+  }
+}
+
+const clockText = (seconds) => {
+  const s = Math.max(0, Math.round(seconds || 0));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+};
+const modeWord = (mode) => (MODES.find(([m]) => m === mode) || [mode, mode])[1];
+
+function chip(name, value, checked, label) {
+  const id = `${name}-${value}`;
+  return h("label", { class: "chip", for: id },
+    h("input", { type: "radio", id, name, value: String(value), checked }),
+    h("span", {}, label));
+}
+
+function choiceForm(model) {
+  const presets = targetPresets();
+  const choice = model.choice;
+  const target = presets.includes(Number(choice.target)) ? Number(choice.target) : presets[0];
+  return h("form", { class: "quickplay-form", "data-form": "quickplay" },
+    h("fieldset", { class: "field" },
+      h("legend", {}, "Mode"),
+      h("div", { class: "chips" },
+        MODES.map(([m, text]) => chip("qp-mode", m, (choice.mode || "partnership") === m, text)))),
+    h("fieldset", { class: "field" },
+      h("legend", {}, "Play to"),
+      h("div", { class: "chips" }, presets.map((t) => chip("qp-target", t, t === target, String(t))))),
+    h("div", { class: "field" },
+      h("label", { for: "qp-bots" }, "Fill with bots"),
+      h("select", { id: "qp-bots", name: "qp-bots" },
+        BOTS_AFTER.map(([v, text]) => h("option", { value: String(v), selected: Number(choice.bots_after || 0) === v }, text))),
+      h("small", { class: "muted small" }, "A table with bots is not rated.")),
+    h("button", { type: "submit", class: "btn primary big", disabled: model.busy }, "Play now"),
+    model.error ? h("p", { class: "form-error", role: "alert" }, model.error) : null);
+}
+
+function waitingView(state) {
+  const seating = state.status === "seating";
+  const others = Math.max(0, (state.waiting || 1) - 1);
+  return h("div", { class: "quickplay-waiting" },
+    h("p", { class: "lead", role: "status" },
+      seating ? "Players found: setting your table…" : "Looking for players of about your level…"),
+    h("p", { class: "quickplay-count" },
+      `${others} other ${others === 1 ? "player" : "players"} waiting for ${modeWord(state.mode)} to ${state.target}`,
+      state.waiting_mode > state.waiting ? ` (${state.waiting_mode} for ${modeWord(state.mode)} in all)` : ""),
+    h("p", { class: "quickplay-time" }, `You have waited ${clockText(state.waited)}`,
+      state.bots_in !== null && state.bots_in !== undefined ? ` · bots fill your table in ${clockText(state.bots_in)}` : ""),
+    h("button", { type: "button", class: "btn", "data-qp": "cancel", disabled: seating }, "Cancel"));
+}
+
+function render(el, model) {
+  mount(el, h("section", { class: "card-panel quickplay", "aria-labelledby": "quickplay-title" },
+    h("h2", { id: "quickplay-title" }, "Play now"),
+    model.state
+      ? waitingView(model.state)
+      : [h("p", { class: "muted" }, "Four players of about your level at a new rated table."), choiceForm(model)]));
+}
+
+// The name picked on the home page ("Your name"), kept as home.js keeps it.
+function homeName() {
+  const field = document.getElementById("player-name");
+  const name = (field ? field.value : storage.getName() || "").trim() || "Player";
+  keepName(name);
+  return name;
+}
+
+/** Start "Play now" in `el`, a part of the home page of its own. */
+export function startQuickPlay(el, { currentName = homeName } = {}) {
+  const model = { choice: savedChoice(), state: null, busy: false, error: null };
+  let timer = null;
+  const show = () => render(el, model);
+
+  const stop = () => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+  };
+
+  const seated = (state) => {
+    stop();
+    model.state = null;
+    storage.setToken(state.code, state.token);
+    location.assign(`/r/${encodeURIComponent(state.code)}`);
+  };
+
+  const join = async () => {
+    const body = {
+      mode: model.choice.mode || "partnership",
+      target: Number(model.choice.target) || targetPresets()[0],
+      bots_after: Number(model.choice.bots_after) || null,
+    };
+    body.name = currentName();
+    await nameKept();
+    return request("POST", body);
+  };
+
+  const poll = async () => {
+    timer = null;
+    if (!model.state) return;
+    let state;
+    try {
+      state = await request("GET");
+    } catch (err) {
+      // Dropped (the server restarted, or this page slept past the expiry): queue again.
+      if (err.status === 404) {
+        try {
+          state = await join();
+        } catch (again) {
+          return fail(again);
+        }
+      } else {
+        timer = setTimeout(poll, 3000); // the server is away: keep trying
+        return;
+      }
+    }
+    if (state.status === "matched") return seated(state);
+    model.state = state;
+    show();
+    timer = setTimeout(poll, (state.poll_seconds || 1.5) * 1000);
+  };
+
+  const fail = (err) => {
+    stop();
+    model.state = null;
+    model.busy = false;
+    model.error = err.message || "Quick play is not available just now.";
+    show();
+  };
+
+  el.addEventListener("change", (event) => {
+    const form = event.target.closest("form[data-form='quickplay']");
+    if (!form) return;
+    model.choice = {
+      mode: form.querySelector("input[name='qp-mode']:checked")?.value,
+      target: Number(form.querySelector("input[name='qp-target']:checked")?.value),
+      bots_after: Number(form.elements.namedItem("qp-bots").value),
+    };
+    saveChoice(model.choice);
+  });
+
+  el.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    model.busy = true;
+    model.error = null;
+    show();
+    try {
+      await ensurePlayer();
+      const state = await join();
+      model.busy = false;
+      if (state.status === "matched") return seated(state);
+      model.state = state;
+      show();
+      timer = setTimeout(poll, (state.poll_seconds || 1.5) * 1000);
+    } catch (err) {
+      fail(err);
+    }
+  });
+
+  el.addEventListener("click", async (event) => {
+    if (!event.target.closest("[data-qp='cancel']")) return;
+    stop();
+    try {
+      const state = await request("DELETE");
+      if (state.status === "matched") return seated(state);
+      if (state.status === "seating") {
+        model.state = state;
+        show();
+        timer = setTimeout(poll, 500);
+        return;
+      }
+    } catch (err) {
+      if (err.status !== 404) return fail(err);
+    }
+    model.state = null;
+    show();
+  });
+
+  // Leaving the page leaves the queue (keepalive: the request outlives the page).
+  window.addEventListener("pagehide", () => {
+    if (model.state && model.state.status === "waiting") leaveOnExit();
+  });
+
+  show();
+}

@@ -1,0 +1,247 @@
+"""Quick play: players queue for a mode and target, and every process looks for four of
+similar rating (the window widening with the wait) and seats them in a new rated room.
+
+Each process runs one matcher (`run`): every `tick` seconds, and at once after a join, it
+reads each queue, picks groups (`quickplay.find_groups`), claims each group in the queue
+(atomic: a group another process claimed first is skipped), makes its room here, and
+hands the seats over through the queue, from which each player's next poll, on whichever
+process, takes theirs once. The queue is `quickplay_local.LocalQueue` (one process) or
+`spades.cluster.quickplay.RedisQueue` (a cluster).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+from dataclasses import replace
+
+from spades.codes import ErrorCode
+
+from .errors import RoomError
+from .manager import RoomManager
+from .matchrating import RatingLookup, rating_for_matching
+from .quickplay import (
+    ALL_QUEUES,
+    MODES,
+    TARGETS,
+    Entry,
+    Group,
+    Left,
+    QuickPlayConfig,
+    QuickPlayQueue,
+    QuickPlayRefused,
+    Seated,
+    Waiting,
+    find_groups,
+    queue_name,
+    room_settings,
+    seat_order,
+)
+from .settings import clean_name, distinct_name
+
+log = logging.getLogger(__name__)
+
+
+class QuickPlay:
+    def __init__(
+        self,
+        queue: QuickPlayQueue,
+        manager: RoomManager,
+        config: QuickPlayConfig,
+        *,
+        rating: RatingLookup | None = None,
+    ) -> None:
+        self.queue = queue
+        self.manager = manager
+        self.config = config
+        self.clock = manager.clock
+        store = manager.store
+        # Where a player's rating for matching comes from (matchrating.py); replaceable.
+        self.rating: RatingLookup = rating or (
+            lambda player_id, mode: rating_for_matching(player_id, mode, store=store)
+        )
+        self.tables = 0  # tables seated by this process
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._seating: set[asyncio.Task[int]] = set()  # tables being made
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self.run(), name="quickplay")
+
+    async def stop(self) -> None:
+        # A table left half made: its group is held until its deadline, then waits again.
+        tasks = [t for t in (self._task, *self._seating) if t is not None]
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(BaseException):
+                await task
+        self._task = None
+
+    # --- the players' requests ---------------------------------------------------------
+
+    async def join(
+        self, player_id: str, name: str, mode: str, target: int, bots_after: int | None
+    ) -> Waiting | Seated:
+        if mode not in MODES:
+            raise QuickPlayRefused(
+                f"no quick play mode {mode[:20]!r}: {' or '.join(MODES)}",
+                ErrorCode.UNKNOWN_MODE,
+                422,
+            )
+        if target not in TARGETS:
+            raise QuickPlayRefused(
+                f"quick play plays to one of {', '.join(map(str, TARGETS))}",
+                ErrorCode.NOT_A_PRESET,
+                422,
+            )
+        name = clean_name(name, self.manager.config.name_length)
+        await self._not_in_rated_game(player_id)
+        rating = await self.rating(player_id, mode)
+        now = self.clock.now()
+        bots_at = None if bots_after is None else now + bots_after
+        entry = Entry(player_id, name, queue_name(mode, target), rating, now, bots_at)
+        if not await self.queue.join(entry, now):
+            raise QuickPlayRefused(
+                "you are in quick play already; leave it first",
+                ErrorCode.ALREADY_QUEUED,
+                409,
+            )
+        self._wake.set()
+        # Seated already (another process matched the player meanwhile): the seat is
+        # handed out in this answer, as a poll would.
+        state = await self.queue.poll(player_id, now)
+        if state is None:  # dropped this instant (cannot expire so soon): not queued
+            raise self.not_queued()
+        return state
+
+    async def _not_in_rated_game(self, player_id: str) -> None:
+        for stored in await self.manager.store.player_rooms(player_id):
+            room = stored.room
+            if room.status == "playing" and room.settings.get("rated"):
+                raise QuickPlayRefused(
+                    f"you have a seat in room {room.code}, a rated game being played: "
+                    "finish it (or leave its seat) first",
+                    ErrorCode.IN_RATED_GAME,
+                    409,
+                )
+
+    async def poll(self, player_id: str) -> Waiting | Seated:
+        state = await self.queue.poll(player_id, self.clock.now())
+        if state is None:
+            raise self.not_queued()
+        return state
+
+    async def leave(self, player_id: str) -> Waiting | Seated | Left:
+        state = await self.queue.leave(player_id)
+        if state is None:
+            raise self.not_queued()
+        return state
+
+    @staticmethod
+    def not_queued() -> QuickPlayRefused:
+        return QuickPlayRefused(
+            "you are not waiting in quick play (left, dropped after no poll, or seated)",
+            ErrorCode.NOT_QUEUED,
+            404,
+        )
+
+    # --- the matcher ---------------------------------------------------------------------
+
+    async def run(self) -> None:
+        failing = False  # said once when matching starts failing, and once when it is back
+        while True:
+            await self._nap()
+            try:
+                await self.match_all()
+            except Exception:
+                if not failing:
+                    log.exception("quick play: matching failed (tried again every tick)")
+                failing = True
+            else:
+                if failing:
+                    log.info("quick play: matching works again")
+                failing = False
+
+    async def _nap(self) -> None:
+        """Until the next tick, or a join (which wants a look at once)."""
+        if not self._wake.is_set():
+            sleeper = asyncio.ensure_future(
+                self.clock.sleep_until(self.clock.now() + self.config.tick)
+            )
+            waker = asyncio.ensure_future(self._wake.wait())
+            try:
+                await asyncio.wait({sleeper, waker}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                sleeper.cancel()
+                waker.cancel()
+        self._wake.clear()
+
+    async def match_all(self) -> int:
+        seated = 0
+        for queue in ALL_QUEUES:
+            seated += await self.match_queue(queue)
+        return seated
+
+    async def match_queue(self, queue: str) -> int:
+        """Claim what can be seated in `queue` now and start making those tables (each in
+        a task of its own, so one slow write does not hold up the next table); returns how
+        many groups were claimed."""
+        now = self.clock.now()
+        entries = await self.queue.waiting(queue, now)
+        claimed = 0
+        loop = asyncio.get_running_loop()
+        for found in find_groups(entries, now, self.config.policy):
+            if self.manager.draining:
+                break  # this process makes no rooms now: the others seat them
+            group = replace(found, group_id=secrets.token_urlsafe(12))
+            if await self.queue.claim(group, now + self.config.seating):
+                claimed += 1
+                task = loop.create_task(self._seat(group), name="quickplay-seat")
+                self._seating.add(task)
+                task.add_done_callback(self._seated)
+        return claimed
+
+    def _seated(self, task: asyncio.Task[int]) -> None:
+        self._seating.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("quick play: seating failed", exc_info=task.exception())
+
+    async def _seat(self, group: Group) -> int:
+        mode, _, target = group.queue.partition(":")
+        order = seat_order(group, mode)
+        limit = self.manager.config.name_length
+        names: list[str] = []
+        for entry in order:
+            names.append(distinct_name(entry.name, names, limit))
+        players: list[tuple[str, str] | None] = [
+            (name, entry.player_id) for name, entry in zip(names, order, strict=True)
+        ]
+        players += [None] * (4 - len(players))
+        rated = not group.bots
+        settings = room_settings(
+            mode, int(target), rated=rated, turn_seconds=self.config.turn_seconds
+        )
+        try:
+            room, tokens = await self.manager.create_table(players, settings)
+        except (RoomError, OSError) as exc:
+            log.warning("quick play: a table could not be made (%s); queued again", exc)
+            await self.queue.release(group.group_id)
+            return 0
+        seats = {}
+        for index, entry in enumerate(order):
+            token = tokens[index]
+            assert token is not None
+            seats[entry.player_id] = Seated(room.code, index, token, rated)
+        if await self.queue.deliver(group.group_id, seats):
+            self.tables += 1
+            log.info("quick play: table %s seated (%s)", room.code, group.queue)
+            return 1
+        # Too late: the group lapsed and its players wait again. Nobody has this room.
+        log.warning("quick play: table %s made too late; closed", room.code)
+        with contextlib.suppress(RoomError):
+            await room.call(room.abandon)
+        await self.manager.drop(room.room_id, release=True)
+        return 0
