@@ -34,6 +34,8 @@ BAD = {
     "backup of no database": ["db", "backup", "copy.db"],
     "restore of no backup": ["db", "restore", "missing.db"],
     "backup on PostgreSQL": ["db", "backup", "x.db", "--url", "postgresql://u@127.0.0.1:1/x"],
+    "admin without a username": ["admin", "grant"],
+    "admin with a bad URL": ["admin", "grant", "alice", "--url", "notaurl"],
 }
 
 

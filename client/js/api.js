@@ -93,6 +93,7 @@ export const joinRoom = (code, body) => call("POST", `/api/rooms/${encodeURIComp
 export const roomHistory = (code) => call("GET", `/api/rooms/${encodeURIComponent(code)}/history`);
 export const createPlayer = (body) => call("POST", "/api/players", body, { player: false });
 export const getMe = () => call("GET", "/api/me");
+export const report = (body) => call("POST", "/api/reports", body);
 export const renameMe = (name) => call("PATCH", "/api/me", { name });
 /** Change this browser's player: `{name}`, `{public}` or both. */
 export const updateMe = (changes) => call("PATCH", "/api/me", changes);

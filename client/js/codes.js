@@ -35,6 +35,9 @@ export const ErrorCode = Object.freeze({
   USERNAME_TAKEN: "username_taken", // another account has that username (REST: 409)
   HAS_ACCOUNT: "has_account", // this player has an account already, or the request needs a guest credential (REST: 409)
   STILL_SEATED: "still_seated", // you have a seat in a live room: finish or leave it before deleting your account (REST: 409)
+  BANNED: "banned", // you (or your address range) are banned from playing and chatting: the message says why and until when; nothing changed (REST: 403)
+  MUTED: "chat_muted", // your chat is muted, site-wide by an administrator or in this room by its host: the message says until when; nothing was said
+  ADMIN_ONLY: "admin_only", // only an administrator may do that (REST: 403)
   PLAYER_REQUIRED: "player_required", // quick play needs your player: neither a credential (`X-Spades-Player`, from POST /api/players) nor a signed-in session's cookie was sent (REST: 401)
   NOT_SEATED: "not_seated", // only a seated player may do that
   HOST_ONLY: "host_only", // only the host may do that

@@ -15,6 +15,7 @@ export const MESSAGE_TYPES = Object.freeze([
   "hint",
   "chat",
   "quick",
+  "mute",
   "play_again",
   "back",
   "ping"

@@ -169,6 +169,8 @@ export function startQuickPlay(el, { currentName = homeName } = {}) {
         } catch (again) {
           return fail(again);
         }
+      } else if (err.status === 403) {
+        return fail(err); // banned while waiting: out of the queue, and the reason said
       } else {
         timer = setTimeout(poll, 3000); // the server is away: keep trying
         return;

@@ -29,7 +29,7 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
     main,
     top,
     bannerEl,
-    state: { ...initialState(code), seenTrickCards: new Set(), copied: false, playAgainAsked: false, confirmBot: null, pastGames: null },
+    state: { ...initialState(code), hidden: storage.getHidden(code), seenTrickCards: new Set(), copied: false, playAgainAsked: false, confirmBot: null, pastGames: null },
     sheetHeldUntil: 0,
     savingSettings: null, // { id, before }: the settings sent, answered by a state or an error
     // While the link is down the clocks stand still on screen (the server's may have paused, or

@@ -75,6 +75,13 @@ export const setSettings = (settings) => write(SETTINGS_KEY, JSON.stringify(sett
 export const getSolo = () => readObject(SOLO_KEY);
 export const setSolo = (solo) => write(SOLO_KEY, JSON.stringify(solo));
 
+/** The names whose chat this browser hides in a room (the Hide button by a message). */
+export function getHidden(code) {
+  const list = readObject(`spades.hidden.${code}`);
+  return Array.isArray(list) ? list.filter((n) => typeof n === "string") : [];
+}
+export const setHidden = (code, names) => write(`spades.hidden.${code}`, names.length ? JSON.stringify(names) : null);
+
 /** How many finished hands of a game this tab has already shown (so a reload does not re-show). */
 export function getSeenHands(code, gameId) {
   try {

@@ -1,4 +1,4 @@
-"""`spades serve | db | simulate | bot | score`.
+"""`spades serve | db | admin | simulate | bot | score`.
 
 Each subcommand lives in its own module with `configure(parser)` and `run(args) -> int`,
 imported only when needed so `spades score` never loads the web stack.
@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "database migrations (upgrade, downgrade, current), statistics recounted (stats) and "
         "SQLite backups (backup, restore)",
     ),
+    "admin": ("spades.store.admin_cli", "grant or revoke the administrator role (moderation)"),
     "simulate": ("spades.bots.simulate", "play many bot games and report"),
     "bot": ("spades.bots.protocol", "a bot on stdin/stdout: one JSON view in, one action out"),
     "score": ("spades.score_cli", "score hand records (JSON or JSON lines)"),
@@ -57,7 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.command:
         parser.print_help()
         return 2
-    if args.command == "db" and args.url is None:
+    if args.command in ("db", "admin") and args.url is None:
         args.url = _configured_database_url()
     handler = importlib.import_module(commands[args.command][0])
     return int(handler.run(args) or 0)

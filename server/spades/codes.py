@@ -76,6 +76,17 @@ class ErrorCode(StrEnum):
         "you have a seat in a live room: finish or leave it before deleting your account "
         "(REST: 409)",
     )
+    BANNED = (
+        "banned",
+        "you (or your address range) are banned from playing and chatting: the message says "
+        "why and until when; nothing changed (REST: 403)",
+    )
+    MUTED = (
+        "chat_muted",
+        "your chat is muted, site-wide by an administrator or in this room by its host: the "
+        "message says until when; nothing was said",
+    )
+    ADMIN_ONLY = "admin_only", "only an administrator may do that (REST: 403)"
     PLAYER_REQUIRED = (
         "player_required",
         "quick play needs your player: neither a credential (`X-Spades-Player`, from POST "

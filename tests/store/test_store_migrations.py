@@ -29,6 +29,11 @@ TABLES = {
     "player_stats",
     "sessions",
     "passkeys",
+    "admins",
+    "reports",
+    "sanctions",
+    "player_mutes",
+    "audit_log",
     "auth_challenges",
 }
 

@@ -2,6 +2,7 @@
 // server, or changes only what this page shows (a dialog opened or closed).
 
 import { announce } from "../announce.js";
+import { report } from "../api.js";
 import { credential, ensurePlayer, keepName } from "../player.js";
 import * as storage from "../storage.js";
 import { NAME_LENGTH, readSettings, settingsErrors } from "../views/settings.js";
@@ -190,6 +191,43 @@ export function roomActions(ctx) {
       ctx.lastSentChat = text;
       input.value = "";
       delete input.dataset.dirty;
+    },
+    // Reporting a chat message: the reason is asked under the log, then sent over REST.
+    "report-chat": (data) => {
+      const at = Number(data.at);
+      const seat = data.seat === "" ? null : Number(data.seat);
+      const said = ctx.state.chat.find((m) => m.at === at && (m.seat ?? null) === seat);
+      show({ reporting: { at, seat, name: said ? said.name : null } });
+      focus("#report-reason");
+    },
+    "cancel-report": () => show({ reporting: null }),
+    // Hiding a name's chat is this browser's own, for this room (the others still see it).
+    "hide-chat": (data) => {
+      const hidden = [...new Set([...(ctx.state.hidden || []), data.name])];
+      storage.setHidden(code, hidden);
+      show({ hidden });
+      announce(`${data.name}'s messages are hidden`);
+    },
+    "show-chat": (data) => {
+      const hidden = (ctx.state.hidden || []).filter((n) => n !== data.name);
+      storage.setHidden(code, hidden);
+      show({ hidden });
+    },
+    "submit:report": async (form) => {
+      const reason = form.elements.namedItem("report-reason").value.trim();
+      const reporting = ctx.state.reporting;
+      if (!reason || !reporting) return;
+      await ensurePlayer();
+      try {
+        await report({
+          room: code, seat: reporting.seat, message_at: reporting.at, reason,
+          game_id: (ctx.state.room && ctx.state.room.game_id) ?? null, seq: ctx.state.seq >= 0 ? ctx.state.seq : null,
+        });
+        show({ reporting: null });
+        ctx.toast("Report sent to the administrators. Thank you.");
+      } catch (err) {
+        ctx.toast(`The report was not sent: ${err.message}`);
+      }
     },
     "submit:settings": (form) => {
       // A value the server would refuse is said under its field, and nothing is sent.

@@ -122,7 +122,7 @@ export function renderLobby(state, { name }) {
             h("button", { type: "submit", class: "btn" }, "Save settings")))
         : null,
       pastGames(state)),
-    chatPanel(state.chat, { canSend: state.link.state === "open" }));
+    chatPanel(state.chat, { canSend: state.link.state === "open", you: state.room ? state.room.you : null, reporting: state.reporting, hidden: state.hidden }));
 }
 
 // What the others wait for: the host to start, or, while the host is offline, the moment

@@ -339,7 +339,7 @@ export function renderTable(state, { strip = null, held = false } = {}) {
       // just under the table's buttons on a phone.
       state.showLastTrick && lastOf(view) ? lastTrickPanel(room, lastOf(view)) : null,
       scoreboard(room, view),
-      chatPanel(state.chat, { canSend: !offline(state), extra: me !== null && !getOptions().hideQuick ? quickBar() : null })));
+      chatPanel(state.chat, { canSend: !offline(state), you: me, reporting: state.reporting, hidden: state.hidden, extra: me !== null && !getOptions().hideQuick ? quickBar() : null })));
   // Offline, a bid could not be sent: the buttons say so rather than fail on a click.
   if (offline(state)) {
     for (const button of screen.querySelectorAll(".bid-panel [data-action='bid'], .bid-panel [data-action='look']")) button.setAttribute("aria-disabled", "true");

@@ -480,8 +480,17 @@ class Unseated(BaseModel):
     to: Literal["bot", "empty"] = Field(description="what the seat is now")
 
 
+class Muted(BaseModel):
+    """To the host, in answer to `mute`: the seat's chat is now muted (or not) in the room."""
+
+    type: Literal["muted"]
+    seat: int
+    muted: bool
+    ref: MessageId = None
+
+
 ServerMessage = Annotated[
-    State | Event | Error | HintOut | ChatOut | Pong | Seated | Unseated | QuickOut,
+    State | Event | Error | HintOut | ChatOut | Pong | Seated | Unseated | QuickOut | Muted,
     Field(discriminator="type"),
 ]
 SERVER_MESSAGE = TypeAdapter(ServerMessage)

@@ -8,8 +8,8 @@ the edge's connection id. The owner treats the pair (edge, id) as a connection o
 back on the edge's channel, where the edge writes them to the socket as they are. The
 per-seat privacy is the owner's, exactly as for a local socket; the edge never holds a view.
 
-REST calls that need the room's actor (join, the room's state) are asked of the owner the
-same way (`call`, answered by `reply`).
+REST calls that need the room's actor (join, the room's state, an administrator's close)
+are asked of the owner the same way (`call`, answered by `reply`).
 
 This module is the transport (one publisher, one subscription), the dispatch of what
 arrives, the REST calls and finding a room's owner. The edge's side of a relayed socket is
@@ -313,14 +313,8 @@ class Relay:
             else:
                 await room.call(room.handle, remote, message, received)
         except RoomError as exc:
-            remote.send(
-                {
-                    "type": "error",
-                    "code": exc.code,
-                    "message": exc.message,
-                    "ref": message.get("id"),
-                }
-            )
+            ref = message.get("id")
+            remote.send({"type": "error", "code": exc.code, "message": exc.message, "ref": ref})
             if room.closed:
                 remote.close(CloseCode.RECONNECT, "the room moved: reconnect")
         except Exception:
@@ -362,8 +356,9 @@ class Relay:
             elif msg["op"] == "yield":
                 reply["ok"] = await self._yield(room, edge)
             elif msg["op"] == "join":
-                seat, token = await room.call(room.join, *msg["args"])
-                reply["ok"] = [seat, token]
+                reply["ok"] = list(await room.call(room.join, *msg["args"]))
+            elif msg["op"] == "close":
+                reply["ok"] = await self.manager.close(room.code, *msg["args"])
             else:
                 raise BadRequest(f"unknown call {msg['op']!r}")
         except RoomError as exc:

@@ -8,6 +8,7 @@ from typing import Literal, get_args
 from spades.codes import ErrorCode
 
 from .errors import RoomError
+from .moderation import RoomMutes
 
 # A room's chat, all its connections together: at most this many messages in this many
 # seconds. Each socket's own rate limit still lets many sockets fill a room's log (and
@@ -34,6 +35,7 @@ class Chat:
         # given twice in a room: `named` counts them).
         self.numbers: dict[int, int] = {}
         self.named = 0
+        self.mutes = RoomMutes()  # who the host muted here (`mute`)
 
     def admit(self, spectator: bool, now: float) -> None:
         """Count a message said at `now`, or refuse it when the room's chat is busy."""

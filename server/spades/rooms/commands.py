@@ -24,6 +24,7 @@ from .clock import Clock
 from .config import RoomConfig
 from .errors import BadRequest, NotSeated, RoomError, WrongStatus
 from .match import Match
+from .moderation import check as check_sanctions
 from .players import verified_player
 from .seating import Seating
 from .settings import clean_text
@@ -103,6 +104,7 @@ async def sit(room: CommandRoom, conn: Connection, msg: Message, ref: Any) -> No
     # A player credential is checked before anything changes (BadPlayer refuses the sit).
     given = msg.get("player")
     player = None if given is None else (await verified_player(room.store, given)).id
+    await check_sanctions(room.store, player, conn.address)  # a ban refuses the seat
     seat, token = await room.join(msg.get("name") or "", msg.get("seat"), False, player=player)
     conn.seat = seat
     room.audience.send(conn, {"type": "seated", "seat": seat, "token": token, "ref": ref})
@@ -262,6 +264,7 @@ async def quick(room: CommandRoom, conn: Connection, msg: Message, ref: Any) -> 
     phrase = msg.get("phrase")
     if phrase not in QUICK_PHRASES:
         raise BadRequest(f"phrase must be one of {', '.join(QUICK_PHRASES)}")
+    await _may_chat(room, conn, seat)
     room.chat.admit(False, room.clock.now())
     room.audience.send_all({"type": "quick", "seat": seat, "phrase": phrase})
 
@@ -269,6 +272,7 @@ async def quick(room: CommandRoom, conn: Connection, msg: Message, ref: Any) -> 
 async def chat(room: CommandRoom, conn: Connection, msg: Message, ref: Any) -> None:
     text = clean_text(str(msg.get("text") or ""), room.config.chat_length, "chat message")
     seat, table = conn.seat, room.table
+    await _may_chat(room, conn, seat)
     room.chat.admit(seat is None, room.clock.now())
     if seat is not None:
         name = table.seats[seat].name or "Spectator"
@@ -277,3 +281,35 @@ async def chat(room: CommandRoom, conn: Connection, msg: Message, ref: Any) -> N
     at = await write_first(table.code, room.store.add_chat(table.room_id, seat, name, text))
     # The stored time: a client that reconnects is sent the message again with it.
     room.audience.send_all({"type": "chat", "seat": seat, "name": name, "text": text, "at": at})
+
+
+def _chat_key(room: CommandRoom, conn: Connection, seat: int | None) -> tuple[str | None, str]:
+    """The speaker's player (a seat's) and their key in the room's mutes."""
+    if seat is None:
+        return None, room.chat.mutes.key(None, room.chat.spectator_name(conn.conn_id))
+    player = room.table.seats[seat].player_id
+    return player, room.chat.mutes.key(player, room.table.seats[seat].name)
+
+
+async def _may_chat(room: CommandRoom, conn: Connection, seat: int | None) -> None:
+    """Refused (`Sanctioned`) when the host muted the speaker here, or a ban or a mute is
+    in force on their player or address."""
+    player, key = _chat_key(room, conn, seat)
+    room.chat.mutes.check(key)
+    await check_sanctions(room.store, player, conn.address, chat=True)
+
+
+async def mute(room: CommandRoom, conn: Connection, msg: Message, ref: Any) -> None:
+    """The host mutes (or unmutes) a seat's chat in this room; the host is answered
+    `muted`, the seat's connections are told nothing (their chat is refused with `muted`)."""
+    await room.seating.check_host(conn.seat)
+    seat, muted = msg.get("seat"), msg.get("muted", True)
+    if not isinstance(seat, int) or seat not in range(4) or not isinstance(muted, bool):
+        raise BadRequest("mute needs a seat 0..3 (and muted true or false)")
+    if seat == room.table.host_seat:
+        raise BadRequest("the host cannot mute their own seat", code=ErrorCode.OWN_SEAT)
+    target = room.table.seats[seat]
+    if target.kind != "human":
+        raise BadRequest("only a player's seat can be muted")
+    room.chat.mutes.set(room.chat.mutes.key(target.player_id, target.name), muted)
+    room.audience.send(conn, {"type": "muted", "seat": seat, "muted": muted, "ref": ref})

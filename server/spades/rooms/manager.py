@@ -499,6 +499,18 @@ class RoomManager:
             await self._release(room.room_id)
         return closed
 
+    async def close(self, code: str, why: str) -> bool:
+        """Close a room held here at once (an administrator's): its connections are told
+        `why`, it is stored abandoned and let go (True); RoomNotFound when not held here."""
+        room = self.rooms.get(code)
+        if room is None or room.closed:
+            raise RoomNotFound("no such room here")
+        await room.call(room.abandon, why)
+        self.rooms.pop(code, None)
+        await room.stop()
+        await self._release(room.room_id)
+        return True
+
     async def purge(self) -> int:
         """Purge rooms abandoned longer than `purge_after_days` (finished games stay)."""
         if not self.config.purge_after_days:

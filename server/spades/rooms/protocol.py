@@ -177,6 +177,15 @@ class Quick(ClientMessageBase):
     phrase: QuickPhrase
 
 
+@message(commands.mute, cost=3.0)
+class Mute(ClientMessageBase):
+    """The host mutes (or unmutes) a seated player's chat in this room, for everyone."""
+
+    type: Literal["mute"]
+    seat: int = Field(ge=0, le=3)
+    muted: bool = Field(True, description="false: unmute")
+
+
 @message(commands.play_again, cost=3.0)
 class PlayAgain(ClientMessageBase):
     type: Literal["play_again"]

@@ -398,13 +398,13 @@ class Room:
         await self.match.resume()
         self.changed()
 
-    async def abandon(self) -> None:
-        log.info("room %s abandoned", self.code, extra=self._ctx(None))
+    async def abandon(self, why: str = "this room was closed: nobody was playing") -> None:
+        log.info("room %s abandoned: %s", self.code, why, extra=self._ctx(None))
         self.match.status = "abandoned"
         await self.store.update_room(self.room_id, status="abandoned")
         self.audience.close_all(
             ErrorCode.ABANDONED,
-            "this room was closed: nobody was playing",
+            why,
             CloseCode.ABANDONED,
             "room abandoned",
         )

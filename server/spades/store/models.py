@@ -297,3 +297,95 @@ class PlayerStatsModel(Base):
 
 
 metadata = Base.metadata
+
+
+# --- moderation (store/moderation.py) ------------------------------------------------------
+
+
+class AdminModel(Base):
+    """A player with the administrator role (`spades admin grant USERNAME`)."""
+
+    __tablename__ = "admins"
+
+    player_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    granted_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class ReportModel(Base):
+    """A player's report of another player or of one chat message (its text, room, and
+    the game and seq the room was at, copied so the report outlives the room)."""
+
+    __tablename__ = "reports"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
+    reporter_id: Mapped[str | None] = mapped_column(
+        String(32), ForeignKey("players.id", ondelete="SET NULL")
+    )
+    player_id: Mapped[str | None] = mapped_column(
+        String(32), ForeignKey("players.id", ondelete="SET NULL"), index=True
+    )
+    room_code: Mapped[str | None] = mapped_column(String(16))
+    game_id: Mapped[int | None] = mapped_column(Integer)
+    seq: Mapped[int | None] = mapped_column(Integer)
+    seat: Mapped[int | None] = mapped_column(Integer)
+    name: Mapped[str | None] = mapped_column(String(64))
+    message: Mapped[str | None] = mapped_column(Text)
+    message_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    reason: Mapped[str] = mapped_column(Text)
+    closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class SanctionModel(Base):
+    """A mute (no chat) or a ban (no seat, no chat, no room) of a player or of an address
+    range (CIDR), until `ends_at` unless lifted earlier."""
+
+    __tablename__ = "sanctions"
+    __table_args__ = (
+        CheckConstraint("kind IN ('mute', 'ban')", name="kind"),
+        CheckConstraint("player_id IS NOT NULL OR network IS NOT NULL", name="target"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    kind: Mapped[str] = mapped_column(String(8))
+    player_id: Mapped[str | None] = mapped_column(
+        String(32), ForeignKey("players.id", ondelete="CASCADE"), index=True
+    )
+    network: Mapped[str | None] = mapped_column(String(64))
+    reason: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    ends_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
+    created_by: Mapped[str | None] = mapped_column(
+        String(32), ForeignKey("players.id", ondelete="SET NULL")
+    )
+    lifted_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class PlayerMuteModel(Base):
+    """A player's own mute of another player's chat (for themselves only)."""
+
+    __tablename__ = "player_mutes"
+
+    player_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    muted_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+
+
+class AuditModel(Base):
+    """Who did what, as an administrator (or the command line: no actor)."""
+
+    __tablename__ = "audit_log"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
+    actor_id: Mapped[str | None] = mapped_column(
+        String(32), ForeignKey("players.id", ondelete="SET NULL")
+    )
+    action: Mapped[str] = mapped_column(String(32))
+    target: Mapped[str | None] = mapped_column(String(128))
+    detail: Mapped[str] = mapped_column(Text)

@@ -141,6 +141,66 @@ class ChallengeRow:
     created_at: datetime
 
 
+SanctionKind = Literal["mute", "ban"]
+
+
+@dataclass
+class SanctionRow:
+    """A mute (no chat) or a ban (no seat, no chat, no room) of a player or of an address
+    range (`network`, CIDR text), from `created_at` until `ends_at` unless lifted."""
+
+    kind: SanctionKind
+    reason: str
+    ends_at: datetime
+    player_id: str | None = None
+    network: str | None = None
+    created_at: datetime | None = None
+    created_by: str | None = None  # the administrator's player id
+    lifted_at: datetime | None = None
+    id: int | None = None  # given by the store
+
+
+@dataclass
+class ReportRow:
+    """A report of a player (or one of their chat messages), with the context copied."""
+
+    reporter_id: str | None
+    reason: str
+    player_id: str | None = None
+    room_code: str | None = None
+    game_id: int | None = None
+    seq: int | None = None
+    seat: int | None = None
+    name: str | None = None
+    message: str | None = None
+    message_at: datetime | None = None
+    at: datetime | None = None
+    closed_at: datetime | None = None
+    id: int | None = None
+
+
+@dataclass
+class AuditRow:
+    """One thing an administrator did (actor None: the command line)."""
+
+    action: str
+    actor_id: str | None
+    target: str | None
+    detail: dict[str, Any]
+    at: datetime | None = None
+    id: int | None = None
+
+
+@dataclass
+class ChatRow:
+    """A stored chat message of a room (what a report copies)."""
+
+    seat: int | None
+    name: str
+    text: str
+    at: datetime
+
+
 @dataclass
 class PlayerGame:
     """A finished game a player sat in, as their page lists it."""
@@ -424,6 +484,62 @@ class Store(Protocol):
 
     async def use_passkey(self, passkey_id: str, sign_count: int) -> None:
         """Its counter after a sign-in, and its last use now."""
+        ...
+
+    # --- moderation (store/moderation.py) --------------------------------------------------
+
+    async def is_admin(self, player_id: str) -> bool: ...
+
+    async def set_admin(self, player_id: str, admin: bool) -> bool:
+        """Grant or revoke the administrator role (audited); whether anything changed.
+        Raises NotFound for an unknown or deleted player."""
+        ...
+
+    async def add_report(self, report: ReportRow) -> int: ...  # the report's id
+
+    async def reports(self, *, include_closed: bool = False, limit: int = 100) -> list[ReportRow]:
+        """The newest reports first."""
+        ...
+
+    async def close_report(self, report_id: int, actor_id: str | None) -> None:
+        """Mark it dealt with (audited); raises NotFound."""
+        ...
+
+    async def add_sanction(self, sanction: SanctionRow) -> int:
+        """Store a mute or ban (audited, by `created_by`); its id. NotFound for an unknown
+        player."""
+        ...
+
+    async def lift_sanction(self, sanction_id: int, actor_id: str | None) -> None:
+        """End it now (audited); raises NotFound when there is no such sanction in force."""
+        ...
+
+    async def sanctions(self, *, in_force_at: datetime | None = None) -> list[SanctionRow]:
+        """Every sanction (newest first), or only those in force at `in_force_at`."""
+        ...
+
+    async def sanctions_in_force(self, player_id: str | None, at: datetime) -> list[SanctionRow]:
+        """The sanctions in force at `at` that may apply: the player's own, and every
+        address range's (the caller matches the address)."""
+        ...
+
+    async def audit(
+        self, actor_id: str | None, action: str, target: str | None, detail: dict[str, Any]
+    ) -> None: ...
+
+    async def audit_log(self, *, limit: int = 100, before: int | None = None) -> list[AuditRow]:
+        """The newest entries first (ids below `before`, when given)."""
+        ...
+
+    async def player_mutes(self, player_id: str) -> list[str]: ...  # the ids they muted
+
+    async def set_player_mute(self, player_id: str, muted_id: str, muted: bool) -> None:
+        """Raises NotFound when the player to mute does not exist."""
+        ...
+
+    async def chat_message(self, room_id: str, at: datetime, seat: int | None) -> ChatRow:
+        """The room's stored message said at `at` (to the millisecond) from `seat`; raises
+        NotFound."""
         ...
 
     async def purge_abandoned(self, older_than: timedelta) -> int:

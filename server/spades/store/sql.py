@@ -33,6 +33,7 @@ from .db import create_engine, is_sqlite
 from .fences import fence_game, fence_room
 from .group_commit import CommitHook, CommitPath, GroupCommit, Job, Pending
 from .models import metadata
+from .moderation import ModerationWrites
 from .owner_writes import OwnerWrite
 from .passkeys import PasskeyWrites
 from .protocol import (
@@ -122,9 +123,10 @@ def _on_disk_sqlite(url: URL) -> bool:
     return url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:")
 
 
-class SqlStore(AccountWrites, PasskeyWrites):
+class SqlStore(AccountWrites, PasskeyWrites, ModerationWrites):
     """`Store` on SQLAlchemy Core statements over the tables in `models` (accounts and
-    sessions: `accounts.AccountWrites`; passkeys: `passkeys.PasskeyWrites`)."""
+    sessions: `accounts.AccountWrites`; passkeys: `passkeys.PasskeyWrites`; moderation:
+    `moderation.ModerationWrites`)."""
 
     def __init__(
         self,

@@ -11,6 +11,8 @@ from sqlalchemy import Table
 
 from .models import (
     ActionModel,
+    AdminModel,
+    AuditModel,
     ChallengeModel,
     ChatModel,
     GameModel,
@@ -19,8 +21,11 @@ from .models import (
     HandModel,
     PasskeyModel,
     PlayerModel,
+    PlayerMuteModel,
     PlayerStatsModel,
+    ReportModel,
     RoomModel,
+    SanctionModel,
     SeatModel,
     SessionModel,
 )
@@ -39,6 +44,11 @@ PLAYER_STATS = cast(Table, PlayerStatsModel.__table__)
 SESSIONS = cast(Table, SessionModel.__table__)
 PASSKEYS = cast(Table, PasskeyModel.__table__)
 CHALLENGES = cast(Table, ChallengeModel.__table__)
+ADMINS = cast(Table, AdminModel.__table__)
+REPORTS = cast(Table, ReportModel.__table__)
+SANCTIONS = cast(Table, SanctionModel.__table__)
+PLAYER_MUTES = cast(Table, PlayerMuteModel.__table__)
+AUDIT = cast(Table, AuditModel.__table__)
 
 UNFINISHED: tuple[RoomStatus, ...] = ("open", "playing")
 

@@ -5,6 +5,7 @@ session's cookie); a request with neither answers `player_required`."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
@@ -20,7 +21,8 @@ from ..http_errors import http_error, invalid
 from ..models import QuickPlayJoin, QuickPlayState
 from ..players import HEADER, CredentialHeader, required_player
 from ..services import services_of
-from ..sessions import COOKIE
+from ..sessions import COOKIE, Refused
+from .rooms import not_banned
 
 router = APIRouter()
 
@@ -71,11 +73,12 @@ def state_of(state: Waiting | Seated | str, now: float) -> QuickPlayState:
     "/api/quickplay",
     response_model=QuickPlayState,
     tags=["quick play"],
-    responses=refusals(401, 409, 429, 503),
+    responses=refusals(401, 403, 409, 429, 503),
 )
 async def join_queue(body: QuickPlayJoin, request: Request, player: Player) -> QuickPlayState:
     """Wait for a table: four players of similar rating (the window widens as you wait) are
     seated in a new rated room. Then poll GET /api/quickplay every `poll_seconds`."""
+    await not_banned(request, player)  # 403 `banned`, saying why and until when
     quickplay = _quickplay(request)
     name = body.name if body.name is not None and body.name.strip() else player.name
     if not name:
@@ -93,12 +96,18 @@ async def join_queue(body: QuickPlayJoin, request: Request, player: Player) -> Q
     "/api/quickplay",
     response_model=QuickPlayState,
     tags=["quick play"],
-    responses=refusals(401, 404, 503),
+    responses=refusals(401, 403, 404, 503),
 )
 async def poll_queue(request: Request, player: Player) -> QuickPlayState:
     """Your place in the queue (and it is kept: a poll is the heartbeat), or your seat once
     a table is made: `matched` is answered once, by whichever process you ask."""
     quickplay = _quickplay(request)
+    try:
+        await not_banned(request, player)
+    except Refused:  # banned while waiting: out of the queue, and told why
+        with contextlib.suppress(RoomError):
+            await quickplay.leave(player.id)
+        raise
     try:
         state = await quickplay.poll(player.id)
     except QuickPlayRefused:

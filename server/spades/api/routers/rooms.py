@@ -8,6 +8,8 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request
 
 from spades.rooms import Room, RoomError, RoomManager, RoomNotFound, settings_schema
+from spades.rooms.moderation import Sanctioned
+from spades.rooms.moderation import check as check_sanctions
 from spades.rooms.ownership import OwnedElsewhere
 from spades.store.protocol import PlayerRow
 
@@ -25,6 +27,7 @@ from ..models import (
 )
 from ..players import MaybePlayer
 from ..services import services_of
+from ..sessions import Refused
 
 router = APIRouter()
 
@@ -55,6 +58,8 @@ async def ask_owner(request: Request, room: Any, op: str, *args: Any) -> Any:
     if isinstance(room, Room):
         if op == "room":
             return room.room_dict(None)
+        if op == "close":
+            return await manager_of(request).close(room.code, *args)
         return await room.call(room.join, *args)
     cluster = services_of(request).cluster
     # Only a started cluster node hands out links to other processes' rooms.
@@ -71,6 +76,17 @@ async def ask_owner(request: Request, room: Any, op: str, *args: Any) -> Any:
         return await cluster.relay.call(room.owner, room.code, op, *args)
     except OwnedElsewhere as exc:
         raise HTTPException(503, MOVING) from exc
+
+
+async def not_banned(request: Request, player: PlayerRow | None) -> None:
+    """Refuse (403, `banned`) a banned player or address a room to create or join."""
+    address = request.client.host if request.client else None
+    try:
+        await check_sanctions(
+            services_of(request).store, None if player is None else player.id, address
+        )
+    except Sanctioned as exc:
+        raise Refused(403, exc.code, exc.message) from exc
 
 
 @router.get("/api/settings", tags=["rooms"])
@@ -103,6 +119,7 @@ async def create_solo(body: CreateSolo, request: Request, player: MaybePlayer) -
 async def _create(
     body: CreateRoom, request: Request, player: PlayerRow | None, *, solo: bool
 ) -> RoomCreated:
+    await not_banned(request, player)
     manager = manager_of(request)
     options = settings_dict(body)
     player_id = player.id if player is not None else None
@@ -138,6 +155,7 @@ async def room_state(code: str, request: Request) -> dict[str, Any]:
     responses=refusals(401, 403, 404, 409, 429, 503),
 )
 async def join_room(code: str, body: JoinRoom, request: Request, player: MaybePlayer) -> Joined:
+    await not_banned(request, player)
     room = await get_room(request, code)
     if not body.spectator and not body.name.strip():
         raise invalid("a player needs a name", "name")

@@ -1,0 +1,109 @@
+"""Moderation in the store, on both databases: the administrator role (audited, unknown
+players refused), a report with its chat message found to the millisecond, sanctions in
+force (a player's and every address range's) until they end or are lifted, a player's own
+mutes, and the audit log paged newest first."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from spades.store import NotFound, PlayerRow, RoomRow, SeatRow, SqlStore
+from spades.store.protocol import ReportRow, SanctionRow
+
+
+async def players(store: SqlStore, *ids: str) -> None:
+    for pid in ids:
+        await store.create_player(PlayerRow(id=pid, secret_hash=f"h-{pid}", name=pid))
+
+
+async def test_the_role_and_the_audit_log(store: SqlStore) -> None:
+    await players(store, "ann", "bob")
+    assert not await store.is_admin("ann")
+    assert await store.set_admin("ann", True)
+    assert not await store.set_admin("ann", True)  # already: nothing written
+    assert await store.is_admin("ann") and not await store.is_admin("bob")
+    assert await store.set_admin("ann", False)
+    assert not await store.set_admin("bob", False)
+    with pytest.raises(NotFound):
+        await store.set_admin("nobody", True)
+    log = await store.audit_log()
+    assert [(e.action, e.target, e.actor_id) for e in log] == [
+        ("revoke", "ann", None),
+        ("grant", "ann", None),
+    ]
+    older = await store.audit_log(before=log[0].id, limit=5)
+    assert [e.action for e in older] == ["grant"]
+
+
+async def test_a_report_keeps_the_message_it_names(store: SqlStore) -> None:
+    await players(store, "ann", "bob")
+    seats = [SeatRow(room_id="r", seat=i, name=n) for i, n in enumerate(["Ann", "Bob"])]
+    await store.create_room(RoomRow(id="r", code="R", settings={}, host_seat=0), seats)
+    await store.add_chat("r", 1, "Bob", "rude words")
+    (said,) = await store.recent_chat("r")
+    at = datetime.fromtimestamp(said["at"] / 1000, UTC)
+    found = await store.chat_message("r", at, 1)
+    assert (found.name, found.text) == ("Bob", "rude words")
+    with pytest.raises(NotFound):
+        await store.chat_message("r", at, 0)  # said from another seat
+    report = ReportRow(
+        reporter_id="ann", reason="insults", player_id="bob", room_code="R", seat=1,
+        name=found.name, message=found.text, message_at=found.at, game_id=3, seq=9,
+    )  # fmt: skip
+    rid = await store.add_report(report)
+    (kept,) = await store.reports()
+    assert (kept.id, kept.message, kept.seq, kept.reporter_id) == (rid, "rude words", 9, "ann")
+    await store.close_report(rid, "ann")
+    assert await store.reports() == []
+    assert [r.id for r in await store.reports(include_closed=True)] == [rid]
+    with pytest.raises(NotFound):
+        await store.close_report(rid, "ann")
+
+
+async def test_sanctions_in_force_until_they_end_or_are_lifted(store: SqlStore) -> None:
+    await players(store, "ann", "bob")
+    now = datetime.now(UTC)
+    ban = SanctionRow(
+        kind="ban", reason="cheating", ends_at=now + timedelta(hours=1), player_id="bob",
+        created_by="ann",
+    )  # fmt: skip
+    ban_id = await store.add_sanction(ban)
+    net = SanctionRow(
+        kind="mute", reason="spam", ends_at=now + timedelta(minutes=5), network="10.0.0.0/8"
+    )
+    await store.add_sanction(net)
+    ended = SanctionRow(
+        kind="ban", reason="old", ends_at=now - timedelta(minutes=1), player_id="ann"
+    )
+    await store.add_sanction(ended)
+    with pytest.raises(NotFound):
+        await store.add_sanction(SanctionRow(kind="ban", reason="x", ends_at=now, player_id="zed"))
+    bobs = await store.sanctions_in_force("bob", now)
+    assert [(s.kind, s.player_id, s.network) for s in bobs] == [
+        ("ban", "bob", None),
+        ("mute", None, "10.0.0.0/8"),
+    ]
+    assert [s.network for s in await store.sanctions_in_force("ann", now)] == ["10.0.0.0/8"]
+    assert len(await store.sanctions()) == 3
+    assert len(await store.sanctions(in_force_at=now)) == 2
+    await store.lift_sanction(ban_id, "ann")
+    assert [s.kind for s in await store.sanctions_in_force("bob", now)] == ["mute"]
+    with pytest.raises(NotFound):
+        await store.lift_sanction(ban_id, "ann")
+    actions = [(e.action, e.actor_id) for e in await store.audit_log()]
+    assert actions == [("lift_ban", "ann"), ("ban", None), ("mute", None), ("ban", "ann")]
+
+
+async def test_a_players_own_mutes(store: SqlStore) -> None:
+    await players(store, "ann", "bob", "cid")
+    await store.set_player_mute("ann", "bob", True)
+    await store.set_player_mute("ann", "cid", True)
+    await store.set_player_mute("ann", "bob", True)  # twice: once
+    assert await store.player_mutes("ann") == ["bob", "cid"]
+    assert await store.player_mutes("bob") == []
+    await store.set_player_mute("ann", "bob", False)
+    assert await store.player_mutes("ann") == ["cid"]
+    with pytest.raises(NotFound):
+        await store.set_player_mute("ann", "nobody", True)
