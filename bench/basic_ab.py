@@ -24,7 +24,7 @@ import multiprocessing
 import statistics
 from typing import Any
 
-from spades.bots import basic, bidding
+from spades.bots import basic, bidding, normal
 from spades.engine import Game, Rules
 
 from . import frozen_basic
@@ -34,7 +34,7 @@ FROZEN = "frozen"  # `--b frozen` / `--a frozen`: the frozen copy of today's bas
 
 def _owner(name: str) -> Any:
     """The module whose code reads the constant: bidding's own, else play's (None: neither)."""
-    return next((m for m in (bidding, basic) if hasattr(m, name)), None)
+    return next((m for m in (bidding, basic, normal) if hasattr(m, name)), None)
 
 
 def _decide(setting: dict[str, Any], view: dict[str, Any]) -> dict[str, Any]:
