@@ -44,7 +44,7 @@ def _decide(setting: dict[str, Any], view: dict[str, Any]) -> dict[str, Any]:
     try:
         for name, value in setting.items():
             setattr(_owner(name), name, value)
-        return basic.decide(view)
+        return normal.decide(view)
     finally:
         for name, value in saved.items():
             setattr(_owner(name), name, value)

@@ -502,15 +502,12 @@ def _lead_to_win(st: PlayState, legal: int, hidden: int, partner: int, ruffable:
 
 
 def decide(view: dict[str, Any]) -> Action:
-    """The Normal level: `choose_card` corrected and bids by `normal` (issue 61)."""
-    from .normal import normal_bid, normal_card  # normal builds on this module's policy
-
     legal = view["legal"]
     if legal[0]["type"] != "play":
-        return normal_bid(view)
+        return choose_bid(view)
     st = from_view(view)
     seat = int(view["seat"])
-    card = card_text(normal_card(st, seat))
+    card = card_text(choose_card(st, seat))
     action = {"type": "play", "card": card}
     if action not in legal:  # never happens when the view is consistent; stay legal anyway
         return dict(legal[0])

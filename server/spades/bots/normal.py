@@ -17,12 +17,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from spades.engine.cards import FULL_DECK, SPADE_MASK, SPADES, SUIT_MASKS
+from spades.engine.cards import FULL_DECK, SPADE_MASK, SPADES, SUIT_MASKS, card_text
 from spades.engine.fast import legal_mask
 
 from .basic import NON_SPADE, _above, _below, _boss, _can_trump_after, _discard, choose_card
 from .bidding import choose_bid
-from .state import PlayState, winning_index
+from .state import PlayState, from_view, winning_index
 
 Action = dict[str, Any]
 
@@ -91,3 +91,15 @@ def _cover(st: PlayState, seat: int, card: int, win: int) -> int:
 def normal_bid(view: dict[str, Any]) -> Action:
     """Normal's bid (for now the basic bid)."""
     return choose_bid(view)
+
+
+def decide(view: dict[str, Any]) -> Action:
+    """The Normal level (`basic`): `normal_bid`, then `normal_card`."""
+    legal = view["legal"]
+    if legal[0]["type"] != "play":
+        return normal_bid(view)
+    st = from_view(view)
+    action = {"type": "play", "card": card_text(normal_card(st, int(view["seat"])))}
+    if action not in legal:  # never happens when the view is consistent; stay legal anyway
+        return dict(legal[0])
+    return action
