@@ -21,14 +21,29 @@ from spades.engine.cards import FULL_DECK, SPADE_MASK, SPADES, SUIT_MASKS, card_
 from spades.engine.fast import legal_mask
 
 from .basic import NON_SPADE, _above, _below, _boss, _can_trump_after, _discard, choose_card
-from .bidding import choose_bid
-from .state import PlayState, from_view, winning_index
+from .bidding import (
+    BidContext,
+    bid_for_count,
+    choose_bid,
+    count_tricks,
+    estimate_tricks,
+    nil_odds,
+    nil_pays,
+)
+from .state import NIL, UNKNOWN, PlayState, bid_value, from_view, winning_index
 
 Action = dict[str, Any]
 
 # Knobs (measured with `python -m bench.basic_ab --b frozen`; docs/bots.md).
 COVER_NIL = True  # overtake a nil partner who is winning the trick
 KEEP_PARTNER_WINNER = True  # never overtake a partner's sure winner
+# Bidding: points asked of a nil over its expected value on top of basic's margin (partnership,
+# individual); the bid one lower when the side reaches the target with it anyway.
+NIL_EXTRA = {"partnership": 0.0, "individual": 0.0}
+SAFE_AT_TARGET = True
+# A contract the seat's boss spades make alone counts as safe (duck the rest): measured, it
+# loses (docs/bots.md), so it is off.
+SURE_SPADES = False
 
 
 def _low(mask: int) -> int:
@@ -45,7 +60,7 @@ def beating_cards(legal: int, win: int) -> int:
 
 def normal_card(st: PlayState, seat: int) -> int:
     """The card Normal plays for `seat`: the basic policy's, corrected as the module says."""
-    card = choose_card(st, seat)
+    card = choose_card(_sure_view(st, seat) if SURE_SPADES else st, seat)
     trick = st.trick
     if not trick or not st.partnership:
         return card
@@ -79,6 +94,34 @@ def normal_card(st: PlayState, seat: int) -> int:
     return card
 
 
+def _sure_view(st: PlayState, seat: int) -> PlayState:
+    """`st`, or a copy whose contract counts as made when the seat's boss spades (each takes
+    a trick whenever it is played) cover what the side still needs: then the basic policy
+    ducks every other trick instead of collecting bags on the way."""
+    need = st.contract[seat]
+    if need <= 0 or (st.nil_seats and seat in st.nil_seats):
+        return st
+    for s in st.count_seats[seat]:
+        need -= st.tricks_won[s]
+    spades = st.hands[seat] & SPADE_MASK
+    if need <= 0 or spades.bit_count() < need:
+        return st
+    hidden = FULL_DECK & ~st.played & ~st.hands[seat] & SPADE_MASK
+    sure = 0
+    while spades:
+        top = spades.bit_length() - 1
+        if hidden >> top:  # an unseen spade above this one
+            break
+        sure += 1
+        spades &= ~(1 << top)
+    if sure < need:
+        return st
+    view = st.copy()
+    view.contract = st.contract[:]
+    view.contract[seat] -= need
+    return view
+
+
 def _cover(st: PlayState, seat: int, card: int, win: int) -> int:
     """The nil partner is winning and `card` does not take the trick: take it if we can."""
     if seat in st.nil_seats and st.tricks_won[seat] == 0:
@@ -89,8 +132,49 @@ def _cover(st: PlayState, seat: int, card: int, win: int) -> int:
 
 
 def normal_bid(view: dict[str, Any]) -> Action:
-    """Normal's bid (for now the basic bid)."""
-    return choose_bid(view)
+    """Normal's bid: basic's when the cards are not seen yet (blind nil is never bid), else
+    `normal_bid_number` offered as the nearest legal bid."""
+    legal = view["legal"]
+    if view.get("hand") is None or legal[0]["type"] != "bid":
+        return choose_bid(view)
+    kinds = {a.get("bid") for a in legal}
+    seat = int(view["seat"])
+    partnership = view.get("mode") == "partnership"
+    bids = [bid_value(b) for b in view.get("bids") or [None] * 4]
+    st = from_view(view)
+    n = normal_bid_number(st.hands[seat], seat, bids, partnership, "nil" in kinds, view)
+    if n == NIL:
+        return {"type": "bid", "bid": "nil"}
+    if n not in kinds:
+        numeric = [a["bid"] for a in legal if isinstance(a.get("bid"), int)]
+        if not numeric:
+            return dict(legal[0])
+        n = min(numeric, key=lambda b: abs(b - n))
+    return {"type": "bid", "bid": n}
+
+
+def normal_bid_number(
+    hand: int, seat: int, bids: list[int], partnership: bool, nil_ok: bool, view: dict[str, Any]
+) -> int:
+    """Basic's count, then the score: nil only when it pays by Normal's margin, and one
+    trick less when the side reaches the target with it anyway (a set there loses the game)."""
+    ctx = BidContext.of(view)
+    side = seat % 2 if partnership else seat
+    partner = (seat + 2) % 4 if partnership else -1
+    my_bags = ctx.bags[side] if side < len(ctx.bags) else 0
+    n = bid_for_count(count_tricks(hand, partnership), seat, bids, partnership, my_bags)
+    partner_bid = bids[partner] if partner >= 0 else UNKNOWN
+    if nil_ok and partner_bid != NIL and estimate_tricks(hand) <= 3.5:
+        p = nil_odds(hand, partnership, partner_bid)
+        extra = NIL_EXTRA["partnership" if partnership else "individual"]
+        if nil_pays(p, n, partnership, side, partner_bid, ctx, extra):
+            return NIL
+    if SAFE_AT_TARGET and n > 1 and side < len(ctx.scores):
+        others = max((v for i, v in enumerate(ctx.scores) if i != side), default=0)
+        side_bid = n - 1 + max(0, partner_bid)
+        if partner_bid != UNKNOWN and ctx.scores[side] + 10 * side_bid >= max(ctx.target, others):
+            return n - 1
+    return n
 
 
 def decide(view: dict[str, Any]) -> Action:
