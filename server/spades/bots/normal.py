@@ -39,7 +39,7 @@ COVER_NIL = True  # overtake a nil partner who is winning the trick
 KEEP_PARTNER_WINNER = True  # never overtake a partner's sure winner
 # Bidding: points asked of a nil over its expected value on top of basic's margin (partnership,
 # individual); the bid one lower when the side reaches the target with it anyway.
-NIL_EXTRA = {"partnership": 0.0, "individual": 0.0}
+NIL_EXTRA = {"partnership": -30.0, "individual": 0.0}
 SAFE_AT_TARGET = True
 # A contract the seat's boss spades make alone counts as safe (duck the rest): measured, it
 # loses (docs/bots.md), so it is off.
