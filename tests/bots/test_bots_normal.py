@@ -77,3 +77,19 @@ def test_a_partners_sure_winner_is_not_overtaken() -> None:
     st = _state(["AH", "4H", "5C"], ["KH", "3H"], 1, [3, 3, 3, 3])
     st.voids[0] = 1 << 2
     assert card_text(normal_card(st, 3)) == "4H"
+
+
+def test_one_trick_less_when_the_side_reaches_the_target_anyway() -> None:
+    from spades.bots.bidding import bid_for_count, count_tricks
+    from spades.bots.normal import normal_bid_number
+
+    hand = 0
+    for c in ("AS", "KS", "QS", "5S", "AH", "KH", "4H", "AD", "3D", "2D", "4C", "3C", "2C"):
+        hand |= 1 << parse_card(c)
+    bids = [4, 3, -1, -1]  # seat 2 bids after its partner's 4
+    n = bid_for_count(count_tricks(hand, True), 2, bids, True, 0)
+    assert n > 1
+    far = {"scores": [100, 100], "bags": [0, 0], "rules": {"target": 500}}
+    near = {"scores": [460, 100], "bags": [0, 0], "rules": {"target": 500}}
+    assert normal_bid_number(hand, 2, bids, True, False, far) == n
+    assert normal_bid_number(hand, 2, bids, True, False, near) == n - 1
