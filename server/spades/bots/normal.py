@@ -39,7 +39,8 @@ COVER_NIL = True  # overtake a nil partner who is winning the trick
 KEEP_PARTNER_WINNER = True  # never overtake a partner's sure winner
 # Bidding: points asked of a nil over its expected value on top of basic's margin (partnership,
 # individual); the bid one lower when the side reaches the target with it anyway.
-NIL_EXTRA = {"partnership": -30.0, "individual": 0.0}
+NIL_EXTRA = {"partnership": -15.0, "individual": 0.0}
+NIL_EXTRA_COVERED = -50.0  # partnership, the partner having bid 4 or more (a strong cover)
 SAFE_AT_TARGET = True
 # A contract the seat's boss spades make alone counts as safe (duck the rest): measured, it
 # loses (docs/bots.md), so it is off.
@@ -167,6 +168,8 @@ def normal_bid_number(
     if nil_ok and partner_bid != NIL and estimate_tricks(hand) <= 3.5:
         p = nil_odds(hand, partnership, partner_bid)
         extra = NIL_EXTRA["partnership" if partnership else "individual"]
+        if partnership and partner_bid >= 4:
+            extra = NIL_EXTRA_COVERED
         if nil_pays(p, n, partnership, side, partner_bid, ctx, extra):
             return NIL
     if SAFE_AT_TARGET and n > 1 and side < len(ctx.scores):
