@@ -175,7 +175,7 @@ def normal_bid_number(
     if SAFE_AT_TARGET and n > 1 and side < len(ctx.scores):
         others = max((v for i, v in enumerate(ctx.scores) if i != side), default=0)
         side_bid = n - 1 + max(0, partner_bid)
-        known = not partnership or partner_bid != UNKNOWN  # measured: wait for the partner
+        known = partnership and partner_bid != UNKNOWN  # measured (docs/bots.md)
         if known and ctx.scores[side] + 10 * side_bid >= max(ctx.target, others):
             return n - 1
     return n
