@@ -42,6 +42,7 @@ KEEP_PARTNER_WINNER = True  # never overtake a partner's sure winner
 NIL_EXTRA = {"partnership": -15.0, "individual": 0.0}
 NIL_EXTRA_COVERED = -50.0  # partnership, the partner having bid 4 or more (a strong cover)
 SAFE_AT_TARGET = True
+NIL_PARTNER_EXTRA = 0.0  # tricks added to the count when the partner bid nil (basic: +0.3)
 # A contract the seat's boss spades make alone counts as safe (duck the rest): measured, it
 # loses (docs/bots.md), so it is off.
 SURE_SPADES = False
@@ -163,8 +164,11 @@ def normal_bid_number(
     side = seat % 2 if partnership else seat
     partner = (seat + 2) % 4 if partnership else -1
     my_bags = ctx.bags[side] if side < len(ctx.bags) else 0
-    n = bid_for_count(count_tricks(hand, partnership), seat, bids, partnership, my_bags)
     partner_bid = bids[partner] if partner >= 0 else UNKNOWN
+    count = count_tricks(hand, partnership)
+    if partner_bid == NIL:
+        count += NIL_PARTNER_EXTRA
+    n = bid_for_count(count, seat, bids, partnership, my_bags)
     if nil_ok and partner_bid != NIL and estimate_tricks(hand) <= 3.5:
         p = nil_odds(hand, partnership, partner_bid)
         extra = NIL_EXTRA["partnership" if partnership else "individual"]
