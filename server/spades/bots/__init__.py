@@ -41,7 +41,7 @@ def decide(level: str, view: dict[str, Any], *, seed: int | None = None) -> Acti
 
         return easy_decide(view, _rng(view, seed))
     if level == "basic":
-        from .basic import decide as basic_decide
+        from .normal import decide as basic_decide
 
         return basic_decide(view)
     from .strong import decide_strong

@@ -292,7 +292,13 @@ class BidContext:
 
 
 def nil_pays(
-    p: float, alt_bid: int, partnership: bool, side: int, partner_bid: int, ctx: BidContext
+    p: float,
+    alt_bid: int,
+    partnership: bool,
+    side: int,
+    partner_bid: int,
+    ctx: BidContext,
+    extra_margin: float = 0.0,
 ) -> bool:
     """Is a nil with success chance `p` worth more than bidding `alt_bid` tricks?"""
     value = ctx.nil_value
@@ -302,7 +308,7 @@ def nil_pays(
         # Covering the nil costs the partner's contract now and then.
         ev_nil -= 12.0 + (2.0 * partner_bid if partner_bid > 0 else 6.0)
     # The odds are an estimate: ask for a little more than break-even (more when alone).
-    margin = 10.0 if partnership else 40.0
+    margin = (10.0 if partnership else 40.0) + extra_margin
     scores = ctx.scores
     if scores and side < len(scores):
         mine = scores[side]
