@@ -43,8 +43,10 @@ format: dev
 	$(BIN)/ruff format $(LINT_PATHS)
 	$(BIN)/ruff check --fix $(LINT_PATHS)
 
+# The browser tests run in a second pytest beside the rest (tests/run_suite.py says why);
+# PYTEST_ARGS="..." runs one pytest with exactly those arguments.
 test: lint
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python tests/run_suite.py $(PYTEST_ARGS)
 
 bench: dev
 	$(BIN)/python -m pip install -q -e '.[bench]' || echo "open-spiel unavailable: engine bench runs without the comparison"

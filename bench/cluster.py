@@ -3,6 +3,10 @@ deploy/haproxy.cfg), and the failover and rolling-restart measurements.
 
     python -m bench.load --cluster 2 --rooms 1000 ...   # bench.load through HAProxy
     python -m bench.cluster failover --rooms 300        # kill -9 of a process holding 300 rooms
+    python -m bench.cluster failover --repeat 3 --signal stop   # SIGSTOP of it instead
+
+The lease ttl and the orphan sweep's period are docker-compose.yml's unless given, so the
+failover measured is the one the shipped settings give.
     python -m bench.cluster rolling --rooms 50          # SIGTERM + restart of every process
 
 Each run makes a throwaway PostgreSQL database and a random Redis key prefix, and removes
@@ -33,6 +37,13 @@ from bench.procs import HOST, PG_ADMIN, ChildrenCpu, free_port, pg_admin, proc_c
 
 REPO = Path(__file__).resolve().parents[1]
 REDIS_URL = os.environ.get("SPADES_BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")
+
+
+def compose_setting(name: str) -> str | None:
+    """A server setting as docker-compose.yml ships it (None: not set there)."""
+    text = (REPO / "docker-compose.yml").read_text()
+    found = re.search(rf"(?m)^\s+{name}:\s*\"?([^\"\s#]+)", text)
+    return found.group(1) if found else None
 
 
 def raise_file_limit() -> None:
@@ -156,6 +167,7 @@ class ClusterServer:
             SPADES_MESSAGES_PER_SECOND="1000",
             SPADES_MESSAGE_BURST="1000",
             SPADES_ABANDON_AFTER="100000",
+            SPADES_CLUSTER_SECRET=secrets.token_urlsafe(24),  # sealed, as compose runs it
             **(extra or {}),
         )
         subprocess.run(
@@ -378,25 +390,43 @@ async def open_rooms(cluster: ClusterServer, base: str, rooms: int) -> list[tupl
     return made
 
 
+def cluster_settings(args: argparse.Namespace) -> dict[str, str]:
+    return {
+        "SPADES_LEASE_TTL": str(args.lease_ttl),
+        "SPADES_ORPHAN_SWEEP_SECONDS": str(args.orphan_sweep),
+    }
+
+
 async def failover(args: argparse.Namespace) -> dict[str, Any]:
-    cluster = ClusterServer(args.processes, extra={"SPADES_LEASE_TTL": str(args.lease_ttl)})
+    paused = args.signal == "stop"
+    extra = cluster_settings(args)
+    if paused:  # the rooms stay on the victim, their sockets relayed where HAProxy lands
+        extra["SPADES_FOLLOW_SOCKETS"] = "false"
+    cluster = ClusterServer(args.processes, extra=extra)
     try:
         await cluster.wait_ready()
         victim = cluster.nodes[0]
         rooms = await open_rooms(cluster, victim.url, args.rooms)  # all owned by the victim
-        # Each seat's first socket goes to the victim itself, later ones through HAProxy.
-        seats = [
-            Seat(cluster.url, code, token, args.think, first=victim.url) for code, token in rooms
-        ]
+        # kill -9: each seat's first socket goes to the victim itself (the kernel closes it
+        # with the process), later ones through HAProxy. SIGSTOP: a paused process's sockets
+        # stay open, and only HAProxy (its health check) cuts those it carries, as it does
+        # in production, where every socket goes through it.
+        first = None if paused else victim.url
+        seats = [Seat(cluster.url, code, token, args.think, first=first) for code, token in rooms]
         tasks = [asyncio.create_task(s.run()) for s in seats]
         await asyncio.sleep(args.warmup)
         before = [len(s.acks) for s in seats]
         assert all(n > 0 for n in before), "some rooms never played before the kill"
         assert victim.proc is not None
         killed_at = time.monotonic()
-        victim.proc.kill()
-        victim.proc.wait()
+        if paused:  # paused, not dead: its sockets and subscription stay open
+            victim.proc.send_signal(signal.SIGSTOP)
+        else:
+            victim.proc.kill()
+            victim.proc.wait()
         await asyncio.sleep(args.after)
+        if paused:
+            victim.proc.send_signal(signal.SIGCONT)
         back = []
         stuck = 0
         for seat in seats:
@@ -413,10 +443,11 @@ async def failover(args: argparse.Namespace) -> dict[str, Any]:
         logged = await logged_seqs(cluster, [code for code, _ in rooms])
         lost = sum(1 for seat in seats for _, seq in seat.acks if seq > logged.get(seat.code, 0))
         result = {
-            "measure": "failover after kill -9",
+            "measure": f"failover after {'SIGSTOP' if args.signal == 'stop' else 'kill -9'}",
             "processes": args.processes,
             "rooms": args.rooms,
             "lease_ttl_s": args.lease_ttl,
+            "orphan_sweep_s": args.orphan_sweep,
             "ms_until_a_room_accepts_an_action": percentiles(back),
             "rooms_not_back": stuck,
             "acknowledged_actions": sum(len(s.acks) for s in seats),
@@ -430,7 +461,7 @@ async def failover(args: argparse.Namespace) -> dict[str, Any]:
 
 
 async def rolling(args: argparse.Namespace) -> dict[str, Any]:
-    cluster = ClusterServer(args.processes, extra={"SPADES_LEASE_TTL": str(args.lease_ttl)})
+    cluster = ClusterServer(args.processes, extra=cluster_settings(args))
     try:
         await cluster.wait_ready()
         rooms = await open_rooms(cluster, cluster.url, args.rooms)
@@ -483,15 +514,56 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--rooms", type=int, default=300)
     parser.add_argument("--think", type=float, default=1.0, help="seconds before each action")
-    parser.add_argument("--lease-ttl", type=float, default=2.0)
+    parser.add_argument(
+        "--lease-ttl",
+        type=float,
+        default=float(compose_setting("SPADES_LEASE_TTL") or 5.0),
+        help="default: docker-compose.yml's",
+    )
+    parser.add_argument(
+        "--orphan-sweep",
+        type=float,
+        default=float(compose_setting("SPADES_ORPHAN_SWEEP_SECONDS") or 2.0),
+        help="default: docker-compose.yml's",
+    )
+    parser.add_argument(
+        "--signal", choices=["kill", "stop"], default="kill", help="failover: kill -9 or SIGSTOP"
+    )
     parser.add_argument("--warmup", type=float, default=8.0)
     parser.add_argument("--after", type=float, default=12.0, help="seconds measured after")
-    parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--runs", "--repeat", dest="runs", type=int, default=1)
     args = parser.parse_args()
     args.rooms = min(args.rooms, 2000)
     raise_file_limit()
+    results = []
     for _ in range(args.runs):
-        asyncio.run(failover(args) if args.what == "failover" else rolling(args))
+        results.append(asyncio.run(failover(args) if args.what == "failover" else rolling(args)))
+    if args.what == "failover" and len(results) > 1:
+        print(json.dumps(failover_summary(results)), flush=True)
+
+
+def failover_summary(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """min / median / max over the runs of each run's p50, p99 and max, and the totals."""
+
+    def spread(key: str) -> dict[str, float | None]:
+        values = sorted(
+            v for r in results if (v := r["ms_until_a_room_accepts_an_action"][key]) is not None
+        )
+        if not values:
+            return {"min": None, "median": None, "max": None}
+        return {"min": values[0], "median": values[len(values) // 2], "max": values[-1]}
+
+    return {
+        "measure": f"{results[0]['measure']}, {len(results)} runs",
+        "lease_ttl_s": results[0]["lease_ttl_s"],
+        "orphan_sweep_s": results[0]["orphan_sweep_s"],
+        "rooms": results[0]["rooms"],
+        "p50_ms": spread("p50"),
+        "p99_ms": spread("p99"),
+        "max_ms": spread("max"),
+        "rooms_not_back": sum(r["rooms_not_back"] for r in results),
+        "actions_lost": sum(r["actions_lost"] for r in results),
+    }
 
 
 if __name__ == "__main__":

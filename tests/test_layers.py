@@ -58,6 +58,7 @@ OWNED_BY: dict[str, set[str]] = {
     "aiosqlite": {"store"},
     # Redis: the cluster adapters
     "redis": {"cluster"},
+    "cryptography": {"cluster"},  # the relay's seal
     # The web stack and its metrics: the api adapters
     "fastapi": {"api"},
     "starlette": {"api"},

@@ -45,6 +45,13 @@ class Settings(BaseSettings):
     redis_url: str = ""
     node_id: str = Field("", description="this process's name in the cluster; empty = host-pid")
     redis_prefix: str = Field("spades:", description="prefix of every Redis key and channel")
+    cluster_secret: str = Field(
+        "",
+        repr=False,
+        description="shared by every process of a cluster: what they send each other over "
+        "Redis is encrypted and authenticated with it, and anything else refused; empty = "
+        "in clear (a warning at start)",
+    )
     lease_ttl: float = Field(5.0, gt=0, description="seconds a room's lease outlives its owner")
     orphan_sweep_seconds: float = Field(
         2.0, gt=0, description="how often rooms that lost their owner are looked for"

@@ -114,6 +114,7 @@ class Cluster:
         self, database_url: str, logdir: Path, size: int = 3, env: dict[str, str] | None = None
     ) -> None:
         self.prefix = f"spades-test-{secrets.token_hex(4)}:"
+        self.secret = secrets.token_urlsafe(24)
         self.logdir = logdir
         env = {
             **os.environ,
@@ -128,6 +129,8 @@ class Cluster:
             "SPADES_JOINS_PER_MINUTE": "10000",
             "SPADES_LOOKUPS_PER_MINUTE": "10000",
             "SPADES_GC_FREEZE_EVERY": "0",
+            # What the processes send each other over Redis is sealed (cluster/seal.py).
+            "SPADES_CLUSTER_SECRET": self.secret,
             **(env or {}),
         }
         env.pop("SPADES_NODE_ID", None)

@@ -68,6 +68,36 @@ async def test_a_hand_over_of_a_lease_no_longer_held_changes_nothing(redis: obje
     assert await c.claim("ROOM02") is None
 
 
+async def test_a_lapsed_lease_nobody_took_is_taken_again_with_its_number(redis: object) -> None:
+    """The holder paused past its ttl (a full collection, SIGSTOP): the lease lapsed, but
+    no other process claimed the room since, so the next renewal takes it again with the
+    same fencing number and the room stays. One another process claimed meanwhile, even if
+    it has let it go since, is lost (its number is behind the room's counter)."""
+    prefix = f"{PREFIX}lapse:"
+    a, b = (_node(redis, prefix, name) for name in ("a-1", "b-1"))
+    lost: list[str] = []
+    a.on_lost(lost.append)
+    assert await a.claim("R1") == 1
+    assert await a.claim("R2") == 1
+    await redis.delete(a.lease_key("R1"), a.lease_key("R2"))  # type: ignore[attr-defined]
+    assert await b.claim("R2") == 2  # taken by b, then let go: the counter moved on
+    await b.release("R2")
+    await a.renew_once()
+    assert a.held == {"R1": "a-1|1"} and lost == ["R2"]
+    assert a.retaken == 1 and a.lost == 1
+    assert await a.owner_of("R1") == "a-1"
+    assert 0 < await redis.pttl(a.lease_key("R1")) <= 5000  # type: ignore[attr-defined]
+    assert await b.claim("R1") is None
+    # Redis restarted empty: the counter is gone too. Nobody claimed since, so the lease
+    # is taken again and the counter set back to its number (a later claim gets a newer).
+    assert await a.claim("R3") == 1
+    await redis.delete(a.lease_key("R3"), a.fence_key("R3"))  # type: ignore[attr-defined]
+    await a.renew_once()
+    assert a.held["R3"] == "a-1|1"
+    await a.release("R3")
+    assert await b.claim("R3") == 2
+
+
 def test_fair_share_evens_out_the_processes() -> None:
     # Two equal survivors split a dead process's rooms; the emptier one takes more.
     assert fair_share(12, 0, [0, 0]) == 6

@@ -289,6 +289,26 @@ class GameSocketProtocol(WebSocketsSansIOProtocol):
                 self.transport.resume_reading()
         return message
 
+    _stopping = False  # the server is stopping (uvicorn's `shutdown`)
+
+    def shutdown(self) -> None:
+        self._stopping = True
+        super().shutdown()
+
+    def send_500_response(self) -> None:
+        """uvicorn answers 500 to an upgrade still in progress when the server stops. A stop
+        (a drain, a rolling restart) is no server error: 503 with Retry-After, which the
+        client (and HAProxy, docs/operations.md) tries again, landing on another process."""
+        if not self._stopping:
+            super().send_500_response()
+            return
+        if self.initial_response or self.handshake_complete:
+            return
+        response = self.conn.reject(503, "the server is restarting: try again\n")
+        response.headers["Retry-After"] = "1"
+        self.conn.send_response(response)
+        self.transport.write(b"".join(self.conn.data_to_send()))
+
     def connection_lost(self, exc: Exception | None) -> None:
         self.write_paused = False  # as uvicorn sets `writable`: nothing will drain now
         super().connection_lost(exc)

@@ -2,10 +2,13 @@
 
 A lease is one key per room, `SET NX PX ttl`, whose value names the holder and the fencing
 number it got from `INCR` on the room's fence key (which only grows, and outlives leases).
-The holder renews every lease it has every ttl/3 with a compare-and-renew script, and
+The holder renews every lease it has every ttl/3 (every 0.5 s at most: a pause of up to
+ttl - 0.5 s never lets a lease lapse) with a compare-and-renew script, and
 releases with compare-and-delete, so a process can never extend or delete a lease that a
-newer owner holds. A lease the holder failed to renew for a whole ttl is taken as lost
-(another process may hold it by now): the room is dropped here.
+newer owner holds. A lease that lapsed while its holder was paused is taken again at the next
+renewal when nobody took it since (its fencing number is still the room's latest); a lease
+another process took is lost, and the room is dropped here. Renewal runs on a Redis
+connection of its own: a burst on the shared pool (a reconnect storm) must not starve it.
 """
 
 from __future__ import annotations
@@ -39,15 +42,36 @@ redis.call('SADD', KEYS[3], ARGV[3])
 return fence
 """
 
-# KEYS: leases. ARGV: ttl ms, then the value each lease must still hold. 1 renewed, 0 lost.
+# KEYS: each lease followed by its room's fence. ARGV: ttl ms, then the value each lease
+# must still hold. Per lease: 1 renewed, 2 taken again, 0 lost.
+# A lease that lapsed (the holder paused longer than the ttl: a full collection, a stalled
+# loop, SIGSTOP) but that nobody took since is taken again with its number: a claim by any
+# other process, even one released since, would have raised the fence counter past it. A
+# counter that is gone (Redis restarted empty) is set back to the number.
 RENEW = """
 local out = {}
-for i, key in ipairs(KEYS) do
-  if redis.call('GET', key) == ARGV[i + 1] then
-    redis.call('PEXPIRE', key, ARGV[1])
-    out[i] = 1
+for i = 1, #KEYS, 2 do
+  local n = (i + 1) / 2
+  local value = ARGV[n + 1]
+  local held = redis.call('GET', KEYS[i])
+  if held == value then
+    redis.call('PEXPIRE', KEYS[i], ARGV[1])
+    out[n] = 1
+  elseif held then
+    out[n] = 0
   else
-    out[i] = 0
+    local number = string.match(value, '|(%d+)$')
+    local counter = redis.call('GET', KEYS[i + 1])
+    if counter == false then
+      redis.call('SET', KEYS[i + 1], number)
+      counter = number
+    end
+    if tonumber(counter) == tonumber(number) then
+      redis.call('SET', KEYS[i], value, 'PX', ARGV[1])
+      out[n] = 2
+    else
+      out[n] = 0
+    end
   end
 end
 return out
@@ -76,6 +100,7 @@ return 1
 """
 
 RENEW_CHUNK = 500
+RENEW_AT_MOST = 0.5  # seconds between renewals, however long the ttl is
 
 
 def holder_of(value: bytes | str | None) -> str | None:
@@ -90,20 +115,25 @@ class RedisOwnership:
 
     owns_everything = False
 
-    def __init__(self, redis: Any, *, prefix: str, node_id: str, ttl: float) -> None:
+    def __init__(
+        self, redis: Any, *, prefix: str, node_id: str, ttl: float, renewer: Any = None
+    ) -> None:
         self.redis = redis
+        # Renewal's own client (its own connection); the shared one when not given.
+        self.renewer = redis if renewer is None else renewer
         self.prefix = prefix
         self.node_id = node_id
         self.ttl = ttl
         self.held: dict[str, str] = {}  # room id -> the lease's value
         self._callbacks: list[Callable[[str], None]] = []
         self._claim = redis.register_script(CLAIM)
-        self._renew = redis.register_script(RENEW)
+        self._renew = self.renewer.register_script(RENEW)
         self._release = redis.register_script(RELEASE)
         self._hand_over = redis.register_script(HAND_OVER)
         self._raise_fence = redis.register_script(RAISE_FENCE)
         self._last_renewed = time.monotonic()
         self.lost = 0  # leases this process lost (lapsed or taken), for /metrics
+        self.retaken = 0  # leases that lapsed (a pause) and were taken again, nobody between
 
     def lease_key(self, room_id: str) -> str:
         return f"{self.prefix}lease:{room_id}"
@@ -144,6 +174,11 @@ class RedisOwnership:
                 with contextlib.suppress(ValueError):
                     loads[member] = int(value)
         return loads
+
+    @property
+    def renew_every(self) -> float:
+        """Seconds between renewals: a lease lapses only after a pause of ttl minus this."""
+        return min(self.ttl / 3, RENEW_AT_MOST)
 
     @property
     def ttl_ms(self) -> int:
@@ -208,25 +243,34 @@ class RedisOwnership:
     async def renew_once(self) -> None:
         """Renew every held lease; drop the ones another process took or that lapsed."""
         started = time.monotonic()
-        async with self.redis.pipeline(transaction=False) as pipe:
+        async with self.renewer.pipeline(transaction=False) as pipe:
             pipe.set(self.alive_key(self.node_id), str(len(self.held)), px=self.ttl_ms)
             pipe.sadd(self.nodes_key, self.node_id)
             await pipe.execute()
         rooms = list(self.held.items())
         for i in range(0, len(rooms), RENEW_CHUNK):
             chunk = rooms[i : i + RENEW_CHUNK]
+            keys = []
+            for room_id, _ in chunk:
+                keys += [self.lease_key(room_id), self.fence_key(room_id)]
             results = await self._renew(
-                keys=[self.lease_key(room_id) for room_id, _ in chunk],
-                args=[self.ttl_ms, *(value for _, value in chunk)],
+                keys=keys, args=[self.ttl_ms, *(value for _, value in chunk)]
             )
             for (room_id, value), ok in zip(chunk, results, strict=True):
-                if not ok and self.held.get(room_id) == value:
+                if ok == 2:
+                    self.retaken += 1
+                    log.warning(
+                        "room %s: lease lapsed (a pause?), taken again: nobody took it",
+                        room_id,
+                        extra={"room": room_id},
+                    )
+                elif not ok and self.held.get(room_id) == value:
                     log.warning("room %s: lease lost", room_id, extra={"room": room_id})
                     self._lose(room_id)
         self._last_renewed = started
 
     async def run(self) -> None:
-        """Renew every ttl/3 until cancelled. Redis out of reach for a whole ttl: every
+        """Renew every `renew_every` s until cancelled. Redis out of reach for a whole ttl: every
         lease may have lapsed and been taken, so every room is dropped here."""
         self._last_renewed = time.monotonic()
         while True:
@@ -246,7 +290,7 @@ class RedisOwnership:
                         self._lose(room_id)
                 else:
                     log.warning("lease renewal failed: %s", exc)
-            await asyncio.sleep(self.ttl / 3)
+            await asyncio.sleep(self.renew_every)
 
     async def release_all(self) -> None:
         for room_id in list(self.held):

@@ -11,6 +11,7 @@ import contextlib
 import logging
 import os
 import random
+import re
 import secrets
 import socket
 import time
@@ -22,7 +23,9 @@ from spades.rooms import Room, RoomError, RoomManager
 from .health import Health
 from .lease import RedisOwnership
 from .limits import RedisLimiter
-from .relay import Relay, RelayedRoom
+from .links import RelayedRoom
+from .relay import Relay
+from .seal import Seal
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +39,12 @@ def node_name(configured: str) -> str:
     so a restarted process never mistakes its predecessor's leases for its own."""
     base = configured or f"{socket.gethostname()}-{os.getpid()}"
     return f"{base}-{secrets.token_hex(3)}"
+
+
+def client_name(node: str, job: str = "") -> str:
+    """The name a process's Redis connections carry (`CLIENT SETNAME` takes no spaces)."""
+    safe = re.sub(r"[^A-Za-z0-9._:-]", "_", node)
+    return f"spades:{safe}" + (f":{job}" if job else "")
 
 
 def redis_limiter(settings: Settings) -> RedisLimiter:
@@ -86,27 +95,43 @@ class ClusterNode:
         orphan_every: float,
         orphan_batch: int,
         follow_sockets: bool = True,
+        secret: str = "",
     ) -> None:
         import redis.asyncio as aioredis
 
+        name = node_name(node_id)
         # A blocking pool: a burst (a dead process's players all reconnecting) waits for a
-        # free connection instead of failing with "too many connections".
+        # free connection instead of failing with "too many connections". Each connection
+        # carries the process's name (CLIENT LIST, CLIENT KILL: docs/operations.md).
         pool = aioredis.BlockingConnectionPool.from_url(
             redis_url,
             max_connections=REDIS_CONNECTIONS,
             timeout=max(1.0, lease_ttl),
             socket_timeout=max(1.0, lease_ttl / 2),
             socket_connect_timeout=2.0,
+            client_name=client_name(name),
         )
         self.redis: Any = aioredis.Redis(connection_pool=pool)
+        # Lease renewal's own connection: a reconnect storm on the shared pool (every
+        # connection busy or waited for) must not make this process lose its rooms.
+        renewal_pool = aioredis.BlockingConnectionPool.from_url(
+            redis_url,
+            max_connections=1,
+            timeout=max(0.5, lease_ttl / 3),
+            socket_timeout=max(1.0, lease_ttl / 2),
+            socket_connect_timeout=2.0,
+            client_name=client_name(name, "lease"),
+        )
+        self.renewer: Any = aioredis.Redis(connection_pool=renewal_pool)
         self.prefix = prefix
         self.ownership = RedisOwnership(
-            self.redis, prefix=prefix, node_id=node_name(node_id), ttl=lease_ttl
+            self.redis, prefix=prefix, node_id=name, ttl=lease_ttl, renewer=self.renewer
         )
         self.node_id = self.ownership.node_id
         self.orphan_every = orphan_every
         self.orphan_batch = orphan_batch
         self.follow_sockets = follow_sockets
+        self.seal = Seal(secret) if secret else None
         self.redis_url = redis_url
         self.relay: Relay | None = None
         self.health: Health | None = None
@@ -126,6 +151,7 @@ class ClusterNode:
             orphan_every=settings.orphan_sweep_seconds,
             orphan_batch=settings.orphan_batch,
             follow_sockets=settings.follow_sockets,
+            secret=settings.cluster_secret,
         )
 
     async def find(self, code: str) -> Room | RelayedRoom:
@@ -156,8 +182,17 @@ class ClusterNode:
         self.manager = manager
         await self.redis.ping()
         await self.ownership.renew_once()  # our liveness key, before any room is claimed
+        if self.seal is None:
+            log.warning(
+                "SPADES_CLUSTER_SECRET is not set: seat tokens and hands cross Redis in clear, "
+                "and anything that can publish to Redis can pass for a process of the cluster"
+            )
         self.relay = Relay(
-            self.redis, prefix=self.prefix, ownership=self.ownership, manager=manager
+            self.redis,
+            prefix=self.prefix,
+            ownership=self.ownership,
+            manager=manager,
+            seal=self.seal,
         )
         await self.relay.start()
         await self._seed_rooms(manager)
@@ -330,3 +365,5 @@ class ClusterNode:
             await self.health.close()
         with contextlib.suppress(Exception):
             await self.redis.aclose()
+        with contextlib.suppress(Exception):
+            await self.renewer.aclose()

@@ -11,6 +11,10 @@ per-seat privacy is the owner's, exactly as for a local socket; the edge never h
 REST calls that need the room's actor (join, the room's state) are asked of the owner the
 same way (`call`, answered by `reply`).
 
+This module is the transport (one publisher, one subscription), the dispatch of what
+arrives, the REST calls and finding a room's owner. The edge's side of a relayed socket is
+links.py (and its heartbeats), the owner's side remotes.py (and what it makes of them).
+
 When the owner changes or is gone (its channel has no listener, or the lease names another
 process), the edge closes the socket with `CloseCode.RECONNECT`: the client reconnects
 at once and lands on the new owner, or on an edge that relays to it.
@@ -23,8 +27,7 @@ import contextlib
 import itertools
 import logging
 import time
-from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 import orjson
@@ -41,12 +44,21 @@ from spades.rooms import (
 )
 from spades.rooms.observer import now
 
-from .lease import RedisOwnership, holder_of
+from .lease import RedisOwnership
+from .links import EdgeWatch, RelayedRoom
+from .remotes import EXPIRE_AFTER, Remotes, heartbeat_every
+from .seal import Seal
 
 log = logging.getLogger(__name__)
 
 CALL_TIMEOUT = 5.0  # seconds an edge waits for the owner's reply to a REST call
-_remote_ids = itertools.count(1 << 40)  # far from the ids of local sockets
+# Messages waiting to be published at most. Past it (Redis hangs, a partition), new ones are
+# dropped as undelivered: their sockets are told to reconnect rather than memory grow.
+OUTBOX_LIMIT = 20_000
+# At most this long for an owner to answer `yield` (a ttl/2 when shorter): an owner that
+# does not answer at once is paused or overloaded, and the socket is better relayed (or
+# told to reconnect once the lease lapses) than kept waiting a whole CALL_TIMEOUT.
+YIELD_TIMEOUT = 1.0
 
 _ERRORS: dict[str, type[RoomError]] = {
     "RoomNotFound": RoomNotFound,
@@ -55,124 +67,35 @@ _ERRORS: dict[str, type[RoomError]] = {
 }
 
 
-class RemoteConnection:
-    """A socket held by another process, as a room of this one sees it."""
-
-    def __init__(self, relay: Relay, edge: str, edge_conn: int, address: str) -> None:
-        self.relay = relay
-        self.edge = edge
-        self.edge_conn = edge_conn
-        self.conn_id = next(_remote_ids)
-        self.seat: int | None = None
-        self.address = address
-        self.closed = False
-        self.room: Room | None = None
-
-    def send(self, message: dict[str, Any] | bytes) -> None:
-        if not self.closed:
-            # An event comes encoded already: embedded as it is.
-            body = orjson.Fragment(message) if isinstance(message, bytes) else message
-            self.relay.post(self.edge, {"t": "s", "c": self.edge_conn, "m": body}, deaf=self.lost)
-
-    def lost(self) -> None:
-        """A message for the socket was not delivered: nobody listens on the edge's channel
-        (its process died), or the publish failed (Redis away, if only for a moment). The
-        socket missed a state, so it must not go on silently from here: the edge is told to
-        close it with `RECONNECT` (the client reconnects and gets a whole state; a dead edge
-        hears nothing, which is fine), and the room forgets it."""
-        if self.closed:
-            return
-        self.close(CloseCode.RECONNECT, "the room moved: reconnect")
-        room = self.room
-        if room is not None and not room.closed:
-            self.relay._spawn(_quietly(room.call(room.detach, self)))
-
-    def close(self, code: int, reason: str) -> None:
-        if not self.closed:
-            self.closed = True
-            self.relay.post(
-                self.edge,
-                {"t": "x", "c": self.edge_conn, "code": code, "reason": reason},
-                retry=True,
-            )
-            self.relay.forget(self)
-
-
-class RelayedRoom:
-    """What the WebSocket endpoint holds for a room owned elsewhere: the same calls as a
-    `Room` (`call`, `attach`, `handle`, `detach`), forwarded to the owner."""
-
-    def __init__(self, relay: Relay, code: str, owner: str) -> None:
-        self.relay = relay
-        self.code = code
-        self.room_id = code
-        self.owner = owner
-        self.base_url = ""
-        self.closed = False
-        self._conn: Any = None
-
-    async def call(self, fn: Any, *args: Any) -> Any:
-        return await fn(*args)
-
-    def _bind(self, conn: Any) -> None:
-        if self._conn is None:
-            self._conn = conn
-            self.relay.links[conn.conn_id] = self
-            if not self.relay.subscribed:  # lost since `find`: no answer could reach us
-                self.moved()
-                return
-            self.relay.post(
-                self.owner,
-                {"t": "a", "c": conn.conn_id, "room": self.code, "addr": conn.address},
-                deaf=self.moved,
-            )
-
-    async def attach(self, conn: Any, token: str | None, ref: Any = None) -> None:
-        self._bind(conn)
-        if self.closed:
-            return
-        frame = {"type": "hello", "token": token, "id": ref}
-        self.relay.post(self.owner, {"t": "f", "c": conn.conn_id, "m": frame}, deaf=self.moved)
-
-    async def handle(self, conn: Any, message: dict[str, Any], received: float) -> None:
-        self._bind(conn)
-        if self.closed:
-            return
-        self.relay.post(self.owner, {"t": "f", "c": conn.conn_id, "m": message}, deaf=self.moved)
-
-    async def detach(self, conn: Any) -> None:
-        if self._conn is not None:
-            self.relay.links.pop(conn.conn_id, None)
-            self.relay.post(self.owner, {"t": "d", "c": conn.conn_id}, retry=True)
-
-    def moved(self) -> None:
-        """The owner changed or is gone: the client must reconnect."""
-        if self.closed:
-            return
-        self.closed = True
-        if self._conn is not None:
-            self.relay.links.pop(self._conn.conn_id, None)
-            self._conn.close(CloseCode.RECONNECT, "the room moved: reconnect")
-
-
 class Relay:
     def __init__(
-        self, redis: Any, *, prefix: str, ownership: RedisOwnership, manager: RoomManager
+        self,
+        redis: Any,
+        *,
+        prefix: str,
+        ownership: RedisOwnership,
+        manager: RoomManager,
+        seal: Seal | None = None,
     ) -> None:
         self.redis = redis
+        self.seal = seal  # every message sealed with the cluster secret (seal.py), if set
         self.prefix = prefix
         self.ownership = ownership
         self.node_id = ownership.node_id
         self.manager = manager
         self.channel = self.channel_of(self.node_id)
         self.links: dict[int, RelayedRoom] = {}  # edge side: local socket id -> link
-        self.remotes: dict[tuple[str, int], RemoteConnection] = {}  # owner side
+        self.remotes = Remotes(self)  # owner side
+        self.heartbeat = heartbeat_every(ownership.ttl)
+        self.watch = EdgeWatch(self, redis, ownership, self.channel_of, self.heartbeat)
         self._calls: dict[int, asyncio.Future[Any]] = {}
         self._lapses: dict[str, asyncio.Task[None]] = {}
         self._yields: dict[str, asyncio.Task[bool]] = {}
         self._call_ids = itertools.count(1)
-        # (channel, payload, what to call when not delivered, sent again until (monotonic))
-        self._outbox: list[tuple[str, bytes, Callable[[], None] | None, float | None]] = []
+        # (channel, payload, what to call when not delivered, sent again after a failed
+        # publish, stale from (monotonic)): bounded (OUTBOX_LIMIT), stale ones dropped
+        self._outbox: list[tuple[str, bytes, Callable[[], None] | None, bool, float]] = []
+        self.dropped = 0  # messages dropped unsent: stale, or past the outbox's bound
         self._wake = asyncio.Event()
         self._warned = 0.0
         self.subscribed = False  # to this process's channel: nothing is relayed without it
@@ -194,11 +117,37 @@ class Relay:
         """Queue a message. `deaf`: called when it was not delivered (nobody listened, or
         the publish failed). `retry`: a close or detach, which may be sent twice, so a failed
         publish sends it again (for a ttl; after that every link and room is dropped anyway),
-        or the other end would hold a socket nobody serves."""
+        or the other end would hold a socket nobody serves.
+
+        A message still unsent a ttl after it was queued is stale (the room may have moved,
+        the socket was told to reconnect): dropped as undelivered, never published late."""
         message["e"] = self.node_id
-        until = time.monotonic() + self.ownership.ttl if retry else None
-        self._outbox.append((self.channel_of(node), orjson.dumps(message), deaf, until))
+        if len(self._outbox) >= OUTBOX_LIMIT:
+            self._drop(deaf, f"relay: {OUTBOX_LIMIT} messages wait already: dropped")
+            return
+        stale = time.monotonic() + self.ownership.ttl
+        channel, payload = self.channel_of(node), orjson.dumps(message)
+        if self.seal is not None:
+            payload = self.seal.close(payload, channel)
+        self._outbox.append((channel, payload, deaf, retry, stale))
         self._wake.set()
+
+    def _drop(self, deaf: Callable[[], None] | None, why: str) -> None:
+        self.dropped += 1
+        if time.monotonic() - self._warned >= 1.0:  # not 20 lines a second
+            self._warned = time.monotonic()
+            log.warning("%s (%d so far)", why, self.dropped)
+        if deaf is not None:  # later: the caller may be in the middle of something
+            asyncio.get_running_loop().call_soon(deaf)
+
+    def _fresh(self, batch: list[Any]) -> list[Any]:
+        now = time.monotonic()
+        if all(item[4] > now for item in batch):
+            return batch
+        for item in batch:
+            if item[4] <= now:
+                self._drop(item[2], "relay: a message waited a ttl unsent: dropped")
+        return [item for item in batch if item[4] > now]
 
     async def _publisher(self) -> None:
         while True:
@@ -206,10 +155,13 @@ class Relay:
             self._wake.clear()
             while self._outbox:
                 batch, self._outbox = self._outbox[:500], self._outbox[500:]
+                batch = self._fresh(batch)
+                if not batch:
+                    continue
                 failed = False
                 try:
                     async with self.redis.pipeline(transaction=False) as pipe:
-                        for channel, payload, _, _ in batch:
+                        for channel, payload, _, _, _ in batch:
                             pipe.publish(channel, payload)
                         heard = await pipe.execute()
                 except Exception as exc:
@@ -219,8 +171,8 @@ class Relay:
                     heard = [0] * len(batch)
                     failed = True
                 for item, listeners in zip(batch, heard, strict=True):
-                    _, _, deaf, until = item
-                    if failed and until is not None and time.monotonic() < until:
+                    _, _, deaf, retry, stale = item
+                    if failed and retry and time.monotonic() < stale:
                         self._outbox.append(item)
                     elif deaf is not None and not listeners:
                         deaf()  # the process at the other end is gone, or Redis is
@@ -281,13 +233,28 @@ class Relay:
         async for item in pubsub.listen():
             if item.get("type") != "message":
                 continue
+            data = item["data"]
+            if self.seal is not None:
+                data = self.seal.open(data, self.channel)
+                if data is None:  # not from a process of this cluster, or replayed late
+                    self._refused()
+                    continue
             try:
-                message = orjson.loads(item["data"])
+                message = orjson.loads(data)
                 self._dispatch(message)
             except Exception:
                 log.exception("relay: bad message")
 
-    def _spawn(self, coro: Any) -> None:
+    def _refused(self) -> None:
+        assert self.seal is not None
+        if time.monotonic() - self._warned >= 1.0:
+            self._warned = time.monotonic()
+            log.warning(
+                "relay: a message not sealed with the cluster secret was refused (%d so far)",
+                self.seal.refused,
+            )
+
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
         task = asyncio.get_running_loop().create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -301,9 +268,8 @@ class Relay:
                 link._conn.send(msg["m"])
         elif kind == "x":  # edge: the owner closed the connection
             link = self.links.pop(msg["c"], None)
-            if link is not None and link._conn is not None:
-                link.closed = True
-                link._conn.close(int(msg["code"]), str(msg["reason"]))
+            if link is not None:
+                link.closed_by_owner(int(msg["code"]), str(msg["reason"]))
         elif kind == "r":  # edge: a reply to a call
             future = self._calls.pop(msg["r"], None)
             if future is not None and not future.done():
@@ -311,37 +277,35 @@ class Relay:
         elif kind == "a":  # owner: a socket attaches
             self._attach(edge, msg)
         elif kind == "f":  # owner: a client message
-            remote = self.remotes.get((edge, msg["c"]))
-            if remote is None or remote.room is None or remote.room.closed:
+            remote = self.remotes.get(edge, msg["c"])
+            if remote is None or remote.room.closed:
+                if remote is not None:
+                    self.remotes.forget(remote)
                 self._moved(edge, msg["c"], "moved")
                 return
+            remote.seen = time.monotonic()
             # Queued on the room in arrival order (the task's first step enqueues).
-            self._spawn(self._frame(remote, remote.room, msg["m"], now()))
+            self.spawn(self._frame(remote, remote.room, msg["m"], now()))
         elif kind == "d":  # owner: the socket is gone
-            remote = self.remotes.pop((edge, msg["c"]), None)
-            if remote is not None and remote.room is not None and not remote.room.closed:
-                remote.closed = True
-                self._spawn(_quietly(remote.room.call(remote.room.detach, remote)))
+            self.remotes.gone(edge, msg["c"])
+        elif kind == "h":  # owner: the connections an edge still holds for this process
+            for unknown in self.remotes.heard(edge, msg["l"]):
+                self._moved(edge, unknown)
         elif kind == "q":  # owner: a REST call
-            self._spawn(self._answer(edge, msg))
+            self.spawn(self._answer(edge, msg))
 
     def _attach(self, edge: str, msg: dict[str, Any]) -> None:
         room = self.manager.rooms.get(msg["room"])
         if room is None or room.closed:
             self._moved(edge, msg["c"])
             return
-        remote = RemoteConnection(self, edge, msg["c"], str(msg.get("addr", "?")))
-        remote.room = room
-        self.remotes[(edge, msg["c"])] = remote
+        self.remotes.attach(edge, msg["c"], str(msg.get("addr", "?")), room)
 
     def _moved(self, edge: str, edge_conn: int, reason: str = "the room moved: reconnect") -> None:
         self.post(edge, {"t": "x", "c": edge_conn, "code": CloseCode.RECONNECT, "reason": reason})
 
-    def forget(self, remote: RemoteConnection) -> None:
-        self.remotes.pop((remote.edge, remote.edge_conn), None)
-
     async def _frame(
-        self, remote: RemoteConnection, room: Room, message: dict[str, Any], received: float
+        self, remote: Any, room: Room, message: dict[str, Any], received: float
     ) -> None:
         try:
             if message["type"] == "hello":
@@ -365,14 +329,16 @@ class Relay:
 
     # --- REST calls -------------------------------------------------------------------
 
-    async def call(self, owner: str, code: str, op: str, *args: Any) -> Any:
+    async def call(
+        self, owner: str, code: str, op: str, *args: Any, timeout: float = CALL_TIMEOUT
+    ) -> Any:
         """Ask the owner's room actor; raises the RoomError the owner raised."""
         call_id = next(self._call_ids)
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._calls[call_id] = future
         self.post(owner, {"t": "q", "r": call_id, "room": code, "op": op, "args": list(args)})
         try:
-            reply = await asyncio.wait_for(future, CALL_TIMEOUT)
+            reply = await asyncio.wait_for(future, timeout)
         except TimeoutError as exc:
             raise OwnedElsewhere(owner, code) from exc
         finally:
@@ -450,7 +416,7 @@ class Relay:
                 if (
                     owner
                     and owner != self.node_id
-                    and await self.listening(owner)
+                    and await self.watch.listening(owner)
                     and not await self.ownership.draining(owner)
                 ):
                     if follow:
@@ -500,7 +466,8 @@ class Relay:
 
     async def _ask_to_yield(self, owner: str, code: str) -> bool:
         try:
-            handed = bool(await self.call(owner, code, "yield"))
+            wait = min(YIELD_TIMEOUT, max(0.2, self.ownership.ttl / 2))
+            handed = bool(await self.call(owner, code, "yield", timeout=wait))
         except RoomError:
             return False
         if handed:
@@ -517,64 +484,38 @@ class Relay:
         between, and the asker would relay its sockets to a room that moves again."""
         if self.manager.draining or room.connections:
             return False
-        if any(r.room is room for r in self.remotes.values()):
+        if self.remotes.of_room(room):
             return False  # a relayed socket is attaching
         await self.manager.drop(room.room_id, release=True, to=to)
         return True
 
-    async def listening(self, node: str) -> bool:
-        """Whether a process listens on its channel: a process that died (kill -9) dropped
-        its Redis connection, and with it its subscription, at once."""
-        counts = await self.redis.pubsub_numsub(self.channel_of(node))
-        return bool(counts and counts[0][1])
-
-    async def watch_links(self) -> None:
-        """Edge side: a link whose room has a new owner (or none), or whose owner stopped
-        listening, is told to reconnect. So is every link once Redis has been out of reach
-        for a whole ttl: every owner has dropped its rooms by then (lease.py), so a relayed
-        socket would otherwise wait in silence for answers nobody sends."""
-        loop = asyncio.get_running_loop()
-        checked = loop.time()
+    async def expire_remotes(self) -> None:
+        """Owner side: close the relayed connections no heartbeat has listed for a while
+        (their edge died, or cannot reach this process). After a pause of this process (a
+        long collection), the heartbeats sent meanwhile still wait to be read: every
+        connection is given a new period first, not closed for a silence that was ours."""
+        last = time.monotonic()
         while True:
-            await asyncio.sleep(self.ownership.ttl / 4)
-            try:
-                await self._check_links()
-                checked = loop.time()
-            except Exception as exc:
-                if self.links and loop.time() - checked >= self.ownership.ttl:
-                    log.warning(
-                        "relay: Redis away (%r): %d socket(s) told to reconnect",
-                        exc,
-                        len(self.links),
-                    )
-                    for link in list(self.links.values()):
-                        link.moved()
-
-    async def _check_links(self) -> None:
-        for node in {link.owner for link in self.links.values()}:
-            if not await self.listening(node):
-                for link in list(self.links.values()):
-                    if link.owner == node:
-                        link.moved()
-        by_room: dict[str, list[RelayedRoom]] = defaultdict(list)
-        for link in list(self.links.values()):
-            by_room[link.code].append(link)
-        codes = list(by_room)
-        for i in range(0, len(codes), 500):
-            chunk = codes[i : i + 500]
-            values = await self.redis.mget([self.ownership.lease_key(c) for c in chunk])
-            for code, value in zip(chunk, values, strict=True):
-                owner = holder_of(value)
-                for link in by_room[code]:
-                    if owner != link.owner:
-                        link.moved()
+            await asyncio.sleep(self.heartbeat)
+            now = time.monotonic()
+            if now - last > 2 * self.heartbeat:
+                self.remotes.touch(now)
+            last = now
+            stale = self.remotes.expire(now - EXPIRE_AFTER * self.heartbeat)
+            if stale:
+                log.warning("relay: %d relayed connection(s) silent: closed", stale)
 
     # --- life cycle -------------------------------------------------------------------
 
     async def start(self) -> None:
         pubsub = await self._subscribe()
         self.subscribed = True
-        for coro in (self._publisher(), self._listen_forever(pubsub), self.watch_links()):
+        for coro in (
+            self._publisher(),
+            self._listen_forever(pubsub),
+            self.watch.run(),
+            self.expire_remotes(),
+        ):
             task = asyncio.get_running_loop().create_task(coro)
             self._tasks.add(task)
 
@@ -593,8 +534,3 @@ class Relay:
                 await task
         with contextlib.suppress(Exception):
             await self._pubsub.aclose()
-
-
-async def _quietly(awaitable: Any) -> None:
-    with contextlib.suppress(Exception):
-        await awaitable

@@ -162,10 +162,11 @@ class RoomManager:
             "handed over" if release else "lease lost",
             extra={"room": room.code},
         )
-        for conn in list(room.connections.values()):
-            room.hub.close(conn, CloseCode.RECONNECT, "the room moved: reconnect")
-        room.connections.clear()
+        self._moved_on(room)
         await room.stop()
+        # A hello queued before the stop has run meanwhile: its socket was sent a state
+        # and would wait in silence for a room that is gone. Told to reconnect too.
+        self._moved_on(room)
         if release and to is not None:
             try:
                 await self.ownership.hand_over(room_id, to)
@@ -175,6 +176,12 @@ class RoomManager:
                 )
         elif release:
             await self._release(room_id)
+
+    @staticmethod
+    def _moved_on(room: Room) -> None:
+        for conn in list(room.connections.values()):
+            room.hub.close(conn, CloseCode.RECONNECT, "the room moved: reconnect")
+        room.connections.clear()
 
     async def drain(self) -> None:
         """Shutting down: take no more rooms and hand every room held here over at once."""
@@ -209,6 +216,7 @@ class RoomManager:
                     if stored.room.status == "abandoned":
                         raise RoomNotFound(f"room {code} was closed")
                     room = Room.from_stored(stored, **self._room_kwargs(code, fence))
+                    room.match.moved = True  # from another process: no clock refunds
                 except NotFound as exc:
                     await self._release(code)
                     raise RoomNotFound(f"no room {code}") from exc

@@ -35,6 +35,8 @@ from .writes import Bookkeeping, store_failures, write_first
 
 log = logging.getLogger(__name__)
 
+MOVE_COUNTED = 30.0  # seconds since the last action a room move counts on the clocks, at most
+
 
 class Match:
     """The room's current (or last) game and its status. `on_store_failure` is told when an
@@ -75,6 +77,10 @@ class Match:
         self.again: set[int] = set()
         self.turn_started = clock.now()
         self.elapsed_at_load = 0.0  # game clock used before a restart
+        # Claimed from another process of a cluster (manager.py): the time since the last
+        # action is the game's, not an outage's (up to MOVE_COUNTED s): no clock refunds it.
+        self.moved = False
+        self.last_at: float | None = None  # epoch s of the last stored action (or start)
         self.hands_at_load: list[int] = []  # hand rows stored for the game when it was loaded
         self.unsent = False  # an action was stored and not yet shown
 
@@ -290,6 +296,8 @@ class Match:
             self.game, self.game_id = replay(stored), stored.game.id
             self.hands_at_load = list(stored.hands)
             self.elapsed_at_load = stored_elapsed(stored)
+            last = stored.actions[-1].at if stored.actions else stored.game.started_at
+            self.last_at = None if last is None else last.timestamp()
 
     async def resume(self) -> None:
         """Inside the actor, after a reload: finish what the crash interrupted and start the
@@ -304,6 +312,7 @@ class Match:
             )
         if game is None and self.status == "finished":
             await self._load_last_game()
+        counted = self._counted()
         if game is not None and self.game_id is not None:
             # Hands the log ended whose rows the crash did not let the old process store.
             await self.store_missing_hands(self.game_id, game, self.hands_at_load)
@@ -311,18 +320,27 @@ class Match:
                 await self.finish()
             minutes = self.table.settings.game_minutes
             if game.phase != "over" and minutes and not game.time_is_up:
-                await self._resume_game_clock(self.game_id, minutes)
-        self.turn_started = self.clock.now()
+                await self._resume_game_clock(self.game_id, minutes, counted)
+        self.turn_started = self.clock.now() - counted
 
-    async def _resume_game_clock(self, game_id: int, minutes: int) -> None:
+    def _counted(self) -> float:
+        """Seconds since the last action that still count on the clocks: none after a
+        restart (the server was down), the time since it when the room moved between the
+        processes of a cluster (a failover, a drain: seconds), at most MOVE_COUNTED (longer
+        is the whole cluster down, an outage again)."""
+        if not self.moved or self.last_at is None:
+            return 0.0
+        return min(max(0.0, self.clock.now() - self.last_at), MOVE_COUNTED)
+
+    async def _resume_game_clock(self, game_id: int, minutes: int, counted: float) -> None:
         # The clock ran from the game's start to its last stored action; the rest is left.
         # The store moves the game's start past the outage, so that a later restart does
         # not count this one's downtime as time played.
         try:
-            used = await self.store.resume_game_clock(game_id)
+            used = await self.store.resume_game_clock(game_id, counted=counted)
         except Exception:
             log.exception("room %s: the game clock's start could not be moved", self.code)
-            used = self.elapsed_at_load
+            used = self.elapsed_at_load + counted
         left = max(0.0, minutes * 60.0 - used)
         self.game_clock.set(game_id, self.clock.now() + left)
 

@@ -292,11 +292,15 @@ class Store(Protocol):
 
     async def finished_games(self, room_id: str) -> list[FinishedGame]: ...
 
-    async def resume_game_clock(self, game_id: int, *, fence: int | None = None) -> float:
+    async def resume_game_clock(
+        self, game_id: int, *, fence: int | None = None, counted: float = 0.0
+    ) -> float:
         """After a restart: the seconds of game clock used (from the game's start to its
-        last stored action), and the game's start moved forward so that this stays true
-        from now on: the time the server was down never counts, however many restarts.
-        Raises NotFound."""
+        last stored action, plus `counted` seconds after it), and the game's start moved
+        forward so that this stays true from now on: the time the server was down never
+        counts, however many restarts, but for `counted` (a room that moved to another
+        process of a cluster: the seconds since the last action, which are no outage of the
+        game's). Raises NotFound."""
         ...
 
     async def game_room(self, game_id: int) -> StoredRoom:

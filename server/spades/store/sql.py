@@ -384,10 +384,13 @@ class SqlStore(AccountWrites, PasskeyWrites):
         async with self._access.read() as conn:
             return await reads.finished_games(conn, room_id)
 
-    async def resume_game_clock(self, game_id: int, *, fence: int | None = None) -> float:
+    async def resume_game_clock(
+        self, game_id: int, *, fence: int | None = None, counted: float = 0.0
+    ) -> float:
         async with self._access.read() as conn:
             started, last = await reads.game_times(conn, game_id)
         used = max(0.0, (last - started).total_seconds()) if last is not None else 0.0
+        used += max(0.0, counted)
         # From now on, (an action's time - started_at) is the clock used: the outage since
         # the last action (and any before it, already taken out this way) is left out.
         moved = self.clock() - timedelta(seconds=used)
