@@ -39,8 +39,7 @@ def main(args: list[str]) -> int:
         sys.stdout.write(e2e_log.read())
     took = time.monotonic() - started
     print(
-        f"\nsuite: rest of the tests exit {rest}, {E2E} exit {browser_rc}, "
-        f"{took:.0f} s in all",
+        f"\nsuite: rest of the tests exit {rest}, {E2E} exit {browser_rc}, {took:.0f} s in all",
         flush=True,
     )
     return rest or browser_rc

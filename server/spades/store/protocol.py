@@ -207,6 +207,39 @@ class FinishedGame:
     hands: list[HandRow]
 
 
+@dataclass(frozen=True)
+class StoredRating:
+    """A player's OpenSkill rating in one mode and the rated games it counts."""
+
+    mu: float
+    sigma: float
+    games: int
+
+
+@dataclass(frozen=True)
+class RatingChangeRow:
+    """One rated game's change of one player's rating."""
+
+    game_id: int
+    mode: str
+    at: datetime
+    mu_before: float
+    sigma_before: float
+    mu_after: float
+    sigma_after: float
+    weight: float
+    quit: bool
+
+
+@dataclass(frozen=True)
+class LeaderRow:
+    rank: int
+    player_id: str
+    name: str | None
+    public: bool
+    rating: StoredRating
+
+
 class Store(Protocol):
     """Fencing (cluster mode): every write a room's owner makes takes an optional `fence`,
     the fencing number of the owner's lease. Given, the write's own transaction raises the
@@ -271,11 +304,36 @@ class Store(Protocol):
         scores: list[int],
         *,
         stats: Sequence[SeatStats] | None = None,
+        ratings: Sequence[dict[str, Any]] | None = None,
         fence: int | None = None,
     ) -> None:
         """The game's end; with `stats` (`engine.stats.game_stats`), each seat's that has
         a player is added to that player's totals in the same transaction, once per game
-        however often the game is finished. Raises NotFound."""
+        however often the game is finished. With `ratings` too (each a seat's
+        `rooms.rating.RatingChange.to_dict()`), the players' ratings change the same way,
+        once per game. Raises NotFound."""
+        ...
+
+    async def ratings(self, player_ids: Sequence[str], mode: str) -> dict[str, StoredRating]:
+        """The stored ratings of `player_ids` in `mode` (a player never rated is absent)."""
+        ...
+
+    async def player_ratings(self, player_id: str) -> dict[str, StoredRating]:
+        """A player's ratings by mode (the modes they were rated in)."""
+        ...
+
+    async def rating_history(self, player_id: str, limit: int = 200) -> list[RatingChangeRow]:
+        """A player's last `limit` rating changes (every mode), oldest first."""
+        ...
+
+    async def leaderboard(
+        self, mode: str, *, min_games: int, offset: int, limit: int
+    ) -> tuple[int, list[LeaderRow]]:
+        """How many players `mode`'s leaderboard ranks, and `limit` of them from `offset`."""
+        ...
+
+    async def leaderboard_rank(self, player_id: str, mode: str, *, min_games: int) -> int | None:
+        """The player's place on `mode`'s leaderboard (None: not ranked)."""
         ...
 
     async def add_chat(
