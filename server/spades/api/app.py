@@ -17,7 +17,18 @@ from .guard import Guard, refusals
 from .http_errors import add_exception_handlers
 from .limits import Limiter, LocalLimiter
 from .metrics import Metrics
-from .routers import accounts, games, ops, passkeys, players, quickplay, rooms, stats, websocket
+from .routers import (
+    accounts,
+    games,
+    ops,
+    passkeys,
+    players,
+    quickplay,
+    ratings,
+    rooms,
+    stats,
+    websocket,
+)
 from .routers.pages import add_pages
 from .services import Wiring, lifespan
 
@@ -67,7 +78,18 @@ def create_app(
     if settings.forwarded_allow_ips.strip():
         trusted = [p.strip() for p in settings.forwarded_allow_ips.split(",") if p.strip()]
         app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=trusted)
-    routers = (ops, rooms, games, players, stats, accounts, passkeys, quickplay, websocket)
+    routers = (
+        ops,
+        rooms,
+        games,
+        players,
+        stats,
+        ratings,
+        accounts,
+        passkeys,
+        quickplay,
+        websocket,
+    )
     for router in (r.router for r in routers):
         app.include_router(router)
     add_pages(app, settings)
