@@ -14,7 +14,8 @@ from test_api_players import auth, new_player, server, show_games
 
 from spades.api.routers.ratings import MIN_GAMES
 from spades.engine.stats import Counts, SeatStats, record_stats
-from spades.rooms.rating import RatedSeat, rate_game, shown_rating
+from spades.rooms.matchrating import rating_for_matching
+from spades.rooms.rating import RatedSeat, matching_rating, rate_game, shown_rating
 from spades.store import RoomRow, SeatRow
 
 __all__ = ["server"]  # the fixture: SQLite and PostgreSQL
@@ -49,7 +50,11 @@ async def play_rated(server: Server, players: list[dict[str, Any]], rated: bool)
     for c in clients:
         await c.close()
     game_id: int = finals[0]["room"]["game_id"]
+    CODES[game_id] = finals[0]["room"]["code"]
     return game_id
+
+
+CODES: dict[int, str] = {}  # each game's room
 
 
 async def ratings(server: Server, player: dict[str, Any]) -> dict[str, Any]:
@@ -99,6 +104,17 @@ async def test_a_rated_game_changes_ratings_once_and_an_unrated_one_none(server:
             }
         ]
         assert got["modes"][1]["games"] == 0  # the other mode is apart
+        # Quick play matches by the stored estimate (a new player: 1500).
+        store = server.app.state.store
+        matched = await rating_for_matching(player["id"], "partnership", store=store)
+        assert abs(matched - matching_rating(change.mu_after)) < 1e-6
+        assert await rating_for_matching(player["id"], "individual", store=store) == 1500.0
+    # The room finishes the game again (as a replay after a restart or a failover does):
+    # it reads the new ratings and computes other changes, and nothing changes.
+    before = [await ratings(server, p) for p in players]
+    room = server.manager.rooms[CODES[game_id]]
+    await room.call(room.match.finish)
+    assert [await ratings(server, p) for p in players] == before
     # Private: 404 to others, as the statistics.
     path = f"/api/players/{players[0]['id']}/ratings"
     assert (await server.http.get(path)).status_code == 404
