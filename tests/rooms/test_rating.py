@@ -80,3 +80,30 @@ def test_ratings_start_from_the_stored_ones_and_are_shown_conservatively() -> No
     assert shown_rating(35.0, 2.0) == 1000 + 20 * 29 and not Rating(35.0, 2.0, 40).provisional
     assert matching_rating(MU) == 1500.0
     assert shown_rating(0.0, 20.0) == 0  # never below zero
+
+
+def test_the_seats_a_room_rates() -> None:
+    """rated_seats: persons with a player only, each seat's share of its actions, and a
+    leaver (gone past the grace period with the bot playing for them)."""
+    from types import SimpleNamespace
+
+    from spades.rooms.ratings_io import rated_seats
+    from spades.rooms.seats import Seat
+
+    seats = [
+        Seat(0, "human", "A", player_id="a"),
+        Seat(1, "human", "B", player_id="b", disconnected_at=100.0),
+        Seat(2, "bot", "Bot", bot_level="easy"),
+        Seat(3, "human", "D", player_id=None),
+    ]
+    table = SimpleNamespace(settings=SimpleNamespace(rated=True), seats=seats)
+    moves = [[30, 10], [5, 35], [40, 0], [40, 0]]
+    got = rated_seats(table, moves, now=200.0, grace=60.0)  # type: ignore[arg-type]
+    assert got == [
+        RatedSeat(0, "a", weight=0.75, quit=False),
+        RatedSeat(1, "b", weight=0.125, quit=True),
+    ]
+    # Back within the grace period: not a leaver.
+    assert rated_seats(table, moves, now=150.0, grace=60.0)[1].quit is False  # type: ignore[arg-type,index]
+    table.settings.rated = False
+    assert rated_seats(table, moves, now=200.0, grace=60.0) is None  # type: ignore[arg-type]
