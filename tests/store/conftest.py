@@ -28,7 +28,7 @@ PG_ADMIN_URL = os.environ.get(
 )
 TABLES = (
     "rooms, seats, games, game_seats, actions, hands, chat_messages, players, "
-    "game_results, player_stats"
+    "game_results, player_stats, player_ratings, rating_changes"
 )
 
 

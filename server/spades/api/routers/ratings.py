@@ -27,7 +27,10 @@ router = APIRouter()
 
 MIN_GAMES = PROVISIONAL_GAMES  # rated games to be on a leaderboard: no longer provisional
 PAGE, MAX_PAGE = 25, 100
-MODES: tuple[Literal["partnership", "individual"], ...] = ("partnership", "individual")
+MODES: tuple[Literal["partnership", "individual"], ...] = (
+    "partnership",
+    "individual",
+)  # the leaderboard page's order
 ModeQuery = Annotated[
     Literal["partnership", "individual"], Query(description="the leaderboard's mode")
 ]
@@ -89,7 +92,7 @@ async def player_ratings(
 async def leaderboard(
     request: Request,
     viewer: MaybePlayer,
-    mode: ModeQuery = "partnership",
+    mode: ModeQuery = MODES[0],  # partnership
     offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = PAGE,
 ) -> dict[str, Any]:
