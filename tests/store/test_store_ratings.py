@@ -5,6 +5,7 @@ count; the leaderboard's pages, its own rank and its minimum of games."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -122,3 +123,31 @@ async def test_leaderboard_pages_rank_and_minimum(store: SqlStore) -> None:
     assert await store.leaderboard_rank("p0", "partnership", min_games=1) == 5
     assert await store.leaderboard_rank("p4", "individual", min_games=1) is None
     assert (await store.leaderboard("individual", min_games=1, offset=0, limit=5))[0] == 0
+
+
+async def test_two_processes_finish_games_of_one_player_at_once(
+    store: SqlStore, db_url: str, clock: FakeClock
+) -> None:
+    """As two processes of a cluster: two stores finish a game of ann's each, at the same
+    moment, both from her rating before either. Both changes count, whichever waits."""
+    other = await open_store(db_url, clock=clock)
+    try:
+        await store.create_player(PlayerRow(id="ann", secret_hash="h"))
+        await room(store, "r1", {0: "ann"}, 0)
+        await room(store, "r2", {1: "ann"}, 0)
+        one = await store.start_game("r1", {}, 0, "s")
+        two = await store.start_game("r2", {}, 0, "s")
+        stats = seat_stats("partnership", (1, 0, 1, 0))
+        await asyncio.gather(
+            store.finish_game(
+                one, 0, [500, 0], stats=stats, ratings=[change(0, "ann", (25, 8), (27, 7.5))]
+            ),
+            other.finish_game(
+                two, 1, [0, 500], stats=stats, ratings=[change(1, "ann", (25, 8), (26, 7.5))]
+            ),
+        )
+        got = (await store.player_ratings("ann"))["partnership"]
+        assert (round(got.mu, 6), round(got.sigma, 6), got.games) == (28.0, 7.0, 2)
+        assert len(await store.rating_history("ann")) == 2
+    finally:
+        await other.close()
