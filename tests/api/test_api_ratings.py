@@ -26,10 +26,12 @@ def seat_stats(mode: str, won: tuple[int, ...]) -> list[SeatStats]:
     return [SeatStats(seat, mode, Counts(games=1, won=won[seat])) for seat in range(4)]  # type: ignore[arg-type]
 
 
-async def table(server: Server, players: list[dict[str, Any]], rated: bool) -> list[Client]:
+async def table(
+    server: Server, players: list[dict[str, Any]], rated: bool, mode: str = "partnership"
+) -> list[Client]:
     made = await server.http.post(
         "/api/rooms",
-        json={"name": "P0", "rated": rated, "target": 60, "bot_level": "easy"},
+        json={"name": "P0", "rated": rated, "target": 60, "bot_level": "easy", "mode": mode},
         headers=auth(players[0]),
     )
     assert made.status_code == 200, made.text
@@ -43,8 +45,10 @@ async def table(server: Server, players: list[dict[str, Any]], rated: bool) -> l
     return [await server.client(code, token) for token in tokens]
 
 
-async def play_rated(server: Server, players: list[dict[str, Any]], rated: bool) -> int:
-    clients = await table(server, players, rated)
+async def play_rated(
+    server: Server, players: list[dict[str, Any]], rated: bool, mode: str = "partnership"
+) -> int:
+    clients = await table(server, players, rated, mode)
     await clients[0].send(type="start", id="go")
     finals = await asyncio.gather(*(play_until_over(c) for c in clients))
     for c in clients:
@@ -119,6 +123,22 @@ async def test_a_rated_game_changes_ratings_once_and_an_unrated_one_none(server:
     path = f"/api/players/{players[0]['id']}/ratings"
     assert (await server.http.get(path)).status_code == 404
     assert (await server.http.get(path, headers=auth(players[1]))).status_code == 404
+
+
+async def test_an_individual_game_ranks_four_players_by_score(server: Server) -> None:
+    players = [await new_player(server, f"I{i}") for i in range(4)]
+    game_id = await play_rated(server, players, rated=True, mode="individual")
+    record = (await server.http.get(f"/api/games/{game_id}/record")).json()
+    scores = [s.counts.points for s in record_stats(record)]  # (final scores: from 0)
+    expected = rate_game(
+        "individual", [RatedSeat(s, p["id"]) for s, p in enumerate(players)], scores, None, {}
+    )
+    for change, player in zip(expected, players, strict=True):
+        got = await ratings(server, player)
+        individual = got["modes"][1]
+        assert individual["mode"] == "individual" and individual["games"] == 1
+        assert abs(individual["mu"] - change.mu_after) < 1e-3
+        assert got["modes"][0]["games"] == 0  # partnership apart
 
 
 async def test_leaderboard_pages_own_rank_and_private_players(server: Server) -> None:
