@@ -1,8 +1,9 @@
 // Entry point: "/" is the home page, "/r/{code}" a room, "/#review/{game}" a game's review,
-// "/#player/{id}" a player's finished games. Every page makes this browser's guest player
+// "/#player/{id}" a player's finished games, "/#leaderboard[/{mode}]" the leaderboard. Every page makes this browser's guest player
 // on its first visit (player.js).
 
 import { joinCode, safeDecode, startHome } from "./home.js";
+import { startLeaderboard } from "./leaderboard.js";
 import { startPlayerPage } from "./playerpage.js";
 import { startQuickPlay } from "./quickplay.js";
 import { startReview } from "./review.js";
@@ -35,6 +36,9 @@ if (match) {
   // A player's finished games: /#player/{player id}.
   mount(document.getElementById("topbar"), topbar({ title: "Finished games" }));
   startPlayerPage(main, location.hash.slice("#player/".length));
+} else if (/^#leaderboard(\/\w+)?$/.test(location.hash)) {
+  mount(document.getElementById("topbar"), topbar({ title: "Leaderboard" }));
+  startLeaderboard(main, location.hash.slice("#leaderboard/".length));
 } else {
   mount(document.getElementById("topbar"), topbar({}));
   // "Play now" (quickplay.js) keeps its own part of the page: home.js redraws only its own.

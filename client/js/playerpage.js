@@ -1,4 +1,5 @@
-// A player's page, /#player/{id}: their statistics per mode (GET /api/players/{id}/stats)
+// A player's page, /#player/{id}: their rating per mode and its history as a chart
+// (ratingchart.js), their statistics per mode (GET /api/players/{id}/stats)
 // and their finished games, newest first, a page at a time
 // (GET /api/players/{id}/games), each linking to its review. A private room's game names its
 // players only to a viewer who sat in it (api.js sends this browser's player). The page is
@@ -11,6 +12,7 @@ import * as api from "./api.js";
 import { SEAT_NAMES } from "./cards.js";
 import { h, mount } from "./dom.js";
 import { myId } from "./player.js";
+import { fetchRatings, ratingsView } from "./ratingchart.js";
 
 function result(game) {
   if (game.winner === null || game.winner === undefined) return "No winner";
@@ -125,6 +127,7 @@ function pageView(model) {
   return h("section", { class: "card-panel", "aria-labelledby": "player-title" },
     h("h1", { id: "player-title" }, title),
     mine ? privacySwitch(model) : null,
+    ratingsView(model.ratings, model.ratingsError),
     statsView(model),
     model.games.length
       ? h("ul", { class: "room-list", "aria-label": "Finished games, newest first" }, model.games.map(gameItem))
@@ -136,6 +139,7 @@ function pageView(model) {
 export function startPlayerPage(main, playerId) {
   const model = {
     player: null, games: [], next: null, loading: false, error: null, hidden: false, stats: null, statsError: null,
+    ratings: null, ratingsError: null,
     public: false, saving: false, saved: null, saveError: null,
   };
   document.title = "Spades · Finished games";
@@ -198,4 +202,7 @@ export function startPlayerPage(main, playerId) {
   fetchStats(playerId).then(
     (data) => { model.stats = data; render(); },
     (err) => { if (err.status !== 404) { model.statsError = err.message; render(); } });
+  fetchRatings(playerId).then(
+    (data) => { model.ratings = data; render(); },
+    (err) => { if (err.status !== 404) { model.ratingsError = err.message; render(); } });
 }

@@ -25,6 +25,8 @@ TABLES = {
     "hands",
     "chat_messages",
     "players",
+    "player_ratings",
+    "rating_changes",
     "game_results",
     "player_stats",
     "sessions",

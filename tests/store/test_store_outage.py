@@ -39,7 +39,7 @@ async def relayed(pg_url: str, relay: Relay) -> AsyncIterator[SqlStore]:
         await conn.execute(
             text(
                 "TRUNCATE rooms, seats, games, game_seats, actions, hands, chat_messages, "
-                "players, game_results, player_stats CASCADE"
+                "players, game_results, player_stats, player_ratings, rating_changes CASCADE"
             )
         )
     await direct.close()

@@ -148,8 +148,9 @@ export function renderHome(model) {
             h("h2", { id: "rooms-title" }, "Public rooms"),
             h("button", { type: "button", class: "btn small ghost", "data-action": "refresh-rooms" }, "Refresh")),
           publicRooms(rooms, roomsLoading, model.roomsError)))),
-    model.player
-      ? h("p", { class: "center muted small my-games-link" }, h("a", { href: `/#player/${encodeURIComponent(model.player.id)}` }, "Your finished games"))
-      : null,
+    h("p", { class: "center muted small my-games-link" },
+      model.player ? h("a", { href: `/#player/${encodeURIComponent(model.player.id)}` }, "Your finished games") : null,
+      model.player ? " · " : null,
+      h("a", { href: "/#leaderboard", "data-testid": "leaderboard-link" }, "Leaderboard")),
   ];
 }

@@ -25,6 +25,7 @@ from .routers import (
     passkeys,
     players,
     quickplay,
+    ratings,
     rooms,
     stats,
     websocket,
@@ -88,6 +89,7 @@ def create_app(
         passkeys,
         quickplay,
         moderation,
+        ratings,
         websocket,
     )
     for router in (r.router for r in routers):

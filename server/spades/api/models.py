@@ -376,6 +376,58 @@ class PlayerStats(BaseModel):
     )
 
 
+class RatingOut(BaseModel):
+    """A player's rating in one mode (docs/rules.md "Ratings")."""
+
+    mode: Literal["partnership", "individual"]
+    rating: int = Field(description="the shown rating: 1000 + 20 (mu - 3 sigma), at least 0")
+    mu: float = Field(description="OpenSkill's estimate of the player's skill")
+    sigma: float = Field(description="OpenSkill's uncertainty about it")
+    games: int = Field(description="rated games counted")
+    provisional: bool = Field(description="fewer rated games than the provisional count")
+    rank: int | None = Field(description="place on the mode's leaderboard (null: not ranked)")
+
+
+class RatingPoint(BaseModel):
+    """One rated game's change of the player's rating."""
+
+    game_id: int
+    mode: Literal["partnership", "individual"]
+    at: int = Field(description="epoch ms the game finished")
+    before: int = Field(description="shown rating before the game")
+    after: int = Field(description="shown rating after it")
+    quit: bool = Field(description="the player left the game before its end (a loss)")
+
+
+class PlayerRatings(BaseModel):
+    player: PlayerShown
+    modes: list[RatingOut] = Field(
+        description="partnership then individual, each there (the default where unrated)"
+    )
+    history: list[RatingPoint] = Field(description="the last 200 changes, oldest first")
+
+
+class LeaderEntry(BaseModel):
+    rank: int
+    player: PlayerShown | None = Field(
+        description="null for a private player (shown anonymised: rank and rating only), "
+        "unless it is you"
+    )
+    rating: int
+    games: int
+
+
+class Leaderboard(BaseModel):
+    mode: Literal["partnership", "individual"]
+    min_games: int = Field(description="rated games a player needs to be ranked")
+    total: int = Field(description="players ranked")
+    offset: int
+    entries: list[LeaderEntry] = Field(description="best first, from `offset`")
+    you: RatingOut | None = Field(
+        description="your own rating and rank in this mode (send your credential); null without one"
+    )
+
+
 class Refusal(BaseModel):
     """A refused REST request (404, 409, 413, 429, ...); 422 lists the fields instead."""
 

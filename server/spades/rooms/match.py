@@ -29,6 +29,7 @@ from .clock import Clock
 from .errors import RoomError, RoomMoved
 from .gameclock import GameClock
 from .observer import Observer, now
+from .ratings_io import rated_seats, rating_changes
 from .recovery import replay, stored_elapsed
 from .table import Table
 from .writes import Bookkeeping, store_failures, write_first
@@ -56,6 +57,7 @@ class Match:
         game_clock: GameClock,
         on_store_failure: Callable[[], None],
         on_caught_up: Callable[[], None],
+        grace: float = 0.0,
     ) -> None:
         self.table = table
         self.code = table.code
@@ -83,6 +85,11 @@ class Match:
         self.last_at: float | None = None  # epoch s of the last stored action (or start)
         self.hands_at_load: list[int] = []  # hand rows stored for the game when it was loaded
         self.unsent = False  # an action was stored and not yet shown
+        # The seats' actions of this game made by their person and by the bot for them
+        # (the weight of a rated seat); those of the log replayed after a reload count as
+        # the person's. `grace`: a person gone this long at the game's end left it.
+        self.moves = [[0, 0] for _ in range(4)]
+        self.grace = grace
 
     @property
     def seq(self) -> int:
@@ -124,6 +131,7 @@ class Match:
         )
         self.game, self.game_id = game, game_id
         self.again = set()
+        self.moves = [[0, 0] for _ in range(4)]
         log.info("room %s: game %s started", self.code, game_id, extra=self._ctx(None))
         if self.status != "playing":
             self.status = "playing"
@@ -146,10 +154,18 @@ class Match:
         room_id = self.table.room_id
         self.status = "finished"
         self.game_clock.set(None, None)
-        await self.bookkeeping.write(
-            f"finishing game {game_id}",
-            lambda: self.store.finish_game(game_id, winner, scores, stats=stats),
-        )
+        rated = rated_seats(self.table, self.moves, self.clock.now(), self.grace)
+        mode = game.rules.mode
+
+        async def write() -> None:
+            # Rated: the changes from the ratings as they are just before the finish (read
+            # again by a retry; the finish applies them once per game, the store says how).
+            changes = None
+            if rated:
+                changes = await rating_changes(self.store, mode, rated, scores, winner)
+            await self.store.finish_game(game_id, winner, scores, stats=stats, ratings=changes)
+
+        await self.bookkeeping.write(f"finishing game {game_id}", write)
         await self.bookkeeping.write(
             "marking the room finished",
             lambda: self.store.update_room(room_id, status="finished"),
@@ -165,13 +181,19 @@ class Match:
     # --- one action ------------------------------------------------------------------------
 
     async def act(
-        self, seat: int | None, action: dict[str, Any], *, caught_up: bool = False
+        self,
+        seat: int | None,
+        action: dict[str, Any],
+        *,
+        caught_up: bool = False,
+        by_bot: bool = False,
     ) -> dict[str, Any]:
         """Apply and store; then record hand and game ends. Raises ActionError or RoomError
         with nothing changed; once the action is stored, raises nothing.
 
         `caught_up`: the game was just taken from the log (an append in doubt had committed
-        after all); this is the action's second and last try."""
+        after all); this is the action's second and last try. `by_bot`: the seat's bot
+        made it (for a person: their turn ran out, or they are gone)."""
         game, game_id = self.game, self.game_id
         assert game is not None and game_id is not None
         hands_before = len(game.history)
@@ -184,7 +206,7 @@ class Match:
         except Exception as exc:
             self.observer.store_append(now() - started)
             if await self._not_stored(exc, game, game_id, hands_before, caught_up):
-                return await self.act(seat, action, caught_up=True)
+                return await self.act(seat, action, caught_up=True, by_bot=by_bot)
             store_failures.log(
                 log,
                 self.code,
@@ -197,6 +219,8 @@ class Match:
             self._on_store_failure()
             raise RoomError("the action could not be saved", code=ErrorCode.STORAGE_ERROR) from exc
         self.unsent = True
+        if seat is not None:
+            self.moves[seat][by_bot] += 1
         self.observer.store_append(now() - started)
         self.observer.action(recorded["type"])
         if recorded["type"] in ("bid", "play"):
@@ -294,6 +318,10 @@ class Match:
         """Take the stored unfinished game (if any), its logged actions replayed."""
         if stored.game is not None:
             self.game, self.game_id = replay(stored), stored.game.id
+            self.moves = [[0, 0] for _ in range(4)]
+            for row in stored.actions:
+                if row.seat is not None and row.seat in range(4):
+                    self.moves[row.seat][0] += 1
             self.hands_at_load = list(stored.hands)
             self.elapsed_at_load = stored_elapsed(stored)
             last = stored.actions[-1].at if stored.actions else stored.game.started_at

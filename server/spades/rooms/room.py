@@ -108,6 +108,7 @@ class Room:
             game_clock=self.game_clock,
             on_store_failure=self._retry_turn_later,
             on_caught_up=self._show_whole_states,
+            grace=config.grace_seconds,
         )
         self.seating = Seating(table, match, audience, store=store, clock=clock, config=config)
         self.views = views = Views(

@@ -285,7 +285,7 @@ class TurnScheduler:
             return
         seat = plan.seat
         try:
-            await match.act(seat, action)
+            await match.act(seat, action, by_bot=True)
             game = match.game  # (a new object if the act took the game from the log)
             if (
                 game is not None
@@ -296,7 +296,9 @@ class TurnScheduler:
                 # A timed-out seat that had to look still owes its bid: make it now.
                 view = game.view(seat)
                 await match.act(
-                    seat, await self.bots.decide(plan.level, view, self._seed(plan.seq))
+                    seat,
+                    await self.bots.decide(plan.level, view, self._seed(plan.seq)),
+                    by_bot=True,
                 )
         except ActionError as exc:
             if not await self._refused(plan, action, exc):
@@ -327,7 +329,9 @@ class TurnScheduler:
         legal = game.legal_actions(seat)
         if not legal:
             return False
-        await self.match.act(seat, legal[-1] if legal[0].get("type") == "look" else legal[0])
+        await self.match.act(
+            seat, legal[-1] if legal[0].get("type") == "look" else legal[0], by_bot=True
+        )
         return True
 
 

@@ -16,6 +16,7 @@ from sqlalchemy import (
     CheckConstraint,
     DateTime,
     Dialect,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -294,6 +295,49 @@ class PlayerStatsModel(Base):
     blind_nils_made: Mapped[int] = mapped_column(Integer)
     bags: Mapped[int] = mapped_column(Integer)
     points: Mapped[int] = mapped_column(Integer)
+
+
+class PlayerRatingModel(Base):
+    """A player's OpenSkill rating per mode (docs/rules.md "Ratings"): `mu` and `sigma`,
+    the rated games counted and a version bumped by each. Changed only by the statement
+    that finishes a rated game, by each `rating_changes` row it inserts."""
+
+    __tablename__ = "player_ratings"
+
+    player_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    mode: Mapped[str] = mapped_column(String(16), primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer)
+    version: Mapped[int] = mapped_column(Integer)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class RatingChangeModel(Base):
+    """One seat's rating change by one finished rated game (before and after, its weight,
+    whether its player quit). Its key says the game was rated: a second finish changes
+    nothing."""
+
+    __tablename__ = "rating_changes"
+    __table_args__ = (Index("ix_rating_changes_player_id_mode", "player_id", "mode"),)
+
+    game_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    player_id: Mapped[str | None] = mapped_column(
+        String(32), ForeignKey("players.id", ondelete="SET NULL")
+    )
+    mode: Mapped[str] = mapped_column(String(16))
+    mu_before: Mapped[float] = mapped_column(Float)
+    sigma_before: Mapped[float] = mapped_column(Float)
+    mu_after: Mapped[float] = mapped_column(Float)
+    sigma_after: Mapped[float] = mapped_column(Float)
+    weight: Mapped[float] = mapped_column(Float)
+    quit: Mapped[bool] = mapped_column(Boolean)
+    at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
 metadata = Base.metadata

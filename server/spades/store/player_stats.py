@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 import orjson
 from sqlalchemy import select
@@ -30,7 +31,7 @@ _ADD = ", ".join(f"{name} = player_stats.{name} + excluded.{name}" for name in C
 # $1 game, $2 finished at, $3 winner, $4 final scores (JSON), $5 the seats' statistics
 # (a JSON list of objects: seat and the counters), $6 the game's mode. The value: the
 # game's id, None when there is no such game.
-_FINISH = (
+_FINISH_CTES = (
     "WITH game AS (UPDATE games SET finished_at = $2, winner = $3, final_scores = $4::json "
     "WHERE id = $1 RETURNING id), "
     f"counted AS (INSERT INTO game_results (game_id, seat, player_id, mode, {_COUNTERS}) "
@@ -44,8 +45,8 @@ _FINISH = (
     "SELECT player_id, mode, "
     + ", ".join(f"sum({name})" for name in COUNTERS)
     + f" FROM counted GROUP BY player_id, mode ON CONFLICT (player_id, mode) DO UPDATE SET {_ADD}) "
-    "SELECT id FROM game"
 )
+_FINISH = _FINISH_CTES + "SELECT id FROM game"
 
 # SQLite has no INSERT inside WITH: the same in three statements, in one transaction.
 # The totals first, from the seats not counted yet; then those seats' rows.
@@ -79,23 +80,34 @@ def finish_game(
     """A game's end with its seats' statistics (`engine.stats.game_stats`), each counted
     in its player's totals the first time the game is finished. Its value is the game's id,
     None when there is no such game."""
+    return OwnerWrite(
+        _FINISH,
+        finish_args(game_id, winner, scores, now, stats),
+        game_id=game_id,
+        returning=True,
+        sqlite=_FINISH_SQLITE,
+    )
+
+
+def finish_args(
+    game_id: int,
+    winner: int | None,
+    scores: list[int],
+    now: datetime,
+    stats: Sequence[SeatStats],
+) -> tuple[Any, ...]:
+    """The parameters $1..$6 of the finish with statistics."""
     modes = {s.mode for s in stats}
     if len(modes) != 1:
         raise ValueError("a game's statistics are of its four seats, under one mode")
     seats = [{"seat": s.seat, **s.counts.to_dict()} for s in stats]
-    return OwnerWrite(
-        _FINISH,
-        (
-            game_id,
-            utc(now),
-            winner,
-            orjson.dumps(list(scores)).decode(),
-            orjson.dumps(seats).decode(),
-            modes.pop(),
-        ),
-        game_id=game_id,
-        returning=True,
-        sqlite=_FINISH_SQLITE,
+    return (
+        game_id,
+        utc(now),
+        winner,
+        orjson.dumps(list(scores)).decode(),
+        orjson.dumps(seats).decode(),
+        modes.pop(),
     )
 
 

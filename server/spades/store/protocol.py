@@ -7,13 +7,35 @@ beside it. Times are timezone-aware UTC datetimes.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from spades.engine.stats import Counts, SeatStats
 
-RoomStatus = Literal["open", "playing", "finished", "abandoned"]
+# The rows, re-exported (`__all__` below): the rooms layer imports them from this module.
+from .rows import (
+    ActionRow,
+    AuditRow,
+    ChallengeRow,
+    ChatRow,
+    FinishedGame,
+    GameRow,
+    HandRow,
+    LeaderRow,
+    PasskeyRow,
+    PlayerGame,
+    PlayerRow,
+    RatingChangeRow,
+    ReportRow,
+    RoomRow,
+    RoomStatus,
+    SanctionKind,
+    SanctionRow,
+    SeatRow,
+    SessionRow,
+    StoredRating,
+    StoredRoom,
+)
 
 
 class StoreError(Exception):
@@ -67,204 +89,6 @@ class PasskeyTaken(StoreError):
 
 class CodeTaken(StoreError):
     """A new room's join code (or id) is already used by another room; nothing was stored."""
-
-
-@dataclass
-class RoomRow:
-    id: str  # public room id (URL-safe)
-    code: str  # short join code people type
-    settings: dict[str, Any]  # the room's settings (rules, timers, bot level, public...)
-    host_seat: int | None = None
-    status: RoomStatus = "open"
-    created_at: datetime | None = None
-    updated_at: datetime | None = None
-
-
-@dataclass
-class SeatRow:
-    room_id: str
-    seat: int  # 0..3
-    name: str | None = None  # display name; None for an empty seat
-    bot_level: str | None = None  # set for a bot seat; None for a human or empty seat
-    token_hash: str | None = None  # hash of the seat token (never the token itself)
-    player_id: str | None = None  # the player who sits here, when the client named one
-
-
-@dataclass
-class PlayerRow:
-    id: str  # public: a player's page and games are found by it
-    secret_hash: str  # hash of the player's secret (never the secret itself)
-    name: str | None = None
-    created_at: datetime | None = None
-    public: bool = False  # whether others may see the player's page (private by default)
-    username: str | None = None  # set once the player claimed an account
-    password_hash: str | None = None  # argon2id (never the password itself)
-    deleted_at: datetime | None = None  # a deleted account: no name, no credential left
-
-    @property
-    def has_account(self) -> bool:
-        return self.username is not None
-
-
-@dataclass
-class SessionRow:
-    """A signed-in browser of an account (its cookie holds the id and the secret)."""
-
-    id: str
-    player_id: str
-    secret_hash: str  # hash of the session's secret (never the secret itself)
-    created_at: datetime
-    last_used_at: datetime
-    user_agent: str | None = None
-
-
-@dataclass
-class PasskeyRow:
-    """A passkey of an account (a WebAuthn credential), its id and key base64url."""
-
-    id: str
-    player_id: str
-    public_key: str
-    sign_count: int
-    created_at: datetime
-    last_used_at: datetime | None = None
-
-
-@dataclass
-class ChallengeRow:
-    """A WebAuthn challenge (base64url) handed out for `purpose`, for `player_id` if any."""
-
-    id: str
-    challenge: str
-    purpose: str
-    player_id: str | None
-    created_at: datetime
-
-
-SanctionKind = Literal["mute", "ban"]
-
-
-@dataclass
-class SanctionRow:
-    """A mute (no chat) or a ban (no seat, no chat, no room) of a player or of an address
-    range (`network`, CIDR text), from `created_at` until `ends_at` unless lifted."""
-
-    kind: SanctionKind
-    reason: str
-    ends_at: datetime
-    player_id: str | None = None
-    network: str | None = None
-    created_at: datetime | None = None
-    created_by: str | None = None  # the administrator's player id
-    lifted_at: datetime | None = None
-    id: int | None = None  # given by the store
-
-
-@dataclass
-class ReportRow:
-    """A report of a player (or one of their chat messages), with the context copied."""
-
-    reporter_id: str | None
-    reason: str
-    player_id: str | None = None
-    room_code: str | None = None
-    game_id: int | None = None
-    seq: int | None = None
-    seat: int | None = None
-    name: str | None = None
-    message: str | None = None
-    message_at: datetime | None = None
-    at: datetime | None = None
-    closed_at: datetime | None = None
-    id: int | None = None
-
-
-@dataclass
-class AuditRow:
-    """One thing an administrator did (actor None: the command line)."""
-
-    action: str
-    actor_id: str | None
-    target: str | None
-    detail: dict[str, Any]
-    at: datetime | None = None
-    id: int | None = None
-
-
-@dataclass
-class ChatRow:
-    """A stored chat message of a room (what a report copies)."""
-
-    seat: int | None
-    name: str
-    text: str
-    at: datetime
-
-
-@dataclass
-class PlayerGame:
-    """A finished game a player sat in, as their page lists it."""
-
-    game_id: int
-    room_code: str
-    room_settings: dict[str, Any]  # (a private room's code is never shown: `public`)
-    seat: int
-    winner: int | None
-    final_scores: list[int] | None
-    rules: dict[str, Any]
-    started_at: datetime | None
-    finished_at: datetime | None
-    players: list[dict[str, Any]]  # each seat's {"seat", "name", "player_id"} at the deal
-
-
-@dataclass
-class ActionRow:
-    game_id: int
-    seq: int  # 1, 2, 3 ... per game, no gaps
-    seat: int | None  # None for system actions (time_up)
-    action: dict[str, Any]
-    at: datetime | None = None
-
-
-@dataclass
-class GameRow:
-    id: int
-    room_id: str
-    rules: dict[str, Any]
-    first_dealer: int
-    # The secret master seed: never sent to a client before the game is over, and kept
-    # out of repr() so a logged row cannot leak it.
-    seed: str = field(repr=False)
-    started_at: datetime | None = None
-    finished_at: datetime | None = None
-    winner: int | None = None
-    final_scores: list[int] | None = None
-
-
-@dataclass
-class HandRow:
-    game_id: int
-    hand_number: int
-    summary: dict[str, Any]  # the engine's per-hand history entry (bids, tricks, points, ...)
-
-
-@dataclass
-class StoredRoom:
-    """An unfinished room as loaded on start-up: enough to rebuild its actor."""
-
-    room: RoomRow
-    seats: list[SeatRow]
-    game: GameRow | None = None  # the unfinished game, if one is in progress
-    actions: list[ActionRow] = field(default_factory=list)  # that game's log, in order
-    # The numbers of that game's hands whose rows are stored: a crash between an action
-    # that ended a hand and the hand's row leaves one out, for the reload to write.
-    hands: list[int] = field(default_factory=list)
-
-
-@dataclass
-class FinishedGame:
-    game: GameRow
-    hands: list[HandRow]
 
 
 class Store(Protocol):
@@ -331,11 +155,36 @@ class Store(Protocol):
         scores: list[int],
         *,
         stats: Sequence[SeatStats] | None = None,
+        ratings: Sequence[dict[str, Any]] | None = None,
         fence: int | None = None,
     ) -> None:
         """The game's end; with `stats` (`engine.stats.game_stats`), each seat's that has
         a player is added to that player's totals in the same transaction, once per game
-        however often the game is finished. Raises NotFound."""
+        however often the game is finished. With `ratings` too (each a seat's
+        `rooms.rating.RatingChange.to_dict()`), the players' ratings change the same way,
+        once per game. Raises NotFound."""
+        ...
+
+    async def ratings(self, player_ids: Sequence[str], mode: str) -> dict[str, StoredRating]:
+        """The stored ratings of `player_ids` in `mode` (a player never rated is absent)."""
+        ...
+
+    async def player_ratings(self, player_id: str) -> dict[str, StoredRating]:
+        """A player's ratings by mode (the modes they were rated in)."""
+        ...
+
+    async def rating_history(self, player_id: str, limit: int = 200) -> list[RatingChangeRow]:
+        """A player's last `limit` rating changes (every mode), oldest first."""
+        ...
+
+    async def leaderboard(
+        self, mode: str, *, min_games: int, offset: int, limit: int
+    ) -> tuple[int, list[LeaderRow]]:
+        """How many players `mode`'s leaderboard ranks, and `limit` of them from `offset`."""
+        ...
+
+    async def leaderboard_rank(self, player_id: str, mode: str, *, min_games: int) -> int | None:
+        """The player's place on `mode`'s leaderboard (None: not ranked)."""
         ...
 
     async def add_chat(
@@ -552,3 +401,39 @@ class Store(Protocol):
     async def ping(self) -> bool: ...  # database reachable (for /readyz)
 
     async def close(self) -> None: ...
+
+
+__all__ = [
+    "ActionRow",
+    "AuditRow",
+    "ChallengeRow",
+    "ChatRow",
+    "CodeTaken",
+    "FencedOut",
+    "FinishedGame",
+    "GameInProgress",
+    "GameRow",
+    "HandRow",
+    "LeaderRow",
+    "NotFound",
+    "PasskeyRow",
+    "PasskeyTaken",
+    "PlayerGame",
+    "PlayerRow",
+    "PlayerTaken",
+    "RatingChangeRow",
+    "ReportRow",
+    "RoomRow",
+    "RoomStatus",
+    "SanctionKind",
+    "SanctionRow",
+    "SeatRow",
+    "SequenceError",
+    "SessionRow",
+    "StorageUnavailable",
+    "Store",
+    "StoreError",
+    "StoredRating",
+    "StoredRoom",
+    "UsernameTaken",
+]

@@ -23,6 +23,7 @@ from spades.engine.record import game_record
 from spades.engine.stats import Counts, SeatStats
 
 from . import owner_writes, player_stats, purge, reads, sqlite_log
+from . import ratings as rating_store
 from .access import Access
 from .accounts import AccountWrites
 from .commit_engine import EnginePath
@@ -42,14 +43,17 @@ from .protocol import (
     FinishedGame,
     GameInProgress,
     HandRow,
+    LeaderRow,
     NotFound,
     PlayerGame,
     PlayerRow,
     PlayerTaken,
+    RatingChangeRow,
     RoomRow,
     RoomStatus,
     SeatRow,
     Store,
+    StoredRating,
     StoredRoom,
     StoreError,
 )
@@ -368,15 +372,42 @@ class SqlStore(AccountWrites, PasskeyWrites, ModerationWrites):
         scores: list[int],
         *,
         stats: Sequence[SeatStats] | None = None,
+        ratings: Sequence[dict[str, Any]] | None = None,
         fence: int | None = None,
     ) -> None:
         if not stats:
             write = owner_writes.finish_game(game_id, winner, scores, self.clock())
             await self._run_owner(write, fence)
             return
-        write = player_stats.finish_game(game_id, winner, scores, self.clock(), stats)
+        if ratings:
+            now = self.clock()
+            write = rating_store.finish_rated_game(game_id, winner, scores, now, stats, ratings)
+        else:
+            write = player_stats.finish_game(game_id, winner, scores, self.clock(), stats)
         if await self._run_owner(write, fence) is None:
             raise NotFound(f"no game {game_id}")
+
+    async def ratings(self, player_ids: Sequence[str], mode: str) -> dict[str, StoredRating]:
+        async with self._access.read() as conn:
+            return await rating_store.ratings(conn, player_ids, mode)
+
+    async def player_ratings(self, player_id: str) -> dict[str, StoredRating]:
+        async with self._access.read() as conn:
+            return await rating_store.player_ratings(conn, player_id)
+
+    async def rating_history(self, player_id: str, limit: int = 200) -> list[RatingChangeRow]:
+        async with self._access.read() as conn:
+            return await rating_store.history(conn, player_id, limit)
+
+    async def leaderboard(
+        self, mode: str, *, min_games: int, offset: int, limit: int
+    ) -> tuple[int, list[LeaderRow]]:
+        async with self._access.read() as conn:
+            return await rating_store.leaderboard(conn, mode, min_games, offset, limit)
+
+    async def leaderboard_rank(self, player_id: str, mode: str, *, min_games: int) -> int | None:
+        async with self._access.read() as conn:
+            return await rating_store.rank(conn, player_id, mode, min_games)
 
     async def player_stats(self, player_id: str) -> dict[str, Counts]:
         async with self._access.read() as conn:

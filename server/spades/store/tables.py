@@ -22,7 +22,9 @@ from .models import (
     PasskeyModel,
     PlayerModel,
     PlayerMuteModel,
+    PlayerRatingModel,
     PlayerStatsModel,
+    RatingChangeModel,
     ReportModel,
     RoomModel,
     SanctionModel,
@@ -41,6 +43,8 @@ PLAYERS = cast(Table, PlayerModel.__table__)
 GAME_SEATS = cast(Table, GameSeatModel.__table__)
 GAME_RESULTS = cast(Table, GameResultModel.__table__)
 PLAYER_STATS = cast(Table, PlayerStatsModel.__table__)
+PLAYER_RATINGS = cast(Table, PlayerRatingModel.__table__)
+RATING_CHANGES = cast(Table, RatingChangeModel.__table__)
 SESSIONS = cast(Table, SessionModel.__table__)
 PASSKEYS = cast(Table, PasskeyModel.__table__)
 CHALLENGES = cast(Table, ChallengeModel.__table__)
