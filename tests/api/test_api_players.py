@@ -291,3 +291,24 @@ async def test_a_private_players_games_are_theirs_alone(server: Server) -> None:
     record = (await server.http.get(f"/api/games/{game}/record", headers=auth(ann))).json()
     assert record["players"][0]["name"] == "Ann"
     assert (await server.get(f"/api/games/{game}/record")).json()["players"][0]["name"] is None
+
+
+async def test_a_rated_room_gives_a_player_one_seat(server: Server) -> None:
+    """Fair play: at a rated table a player cannot take a second seat (and partner
+    themself); an unrated room lets a player fill two seats, as friends testing do."""
+    ann = await new_player(server, "Ann")
+    for rated in (True, False):
+        room = await server.create(rated=rated)
+        first = await server.http.post(
+            f"/api/rooms/{room['code']}/join", json={"name": "Ann", "seat": 1}, headers=auth(ann)
+        )
+        assert first.status_code == 200, first.text
+        second = await server.http.post(
+            f"/api/rooms/{room['code']}/join", json={"name": "Ann", "seat": 2}, headers=auth(ann)
+        )
+        if rated:
+            assert second.status_code == 409, second.text
+            assert "a rated room gives a player one seat" in second.text
+            assert await seat_players(server, room["room_id"]) == [None, ann["id"], None, None]
+        else:
+            assert second.status_code == 200, second.text

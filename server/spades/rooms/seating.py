@@ -79,6 +79,12 @@ class Seating:
             own = next((s for s in seats if s.kind == "human" and s.player_id == player), None)
             if own is not None and seat in (None, own.index):
                 return own.index, await self.take_back(own)
+            if own is not None and self.table.settings.rated:
+                # Fair play: one player, one seat at a rated table (no partnering oneself).
+                raise RoomFull(
+                    f"you already sit in seat {own.index}; a rated room gives a player one seat",
+                    code=ErrorCode.ALREADY_SEATED,
+                )
         name = clean_name(name, self.config.name_length)
         if self.match.status not in ("open", "finished") or self.match.in_progress():
             raise RoomFull("the game has started; you can watch", code=ErrorCode.GAME_IN_PROGRESS)
