@@ -122,3 +122,25 @@ def test_a_refused_value_is_said_by_its_field_and_not_sent(new_page: Any) -> Non
     saved = page.evaluate("JSON.parse(localStorage.getItem('spades.settings') || '{}')")
     assert (saved.get("rules") or {}).get("bag_limit") != 500
     assert page.url.endswith("/")
+
+
+def test_a_rules_preset_fills_the_form_and_a_joiner_reads_it(new_page: Any) -> None:
+    host = new_page()
+    host.goto("/")
+    create = host.locator("form[data-form='create']")
+    create.get_by_label("Rules preset").select_option("Bid rules")
+    create.locator("summary", has_text="More rules").click()
+    expect(create.get_by_label("Minimum team bid")).to_have_value("4")
+    host.get_by_role("button", name="Create room").click()
+    host.wait_for_url("**/r/*")
+    guest = new_page()
+    guest.goto(host.url)
+    rules = guest.locator(".house-rules")
+    for words in (
+        "Partners must bid at least 4 together",
+        "A contract of 10 or more scores the big bid value",
+        "Taking all 13 tricks (contract made) scores 200 more",
+        "A team set 3 hands in a row loses the game",
+        "A team at −300 or below loses the game",
+    ):
+        expect(rules).to_contain_text(words)

@@ -27,7 +27,7 @@ from .fast import (
 )
 from .game import Action, Game, format_bid
 from .rules import Rules, RulesError
-from .scoring import HandScore, score_hand, winner_after
+from .scoring import HandScore, game_winner, score_hand, winner_after
 
 __all__ = [
     "Action",
@@ -57,6 +57,7 @@ __all__ = [
     "deal_commitment",
     "deal_from_seed",
     "format_bid",
+    "game_winner",
     "hand_seed",
     "legal_mask",
     "parse_card",

@@ -37,7 +37,7 @@ from .fast import (
     hand_seed,
 )
 from .rules import Rules
-from .scoring import NIL, score_hand, winner_after
+from .scoring import NIL, game_winner, score_hand, sets_in_row_after
 
 Action = dict[str, Any]
 RECORD_FORMAT = "spades-game/1"
@@ -100,6 +100,7 @@ class Game:
             raise ValueError(f"scores and bags need {n} entries in {rules.mode} mode")
         self.scores: list[int] = list(self.start_scores)
         self.bags: list[int] = list(self.start_bags)
+        self.sets_in_row: tuple[int, ...] = (0,) * n  # for `set_out_after`
         # The view's lists, made when first shown after they change and then shared by every
         # view until the next change (None: make it again). A broadcast compares each view
         # with the one before, and an unchanged key is then an identity check.
@@ -284,6 +285,10 @@ class Game:
         if seat != self.to_act:
             raise errors.NotYourTurn(f"it is seat {self.to_act}'s turn to bid")
         if bid.blind:
+            if self.least_bid(seat):
+                raise errors.BlindNilNotAllowed(
+                    f"your team must bid at least {self.rules.min_team_bid}"
+                )
             if not self.rules.blind_nil:
                 raise errors.BlindNilNotAllowed("blind nil is not played in this room")
             if self.looked[seat]:
@@ -298,6 +303,21 @@ class Game:
             raise errors.MustLookFirst("look at your cards before bidding, or bid blind nil")
         if bid.tricks == NIL and not self.rules.nil:
             raise errors.NilNotAllowed("nil is not played in this room")
+        need = self.least_bid(seat)
+        if need and bid.tricks < need:
+            text = f"your team must bid at least {self.rules.min_team_bid}: bid {need} or more"
+            if bid.tricks == NIL:
+                raise errors.NilNotAllowed(text)
+            raise errors.BidOutOfRange(text)
+
+    def least_bid(self, seat: int) -> int:
+        """The least `seat` may bid under `min_team_bid` (0: nil and any number): the
+        partner's bid is there, and the two must reach the minimum (nil counts 0)."""
+        least = self.rules.min_team_bid
+        if not least:
+            return 0
+        partner = self.bids[(seat + 2) % 4]
+        return 0 if partner is None else max(0, least - partner.tricks)
 
     def _check_play(self, seat: int, card: int) -> None:
         if self.phase != "playing":
@@ -379,8 +399,11 @@ class Game:
         self._history_view = list(self.history)
         self.scores = list(result.scores)
         self.bags = list(result.bags)
+        self.sets_in_row = sets_in_row_after(self.sets_in_row, result.contract_made)
         self._scores_view = None
-        self.winner = winner_after(self.rules, self.scores, self.time_is_up)
+        self.winner = game_winner(
+            self.rules, self.scores, self.sets_in_row, result.moon, self.time_is_up
+        )
         if self.winner is None:
             self._start_hand()
         else:
@@ -398,11 +421,14 @@ class Game:
         if self.phase == "bidding":
             if self.blind_nil_open(seat):
                 acts: list[Action] = [{"type": "look"}]
-                if seat == self.to_act:
+                if seat == self.to_act and not self.least_bid(seat):
                     acts.append({"type": "bid", "bid": "blind nil"})
                 return acts
             if seat != self.to_act:
                 return []
+            need = self.least_bid(seat) if self.rules.min_team_bid else 0
+            if need:
+                return list(_BIDS[need - 1 :])
             return list(_BIDS_WITH_NIL if self.rules.nil else _BIDS)
         if seat != self.to_act:
             return []
@@ -557,6 +583,7 @@ class Game:
             tuple(self.looked),
             tuple(self.scores),
             tuple(self.bags),
+            self.sets_in_row,
             self.winner,
             self.time_is_up,
             tuple(self.trick_log),

@@ -23,7 +23,15 @@ LIMITS: dict[str, tuple[int, int]] = {
     "bag_value": (-10, 10),
     "bag_limit": (0, 100),
     "bag_penalty": (0, 1_000),
+    "min_team_bid": (0, 13),
+    "big_bid": (0, 13),
+    "big_bid_value": (0, 1_000),
+    "moon_bonus": (0, 1_000),
+    "set_out_after": (0, 20),
+    "mercy_score": (0, 10_000),
 }
+# The options that only make sense between two teams (the engine refuses them otherwise).
+PARTNERSHIP_ONLY: tuple[str, ...] = ("min_team_bid", "set_out_after", "mercy_score")
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +48,14 @@ class Rules:
     bag_penalty: int = 100
     spades_must_be_broken: bool = True
     nil_tricks_count_for_partner: bool = False
+    # Bid rules (docs/rules.md "House rules"); every one is off at its default.
+    min_team_bid: int = 0  # the least a team's bids may add up to (nil counts 0)
+    big_bid: int = 0  # a contract of this many tricks or more scores big_bid_value; 0 = off
+    big_bid_value: int = 200
+    moon_bonus: int = 0  # extra points for a team that takes all 13 tricks and its contract
+    moon_wins: bool = False  # ... and that team wins the game outright
+    set_out_after: int = 0  # a team set this many hands in a row loses; 0 = off
+    mercy_score: int = 0  # a team at or below minus this many points loses; 0 = off
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -54,6 +70,10 @@ class Rules:
             value = getattr(self, name)
             if not low <= value <= high:
                 raise RulesError(f"{name} must be between {low} and {high}, not {value}")
+        if self.mode != "partnership":
+            for name in PARTNERSHIP_ONLY:
+                if getattr(self, name):
+                    raise RulesError(f"{name} is a partnership rule: set it to 0 in {self.mode}")
 
     @property
     def partnership(self) -> bool:

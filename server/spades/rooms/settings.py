@@ -95,6 +95,47 @@ class RuleOptions(_Frozen):
         title="Nil tricks count for the partner",
         description="tricks a failed nil takes count toward the partner's bid",
     )
+    min_team_bid: int = Field(
+        _RULES.min_team_bid,
+        **_limits("min_team_bid"),
+        title="Minimum team bid",
+        description="partners' bids add up to at least this (nil counts 0); 0 = none",
+    )
+    big_bid: int = Field(
+        _RULES.big_bid,
+        **_limits("big_bid"),
+        title="Big bid from",
+        description="a contract this big or bigger scores the big bid value; 0 = off",
+    )
+    big_bid_value: int = Field(
+        _RULES.big_bid_value,
+        **_limits("big_bid_value"),
+        title="Big bid is worth",
+        description="won when made, lost when set (10-for-200)",
+    )
+    moon_bonus: int = Field(
+        _RULES.moon_bonus,
+        **_limits("moon_bonus"),
+        title="Moon bonus",
+        description="extra points for all 13 tricks with the contract made",
+    )
+    set_out_after: int = Field(
+        _RULES.set_out_after,
+        **_limits("set_out_after"),
+        title="Set out after",
+        description="a team set this many hands in a row loses; 0 = off",
+    )
+    mercy_score: int = Field(
+        _RULES.mercy_score,
+        **_limits("mercy_score"),
+        title="Mercy at minus",
+        description="a team at or below minus this score loses; 0 = off",
+    )
+    moon_wins: bool = Field(
+        _RULES.moon_wins,
+        title="Moon wins the game",
+        description="all 13 tricks with the contract made wins outright",
+    )
 
 
 class RoomSettings(_Frozen):
@@ -193,6 +234,19 @@ PRESETS: dict[str, tuple[int, ...]] = {
     "turn_seconds": (0, 15, 30, 60, 120),
     "game_minutes": (0, 15, 30, 45, 60, 90),
 }
+# Named sets of rule options the create form offers as one click each: each one is the
+# default rules with these over them ("Classic" is the defaults), and all lie within the
+# limits (a test builds the engine's rules of each).
+RULE_PRESETS: dict[str, dict[str, Any]] = {
+    "Classic": {},
+    "Bid rules": {
+        "min_team_bid": 4,
+        "big_bid": 10,
+        "moon_bonus": 200,
+        "set_out_after": 3,
+        "mercy_score": 300,
+    },
+}
 # What "Play solo" starts from, over the defaults: with three bots at the table, a game in
 # which everyone plays for themself reads best.
 SOLO: dict[str, Any] = {"mode": "individual"}
@@ -200,11 +254,13 @@ SOLO: dict[str, Any] = {"mode": "individual"}
 
 def settings_schema() -> dict[str, Any]:
     """The JSON Schema of `RoomSettings`: per field its default, limits, choices and text;
-    beside it the client's `presets`, `solo` settings and the `lengths` of a name and a chat
-    message (served, so that the client spells no setting of its own)."""
+    beside it the client's `presets`, the named `rule_presets`, `solo` settings and the
+    `lengths` of a name and a chat message (served, so that the client spells no setting of
+    its own)."""
     schema = RoomSettings.model_json_schema()
     schema["presets"] = {name: list(values) for name, values in PRESETS.items()}
     schema["solo"] = dict(SOLO)
+    schema["rule_presets"] = {name: dict(rules) for name, rules in RULE_PRESETS.items()}
     schema["lengths"] = {"name": NAME_LENGTH, "chat": CHAT_LENGTH}
     return schema
 
