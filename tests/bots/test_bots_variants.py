@@ -38,3 +38,30 @@ def test_bots_play_a_preset_legally(preset: str, level: str) -> None:
     for h in game.history:
         bids = [0 if isinstance(b, str) else b for b in h["bids"]]
         assert bids[0] + bids[2] >= least and bids[1] + bids[3] >= least
+
+
+def test_jokers_count_as_the_top_trumps_in_a_bid() -> None:
+    from spades.bots.bidding import as_standard
+    from spades.engine.cards import cards_of, mask_of, parse_card
+
+    hand = mask_of(parse_card(c) for c in ("BJ", "LJ", "AS", "4S", "3S", "2S"))
+    # Big Joker as the ace, Little Joker as the king, the ace as the queen, 4S as the 2,
+    # and the 3 and 2 of spades as the 2 as well.
+    assert cards_of(as_standard(hand, True)) == [39, 49, 50, 51]
+    assert as_standard(hand, False) == hand
+    # The basic bot bids at least the three top trumps it holds.
+    rest = ["AC", "KC", "3D", "4D", "5D", "6D", "7D"]
+    hands = [["BJ", "LJ", "AS", "4S", "3S", "2S", *rest]]
+    deck = [c for c in cards_of(mask_of(range(54))) if c not in (0, 26)]
+    others = [c for c in deck if card_of(c) not in hands[0]]
+    for seat in range(3):
+        hands.append([card_of(c) for c in others[13 * seat : 13 * seat + 13]])
+    game = Game.from_deal(Rules(jokers=True), hands, dealer=3, seed="bid")
+    action = decide("basic", game.view(0), seed=1)
+    assert isinstance(action["bid"], int) and action["bid"] >= 3
+
+
+def card_of(c: int) -> str:
+    from spades.engine import card_text
+
+    return card_text(c)

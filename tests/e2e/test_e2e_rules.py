@@ -144,3 +144,48 @@ def test_a_rules_preset_fills_the_form_and_a_joiner_reads_it(new_page: Any) -> N
         "A team at −300 or below loses the game",
     ):
         expect(rules).to_contain_text(words)
+
+
+def test_a_jokers_room_plays_a_hand_with_jokers_shown_as_jokers(new_page: Any) -> None:
+    from e2e_helpers import act, hand_cards, wait_turn
+
+    page = new_page()
+    # The deal is the server's secret: open solo rooms of the Jokers preset until one deals
+    # this seat a joker (each does so with odds of about 0.44).
+    for _ in range(20):
+        made = page.request.post(
+            "/api/solo", data={"name": "Jo", "mode": "partnership", "rules": {"jokers": True}}
+        ).json()
+        open_with_token(page, made)
+        page.locator(".hand .card.in-hand").first.wait_for()
+        if {"BJ", "LJ"} & set(hand_cards(page)):
+            break
+    else:
+        pytest.fail("no joker was dealt to the seat in 20 deals")
+    joker = page.locator(".hand .card.joker").first
+    code = joker.get_attribute("data-card")
+    assert joker.locator(".rank").inner_text() == code
+    name = "Big Joker" if code == "BJ" else "Little Joker"
+    expect(joker).to_contain_text(name)  # its accessible name, in a visually hidden text
+    # The jokers sort first, as the highest trumps.
+    assert hand_cards(page)[0] in ("BJ", "LJ")
+    wait_turn(page)
+    assert act(page) == "bid"
+    for _ in range(13):
+        wait_turn(page)
+        assert act(page) == "play"
+    sheet = page.locator(".hand-sheet")
+    sheet.wait_for()
+    assert "Hand 1 result" in sheet.inner_text()
+
+
+def test_a_joiner_reads_jokers_in_the_lobby(new_page: Any) -> None:
+    host = new_page()
+    made = host.request.post(
+        "/api/rooms", data={"name": "Hana", "rules": {"jokers": True}, "public": False}
+    ).json()
+    guest = new_page()
+    guest.goto(f"/r/{made['code']}")
+    expect(guest.locator(".house-rules")).to_contain_text(
+        "Jokers: the Big and Little Joker are the top trumps"
+    )

@@ -11,7 +11,16 @@ SUITS = "CDHS"
 RANKS = "23456789TJQKA"
 
 
+JOKERS = {"LJ": 200, "BJ": 201}  # the highest trumps, the Big Joker above
+
+
+def _suit(card: str) -> str:
+    return "S" if card in JOKERS else card[1]
+
+
 def _strength(card: str, led: str) -> int:
+    if card in JOKERS:
+        return JOKERS[card]
     rank = RANKS.index(card[0])
     if card[1] == "S":
         return 100 + rank
@@ -26,6 +35,7 @@ def _team(rules: dict[str, Any], seat: int) -> list[int]:
 
 def hands_of(record: dict[str, Any]) -> list[dict[str, Any]]:
     """Per hand of the record: its bids (tricks, blind), the cards dealt and tricks taken."""
+    rules = record["rules"]
     out: list[dict[str, Any]] = []
     current: dict[str, Any] | None = None
     trick: list[tuple[int, str]] = []
@@ -35,8 +45,10 @@ def hands_of(record: dict[str, Any]) -> list[dict[str, Any]]:
             continue
         if current is None:
             number = len(out) + 1
-            masks = deal_from_seed(hand_seed(record["seed"], number))
-            dealt = [[SUITS_CARD[c] for c in range(52) if m >> c & 1] for m in masks]
+            # The jokers deck: 2C (0) and 2H (26) out, the jokers (52, 53) in, lowest first.
+            deck = [c for c in range(54) if c not in (0, 26)] if rules["jokers"] else None
+            masks = deal_from_seed(hand_seed(record["seed"], number), deck)
+            dealt = [[SUITS_CARD[c] for c in range(54) if m >> c & 1] for m in masks]
             current = {"bids": [None] * 4, "blind": [False] * 4, "tricks": [0] * 4, "dealt": dealt}
             current["plays"] = 0
         if action["type"] == "bid":
@@ -48,7 +60,7 @@ def hands_of(record: dict[str, Any]) -> list[dict[str, Any]]:
         trick.append((seat, action["card"]))
         current["plays"] += 1
         if len(trick) == 4:
-            led = trick[0][1][1]
+            led = _suit(trick[0][1])
             winner = max(trick, key=lambda p: _strength(p[1], led))[0]
             current["tricks"][winner] += 1
             trick = []
@@ -58,7 +70,7 @@ def hands_of(record: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-SUITS_CARD = [RANKS[c % 13] + SUITS[c // 13] for c in range(52)]
+SUITS_CARD = [RANKS[c % 13] + SUITS[c // 13] for c in range(52)] + ["LJ", "BJ"]
 
 
 def scores_of(record: dict[str, Any]) -> list[list[int]]:

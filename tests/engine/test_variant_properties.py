@@ -10,7 +10,7 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from recompute import hands_of, scores_of
-from test_properties import check_views
+from test_properties import check_cards_conserved, check_views
 
 from spades.engine import Game, Rules
 
@@ -39,6 +39,7 @@ def play_legal(game: Game, rng: random.Random, max_hands: int, check_every: int)
         steps += 1
         if steps % check_every == 0:
             check_views(game)
+            check_cards_conserved(game)
 
 
 def check_record(game: Game) -> None:
@@ -64,3 +65,25 @@ def test_bid_rules_games_keep_every_invariant(rules: Rules, seed: int, choices: 
             bids = [0 if isinstance(b, str) else b for b in h["bids"]]
             assert bids[0] + bids[2] >= rules.min_team_bid
             assert bids[1] + bids[3] >= rules.min_team_bid
+
+
+JOKER_RULES = st.builds(
+    Rules,
+    jokers=st.just(True),
+    mode=st.sampled_from(["partnership", "individual"]),
+    target=st.sampled_from([100, 300]),
+    spades_must_be_broken=st.booleans(),
+    big_bid=st.sampled_from([0, 10]),
+    moon_bonus=st.sampled_from([0, 200]),
+)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rules=JOKER_RULES, seed=st.integers(0, 2**32), choices=st.integers(0, 2**32))
+def test_jokers_games_keep_every_invariant(rules: Rules, seed: int, choices: int) -> None:
+    game = Game.new(rules, seed=seed)
+    play_legal(game, random.Random(choices), max_hands=3, check_every=13)
+    check_record(game)
+    for hand in hands_of(json.loads(json.dumps(game.to_record()))):
+        cards = {c for dealt in hand["dealt"] for c in dealt}
+        assert {"LJ", "BJ"} <= cards and not {"2C", "2H"} & cards

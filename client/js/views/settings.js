@@ -277,6 +277,7 @@ const RULE_WORDS = {
   bag_penalty: (n) => [`The bag penalty costs ${n} points`, `bag penalty ${n}`],
   spades_must_be_broken: (on) => (on ? ["Spades may not be led until one has been played", "spades must be broken"] : ["Spades may be led at any time", "spades led any time"]),
   nil_tricks_count_for_partner: (on) => (on ? ["A failed nil's tricks count toward the partner's bid", "nil tricks count for partner"] : ["A failed nil's tricks do not count toward the partner's bid", "nil tricks not for partner"]),
+  jokers: (on) => (on ? ["Jokers: the Big and Little Joker are the top trumps (the 2 of clubs and the 2 of hearts are out)", "jokers"] : ["No jokers", "no jokers"]),
   min_team_bid: (n) => (n ? [`Partners must bid at least ${n} together (nil counts 0)`, `team bid ${n}+`] : ["No minimum team bid", "no minimum bid"]),
   big_bid: (n) => (n ? [`A contract of ${n} or more scores the big bid value, made or set`, `big bid from ${n}`] : ["No big-bid bonus", "no big bid"]),
   big_bid_value: (n) => [`A big contract is worth ${n} points`, `big bid worth ${n}`],

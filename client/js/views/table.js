@@ -1,7 +1,7 @@
 // The table during a game: seats, the trick, the bidding panel, your hand, the scoreboard.
 
 import { h } from "../dom.js";
-import { bidText, cardName, placeOf, SEAT_NAMES } from "../cards.js";
+import { bidText, cardName, placeOf, SEAT_NAMES, suitOf } from "../cards.js";
 import { seatName, who, sideName, hintText, contractOf } from "../state.js";
 import { awayNotice, cardButton, cardFace, cardBack, countdown } from "./common.js";
 import { chatPanel } from "./chat.js";
@@ -218,8 +218,8 @@ function handRow(state, legal) {
   let lastSuit = null;
   return h("section", { class: ["hand", active ? "active" : null, state.dealing ? "deal" : null], "aria-label": `Your hand, ${view.hand.length} cards`, "data-group": "hand", "data-focus-home": "", tabindex: "-1", style: `--n:${Math.max(2, view.hand.length)}` },
     view.hand.map((code, index) => {
-      const gap = lastSuit !== null && lastSuit !== code[1];
-      lastSuit = code[1];
+      const gap = lastSuit !== null && lastSuit !== suitOf(code);
+      lastSuit = suitOf(code);
       const button = cardButton(code, { legal: legal.plays.has(code), active, hinted: hinted === code, index, rover: code === rover });
       if (gap) button.classList.add("suit-start");
       return button;

@@ -29,6 +29,7 @@ MEANING = {
     "bag_penalty": "points lost each time the bag limit is reached",
     "spades_must_be_broken": "spades may not be led until broken (or the leader has only spades)",
     "nil_tricks_count_for_partner": "a nil bidder's tricks count toward the partner's bid",
+    "jokers": "two jokers, the highest trumps, replace the 2 of clubs and the 2 of hearts",
     "min_team_bid": "the least the partners' bids may add up to (nil counts 0); 0 = none",
     "big_bid": "a contract of this many tricks or more scores `big_bid_value`; 0 = off",
     "big_bid_value": "points a big contract wins made, or loses set (10-for-200)",

@@ -17,14 +17,18 @@ from typing import Any
 
 from . import errors
 from .cards import (
+    ALL_CARDS,
+    JOKER_DECK,
     NON_SPADE_MASK,
     RANKS_IN,
     SPADES,
     SUIT_MASKS,
     SUIT_NAMES,
+    SUIT_OF,
     CardParseError,
     card_text,
     cards_of,
+    deck_of,
     mask_of,
     parse_card,
     sort_for_display,
@@ -93,7 +97,8 @@ class Game:
         self._rules_dict = rules.to_dict()  # views repeat it on every message: build it once
         self.seed = seed
         self.first_dealer = first_dealer
-        self.explicit_deals: list[tuple[int, ...]] = [_check_deal(d) for d in deals]
+        deck = deck_of(rules.jokers)
+        self.explicit_deals: list[tuple[int, ...]] = [_check_deal(d, deck) for d in deals]
         self.start_scores = tuple(scores) if scores is not None else (0,) * n
         self.start_bags = tuple(bags) if bags is not None else (0,) * n
         if len(self.start_scores) != n or len(self.start_bags) != n:
@@ -163,7 +168,7 @@ class Game:
             self.commitment: str | None = None
         else:
             self.hand_seed = hand_seed(self.seed, self.hand_number)
-            dealt = deal_from_seed(self.hand_seed)
+            dealt = deal_from_seed(self.hand_seed, _JOKER_CARDS if self.rules.jokers else None)
             self.commitment = deal_commitment(self.hand_seed)
         self.dealt = tuple(dealt)
         self.phase = "bidding"
@@ -329,10 +334,15 @@ class Game:
         if not hand >> card & 1:
             raise errors.CardNotInHand(f"{card_text(card)} is not in your hand")
         if play.trick:
-            led = play.trick[0] // 13
-            if card // 13 != led and hand & SUIT_MASKS[led]:
+            led = SUIT_OF[play.trick[0]]  # (a joker led asks for spades)
+            if SUIT_OF[card] != led and hand & SUIT_MASKS[led]:
                 raise errors.MustFollowSuit(f"you must follow suit: {SUIT_NAMES[led].lower()}")
-        elif card // 13 == SPADES and play.must_break and not play.broken and hand & NON_SPADE_MASK:
+        elif (
+            SUIT_OF[card] == SPADES
+            and play.must_break
+            and not play.broken
+            and hand & NON_SPADE_MASK
+        ):
             raise errors.SpadesNotBroken("spades cannot be led until a spade has been played")
 
     def _do(self, seat: int | None, op: _Op) -> None:
@@ -439,6 +449,8 @@ class Game:
             ranks = RANKS_IN[legal >> (13 * s) & 0x1FFF]
             if ranks:
                 acts += map(_SUIT_PLAYS[s].__getitem__, ranks)
+        if legal >> 52:
+            acts += map(_SUIT_PLAYS[4].__getitem__, RANKS_IN[legal >> 52])
         return acts
 
     # --- views ------------------------------------------------------------------------
@@ -600,16 +612,19 @@ def _trick_cards(leader: int, cards: Sequence[int]) -> list[dict[str, Any]]:
 
 # One shared action per card for `legal_actions` (read-only, like the views' other shared
 # pieces): a seat's legal list is rebuilt after every action it may take.
-_PLAY_ACTIONS: tuple[Action, ...] = tuple({"type": "play", "card": card_text(c)} for c in range(52))
-_SUIT_PLAYS: tuple[tuple[Action, ...], ...] = tuple(
-    _PLAY_ACTIONS[13 * s : 13 * s + 13] for s in range(4)
+_PLAY_ACTIONS: tuple[Action, ...] = tuple(
+    {"type": "play", "card": card_text(c)} for c in range(ALL_CARDS)
 )
+_SUIT_PLAYS: tuple[tuple[Action, ...], ...] = tuple(
+    _PLAY_ACTIONS[13 * s : 13 * s + 13] for s in range(5)
+)
+_JOKER_CARDS: tuple[int, ...] = tuple(cards_of(JOKER_DECK))
 # The bids a seat may make (copied for each list given out): 1..13, nil first where played.
 _BIDS: tuple[Action, ...] = tuple({"type": "bid", "bid": n} for n in range(1, 14))
 _BIDS_WITH_NIL: tuple[Action, ...] = ({"type": "bid", "bid": "nil"}, *_BIDS)
-_TEXT: tuple[str, ...] = tuple(card_text(c) for c in range(52))
+_TEXT: tuple[str, ...] = tuple(card_text(c) for c in range(ALL_CARDS))
 # A play's operation by the card's text as the server writes it: parsed once, not per move.
-_PLAY_OPS: dict[str, _Play] = {card_text(c): _Play(c) for c in range(52)}
+_PLAY_OPS: dict[str, _Play] = {card_text(c): _Play(c) for c in range(ALL_CARDS)}
 
 
 @functools.lru_cache(maxsize=8192)
@@ -627,7 +642,7 @@ def _as_card(card: int | str) -> int:
     return parse_card(card) if isinstance(card, str) else int(card)
 
 
-def _check_deal(deal: Sequence[int]) -> tuple[int, ...]:
+def _check_deal(deal: Sequence[int], deck: int) -> tuple[int, ...]:
     if len(deal) != 4:
         raise ValueError("a deal has four hands")
     total = 0
@@ -637,6 +652,8 @@ def _check_deal(deal: Sequence[int]) -> tuple[int, ...]:
         if total & mask:
             raise ValueError("a card is dealt twice")
         total |= mask
+    if total != deck:
+        raise ValueError("a deal is the 52 cards of the rules' deck")
     return tuple(deal)
 
 
@@ -681,9 +698,9 @@ def _parse_bid(value: Any, rules: Rules) -> _Bid:
 
 
 # An action's code: the seat (0-3, or 4 for the game clock) in the low three bits, above it
-# the operation: a card 0-51 for a play, then the bids, then look and time_up.
+# the operation: a card 0-53 for a play, then the bids, then look and time_up.
 _NO_SEAT = 4
-_BID_CODE = 52  # + tricks, + _BLIND more when blind
+_BID_CODE = ALL_CARDS  # + tricks, + _BLIND more when blind
 _BLIND = 14  # bids 0 (nil) to 13
 _LOOK_CODE = _BID_CODE + 2 * _BLIND
 _TIME_UP_CODE = _LOOK_CODE + 1

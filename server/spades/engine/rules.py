@@ -48,6 +48,8 @@ class Rules:
     bag_penalty: int = 100
     spades_must_be_broken: bool = True
     nil_tricks_count_for_partner: bool = False
+    # The deck: two jokers, the highest trumps, for the 2 of clubs and the 2 of hearts.
+    jokers: bool = False
     # Bid rules (docs/rules.md "House rules"); every one is off at its default.
     min_team_bid: int = 0  # the least a team's bids may add up to (nil counts 0)
     big_bid: int = 0  # a contract of this many tricks or more scores big_bid_value; 0 = off

@@ -95,6 +95,11 @@ class RuleOptions(_Frozen):
         title="Nil tricks count for the partner",
         description="tricks a failed nil takes count toward the partner's bid",
     )
+    jokers: bool = Field(
+        _RULES.jokers,
+        title="Jokers",
+        description="Big and Little Joker are the top trumps; the 2 of clubs and of hearts go",
+    )
     min_team_bid: int = Field(
         _RULES.min_team_bid,
         **_limits("min_team_bid"),
@@ -239,6 +244,7 @@ PRESETS: dict[str, tuple[int, ...]] = {
 # limits (a test builds the engine's rules of each).
 RULE_PRESETS: dict[str, dict[str, Any]] = {
     "Classic": {},
+    "Jokers": {"jokers": True},
     "Bid rules": {
         "min_team_bid": 4,
         "big_bid": 10,
