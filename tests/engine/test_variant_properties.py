@@ -87,3 +87,33 @@ def test_jokers_games_keep_every_invariant(rules: Rules, seed: int, choices: int
     for hand in hands_of(json.loads(json.dumps(game.to_record()))):
         cards = {c for dealt in hand["dealt"] for c in dealt}
         assert {"LJ", "BJ"} <= cards and not {"2C", "2H"} & cards
+
+
+FORCED_RULES = st.builds(
+    Rules,
+    whiz=st.just(True),
+    mode=st.sampled_from(["partnership", "individual"]),
+    target=st.sampled_from([100, 300]),
+    jokers=st.booleans(),
+) | st.builds(
+    Rules,
+    mirror=st.just(True),
+    mode=st.sampled_from(["partnership", "individual"]),
+    target=st.sampled_from([100, 300]),
+    nil=st.booleans(),
+    jokers=st.booleans(),
+)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rules=FORCED_RULES, seed=st.integers(0, 2**32), choices=st.integers(0, 2**32))
+def test_forced_bids_games_keep_every_invariant(rules: Rules, seed: int, choices: int) -> None:
+    game = Game.new(rules, seed=seed)
+    play_legal(game, random.Random(choices), max_hands=3, check_every=13)
+    check_record(game)
+    for hand in hands_of(json.loads(json.dumps(game.to_record()))):
+        for seat in range(4):
+            held = sum(c[1] == "S" or c in ("LJ", "BJ") for c in hand["dealt"][seat])
+            allowed = {0, held} if rules.whiz else {held}
+            assert hand["bids"][seat] in allowed
+            assert not hand["blind"][seat]

@@ -55,7 +55,7 @@ def _bid(view: dict[str, Any], rng: random.Random) -> Action:
     numeric = [b for b in offered if isinstance(b, int)]
     if n not in offered and numeric:
         n = min(numeric, key=lambda b: abs(b - n))
-    return {"type": "bid", "bid": n} if n in offered or not numeric else dict(legal[0])
+    return {"type": "bid", "bid": n} if n in offered else dict(legal[0])
 
 
 def _play(view: dict[str, Any], rng: random.Random) -> Action:

@@ -21,6 +21,7 @@ from .cards import (
     JOKER_DECK,
     NON_SPADE_MASK,
     RANKS_IN,
+    SPADE_MASK,
     SPADES,
     SUIT_MASKS,
     SUIT_NAMES,
@@ -188,7 +189,7 @@ class Game:
         self._play_view: tuple[list[int], list[int], dict[str, Any] | None] | None = None
 
     def _trails_enough(self, seat: int) -> bool:
-        if not self.rules.blind_nil:
+        if not self.rules.blind_nil or self.rules.forced_bids:
             return False
         side = self.rules.side_of(seat)
         others = max(s for i, s in enumerate(self.scores) if i != side)
@@ -306,11 +307,36 @@ class Game:
             return
         if self.blind_nil_open(seat):
             raise errors.MustLookFirst("look at your cards before bidding, or bid blind nil")
+        if self.rules.forced_bids:
+            self._check_forced(seat, bid)
+            return
         if bid.tricks == NIL and not self.rules.nil:
             raise errors.NilNotAllowed("nil is not played in this room")
         need = self.least_bid(seat)
         if need and bid.tricks < need:
             text = f"your team must bid at least {self.rules.min_team_bid}: bid {need} or more"
+            if bid.tricks == NIL:
+                raise errors.NilNotAllowed(text)
+            raise errors.BidOutOfRange(text)
+
+    def spades_held(self, seat: int) -> int:
+        """The trumps (spades, and jokers) `seat` holds: its bid under whiz and mirror."""
+        return (self.play.hands[seat] & SPADE_MASK).bit_count()
+
+    def forced_bids(self, seat: int) -> tuple[int, ...]:
+        """The bids whiz or mirror leave `seat` (0 = nil): nil or its spades (whiz), its
+        spades (mirror); nil alone when it holds none."""
+        held = self.spades_held(seat)
+        if not held:
+            return (NIL,)
+        return (NIL, held) if self.rules.whiz else (held,)
+
+    def _check_forced(self, seat: int, bid: _Bid) -> None:
+        allowed = self.forced_bids(seat)
+        if bid.tricks not in allowed:
+            held = self.spades_held(seat)
+            rule = "whiz: bid nil or" if self.rules.whiz else "mirror: bid"
+            text = f"{rule} the {held} spades you hold" if held else "you hold no spade: bid nil"
             if bid.tricks == NIL:
                 raise errors.NilNotAllowed(text)
             raise errors.BidOutOfRange(text)
@@ -436,6 +462,8 @@ class Game:
                 return acts
             if seat != self.to_act:
                 return []
+            if self.rules.forced_bids:
+                return [_BIDS_WITH_NIL[n] for n in self.forced_bids(seat)]
             need = self.least_bid(seat) if self.rules.min_team_bid else 0
             if need:
                 return list(_BIDS[need - 1 :])

@@ -50,6 +50,9 @@ class Rules:
     nil_tricks_count_for_partner: bool = False
     # The deck: two jokers, the highest trumps, for the 2 of clubs and the 2 of hearts.
     jokers: bool = False
+    # Forced bids: nil or the number of spades held (whiz), or that number (mirror).
+    whiz: bool = False
+    mirror: bool = False
     # Bid rules (docs/rules.md "House rules"); every one is off at its default.
     min_team_bid: int = 0  # the least a team's bids may add up to (nil counts 0)
     big_bid: int = 0  # a contract of this many tricks or more scores big_bid_value; 0 = off
@@ -72,10 +75,21 @@ class Rules:
             value = getattr(self, name)
             if not low <= value <= high:
                 raise RulesError(f"{name} must be between {low} and {high}, not {value}")
+        if self.whiz and self.mirror:
+            raise RulesError("whiz and mirror are two ways of forcing the bids: pick one")
+        if (self.whiz or self.mirror) and self.min_team_bid:
+            raise RulesError("a minimum team bid cannot be kept when the bids are forced")
+        if self.whiz and not self.nil:
+            raise RulesError("whiz needs nil: its bids are nil or the spades held")
         if self.mode != "partnership":
             for name in PARTNERSHIP_ONLY:
                 if getattr(self, name):
                     raise RulesError(f"{name} is a partnership rule: set it to 0 in {self.mode}")
+
+    @property
+    def forced_bids(self) -> bool:
+        """True when a bid is set by the cards (whiz or mirror): no free choice, no blind nil."""
+        return self.whiz or self.mirror
 
     @property
     def partnership(self) -> bool:

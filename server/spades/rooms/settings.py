@@ -100,6 +100,16 @@ class RuleOptions(_Frozen):
         title="Jokers",
         description="Big and Little Joker are the top trumps; the 2 of clubs and of hearts go",
     )
+    whiz: bool = Field(
+        _RULES.whiz,
+        title="Whiz",
+        description="every player bids nil or the number of spades they hold",
+    )
+    mirror: bool = Field(
+        _RULES.mirror,
+        title="Mirror",
+        description="every player bids the number of spades they hold (none: nil)",
+    )
     min_team_bid: int = Field(
         _RULES.min_team_bid,
         **_limits("min_team_bid"),
@@ -245,6 +255,8 @@ PRESETS: dict[str, tuple[int, ...]] = {
 RULE_PRESETS: dict[str, dict[str, Any]] = {
     "Classic": {},
     "Jokers": {"jokers": True},
+    "Whiz": {"whiz": True},
+    "Mirror": {"mirror": True},
     "Bid rules": {
         "min_team_bid": 4,
         "big_bid": 10,
