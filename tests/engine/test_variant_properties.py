@@ -117,3 +117,30 @@ def test_forced_bids_games_keep_every_invariant(rules: Rules, seed: int, choices
             allowed = {0, held} if rules.whiz else {held}
             assert hand["bids"][seat] in allowed
             assert not hand["blind"][seat]
+
+
+SUICIDE_RULES = st.builds(
+    Rules,
+    suicide=st.just(True),
+    suicide_min_bid=st.sampled_from([1, 4, 6]),
+    target=st.sampled_from([100, 300]),
+    blind_nil_deficit=st.sampled_from([0, 100]),
+    jokers=st.booleans(),
+)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rules=SUICIDE_RULES, seed=st.integers(0, 2**32), choices=st.integers(0, 2**32))
+def test_suicide_games_keep_every_invariant(rules: Rules, seed: int, choices: int) -> None:
+    game = Game.new(rules, seed=seed)
+    rng = random.Random(choices)
+    while game.phase != "over" and game.hand_number <= 3:
+        for seat in range(4):  # sometimes a seat looks out of turn
+            if game.blind_nil_open(seat) and rng.random() < 0.2:
+                game.apply(seat, {"type": "look"})
+        play_legal(game, rng, max_hands=game.hand_number, check_every=13)
+    check_record(game)
+    for hand in hands_of(json.loads(json.dumps(game.to_record()))):
+        for side in (0, 1):
+            pair = sorted(hand["bids"][seat] for seat in (side, side + 2))
+            assert pair[0] == 0 and pair[1] >= rules.suicide_min_bid

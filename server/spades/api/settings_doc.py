@@ -32,6 +32,8 @@ MEANING = {
     "jokers": "two jokers, the highest trumps, replace the 2 of clubs and the 2 of hearts",
     "whiz": "every bid is nil or the number of spades held (jokers count as spades)",
     "mirror": "every bid is the number of spades held; none held: nil",
+    "suicide": "one partner of each team bids nil, the other `suicide_min_bid` or more",
+    "suicide_min_bid": "the least the other partner bids under suicide",
     "min_team_bid": "the least the partners' bids may add up to (nil counts 0); 0 = none",
     "big_bid": "a contract of this many tricks or more scores `big_bid_value`; 0 = off",
     "big_bid_value": "points a big contract wins made, or loses set (10-for-200)",

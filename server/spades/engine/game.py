@@ -291,6 +291,8 @@ class Game:
         if seat != self.to_act:
             raise errors.NotYourTurn(f"it is seat {self.to_act}'s turn to bid")
         if bid.blind:
+            if self.rules.suicide and self._suicide_bids(seat)[0] is False:
+                raise errors.BlindNilNotAllowed("suicide: your partner bid nil, so you may not")
             if self.least_bid(seat):
                 raise errors.BlindNilNotAllowed(
                     f"your team must bid at least {self.rules.min_team_bid}"
@@ -309,6 +311,9 @@ class Game:
             raise errors.MustLookFirst("look at your cards before bidding, or bid blind nil")
         if self.rules.forced_bids:
             self._check_forced(seat, bid)
+            return
+        if self.rules.suicide:
+            self._check_suicide(seat, bid)
             return
         if bid.tricks == NIL and not self.rules.nil:
             raise errors.NilNotAllowed("nil is not played in this room")
@@ -340,6 +345,30 @@ class Game:
             if bid.tricks == NIL:
                 raise errors.NilNotAllowed(text)
             raise errors.BidOutOfRange(text)
+
+    def _blind_ok(self, seat: int) -> bool:
+        return not self.rules.suicide or self._suicide_bids(seat)[0]
+
+    def _suicide_bids(self, seat: int) -> tuple[bool, int | None]:
+        """Under suicide: may `seat` bid nil, and the least number it may bid (None: none).
+        The first partner to bid chooses nil or a number; the second does the other."""
+        partner = self.bids[(seat + 2) % 4]
+        least = self.rules.suicide_min_bid
+        if partner is None:
+            return True, least
+        return (False, least) if partner.tricks == NIL else (True, None)
+
+    def _check_suicide(self, seat: int, bid: _Bid) -> None:
+        nil_ok, least = self._suicide_bids(seat)
+        if bid.tricks == NIL:
+            if not nil_ok:
+                raise errors.NilNotAllowed(
+                    f"suicide: your partner bid nil, so you bid {least} or more"
+                )
+        elif least is None:
+            raise errors.BidOutOfRange("suicide: your partner bid a number, so you bid nil")
+        elif bid.tricks < least:
+            raise errors.BidOutOfRange(f"suicide: a number bid is {least} or more")
 
     def least_bid(self, seat: int) -> int:
         """The least `seat` may bid under `min_team_bid` (0: nil and any number): the
@@ -457,13 +486,17 @@ class Game:
         if self.phase == "bidding":
             if self.blind_nil_open(seat):
                 acts: list[Action] = [{"type": "look"}]
-                if seat == self.to_act and not self.least_bid(seat):
+                if seat == self.to_act and not self.least_bid(seat) and self._blind_ok(seat):
                     acts.append({"type": "bid", "bid": "blind nil"})
                 return acts
             if seat != self.to_act:
                 return []
             if self.rules.forced_bids:
                 return [_BIDS_WITH_NIL[n] for n in self.forced_bids(seat)]
+            if self.rules.suicide:
+                nil_ok, least = self._suicide_bids(seat)
+                numbers = [] if least is None else list(_BIDS[least - 1 :])
+                return [_BIDS_WITH_NIL[0], *numbers] if nil_ok else numbers
             need = self.least_bid(seat) if self.rules.min_team_bid else 0
             if need:
                 return list(_BIDS[need - 1 :])

@@ -24,6 +24,7 @@ LIMITS: dict[str, tuple[int, int]] = {
     "bag_limit": (0, 100),
     "bag_penalty": (0, 1_000),
     "min_team_bid": (0, 13),
+    "suicide_min_bid": (1, 13),
     "big_bid": (0, 13),
     "big_bid_value": (0, 1_000),
     "moon_bonus": (0, 1_000),
@@ -31,7 +32,7 @@ LIMITS: dict[str, tuple[int, int]] = {
     "mercy_score": (0, 10_000),
 }
 # The options that only make sense between two teams (the engine refuses them otherwise).
-PARTNERSHIP_ONLY: tuple[str, ...] = ("min_team_bid", "set_out_after", "mercy_score")
+PARTNERSHIP_ONLY: tuple[str, ...] = ("min_team_bid", "set_out_after", "mercy_score", "suicide")
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +54,9 @@ class Rules:
     # Forced bids: nil or the number of spades held (whiz), or that number (mirror).
     whiz: bool = False
     mirror: bool = False
+    # Suicide: one partner of each side bids nil, the other at least suicide_min_bid.
+    suicide: bool = False
+    suicide_min_bid: int = 4
     # Bid rules (docs/rules.md "House rules"); every one is off at its default.
     min_team_bid: int = 0  # the least a team's bids may add up to (nil counts 0)
     big_bid: int = 0  # a contract of this many tricks or more scores big_bid_value; 0 = off
@@ -79,6 +83,11 @@ class Rules:
             raise RulesError("whiz and mirror are two ways of forcing the bids: pick one")
         if (self.whiz or self.mirror) and self.min_team_bid:
             raise RulesError("a minimum team bid cannot be kept when the bids are forced")
+        if self.suicide and (self.forced_bids or self.min_team_bid or not self.nil):
+            raise RulesError(
+                "suicide sets the bids itself: it needs nil, and no whiz, mirror "
+                "or minimum team bid"
+            )
         if self.whiz and not self.nil:
             raise RulesError("whiz needs nil: its bids are nil or the spades held")
         if self.mode != "partnership":

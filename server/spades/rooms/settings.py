@@ -110,6 +110,17 @@ class RuleOptions(_Frozen):
         title="Mirror",
         description="every player bids the number of spades they hold (none: nil)",
     )
+    suicide: bool = Field(
+        _RULES.suicide,
+        title="Suicide",
+        description="one partner of each team bids nil, the other at least the suicide bid",
+    )
+    suicide_min_bid: int = Field(
+        _RULES.suicide_min_bid,
+        **_limits("suicide_min_bid"),
+        title="Suicide bid at least",
+        description="the least the partner who does not bid nil bids, under suicide",
+    )
     min_team_bid: int = Field(
         _RULES.min_team_bid,
         **_limits("min_team_bid"),
@@ -257,6 +268,7 @@ RULE_PRESETS: dict[str, dict[str, Any]] = {
     "Jokers": {"jokers": True},
     "Whiz": {"whiz": True},
     "Mirror": {"mirror": True},
+    "Suicide": {"suicide": True},
     "Bid rules": {
         "min_team_bid": 4,
         "big_bid": 10,
