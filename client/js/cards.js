@@ -60,6 +60,7 @@ export function bidText(bid) {
   if (bid === null || bid === undefined) return "";
   if (bid === "nil" || bid === 0) return "Nil";
   if (bid === "blind nil") return "Blind nil";
+  if (typeof bid === "string" && bid.startsWith("blind ")) return `Blind ${bid.slice(6)}`;
   return String(bid);
 }
 

@@ -28,6 +28,8 @@ function normBid(bid) {
   if (typeof bid === "string") {
     const text = bid.trim().toLowerCase().replace("_", " ");
     if (text === "blind nil" || text === "nil") return text;
+    const blind = /^blind (\d+)$/.exec(text); // a blind bid of a number (blind_bid_deficit)
+    if (blind) return Number(blind[1]);
   }
   return bid;
 }

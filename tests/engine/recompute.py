@@ -52,9 +52,10 @@ def hands_of(record: dict[str, Any]) -> list[dict[str, Any]]:
             current = {"bids": [None] * 4, "blind": [False] * 4, "tricks": [0] * 4, "dealt": dealt}
             current["plays"] = 0
         if action["type"] == "bid":
-            bid = action["bid"]
-            current["bids"][seat] = 0 if isinstance(bid, str) else bid
-            current["blind"][seat] = bid == "blind nil"
+            bid = action["bid"]  # 3, "nil", "blind nil" or "blind 6"
+            words = bid.split() if isinstance(bid, str) else [str(bid)]
+            current["bids"][seat] = int(words[-1]) if words[-1].isdigit() else 0
+            current["blind"][seat] = words[0] == "blind"
             continue
         assert action["card"] in current["dealt"][seat], "a card played that was not dealt"
         trick.append((seat, action["card"]))
@@ -98,6 +99,8 @@ def scores_of(record: dict[str, Any]) -> list[list[int]]:
             worth = 10 * bid
             if rules["big_bid"] and bid >= rules["big_bid"]:
                 worth = rules["big_bid_value"]
+            if any(hand["blind"][s] and hand["bids"][s] for s in seats):
+                worth *= 2
             if bid == 0:
                 new_bags += took
             elif took >= bid:

@@ -144,3 +144,34 @@ def test_suicide_games_keep_every_invariant(rules: Rules, seed: int, choices: in
         for side in (0, 1):
             pair = sorted(hand["bids"][seat] for seat in (side, side + 2))
             assert pair[0] == 0 and pair[1] >= rules.suicide_min_bid
+
+
+BLIND_RULES = st.builds(
+    Rules,
+    blind_bid_deficit=st.sampled_from([1, 50]),
+    mode=st.sampled_from(["partnership", "individual"]),
+    target=st.sampled_from([200, 300]),
+    blind_nil=st.booleans(),
+    big_bid=st.sampled_from([0, 10]),
+)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rules=BLIND_RULES, seed=st.integers(0, 2**32), choices=st.integers(0, 2**32))
+def test_blind_bid_games_keep_every_invariant(rules: Rules, seed: int, choices: int) -> None:
+    n = rules.sides
+    game = Game(rules, seed=str(seed), first_dealer=seed % 4, scores=[0] * (n - 1) + [100])
+    rng = random.Random(choices)
+    while game.phase != "over" and game.hand_number <= 3:
+        for seat in range(4):  # sometimes a seat looks out of turn
+            if game.blind_nil_open(seat) and rng.random() < 0.3:
+                game.apply(seat, {"type": "look"})
+        play_legal(game, rng, max_hands=game.hand_number, check_every=13)
+    check_record(game)
+    for entry, hand in zip(
+        game.history, hands_of(json.loads(json.dumps(game.to_record()))), strict=True
+    ):
+        assert entry["blind"] == hand["blind"]
+        for seat in range(4):
+            if hand["blind"][seat] and hand["bids"][seat]:
+                assert hand["bids"][seat] >= 6

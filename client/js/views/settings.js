@@ -270,6 +270,7 @@ const RULE_WORDS = {
   nil: (on) => (on ? ["Nil bids are allowed", "nil"] : ["No nil bids", "no nil"]),
   blind_nil: (on) => (on ? ["Blind nil is allowed", "blind nil"] : ["No blind nil", "no blind nil"]),
   blind_nil_deficit: (n) => [`Blind nil only for a side behind by ${n} points or more`, `blind nil when ${n} behind`],
+  blind_bid_deficit: (n) => (n ? [`Blind bids of 6 or more, scored double, for a side behind by ${n} points or more`, `blind 6+ when ${n} behind`] : ["No blind bids of a number", "no blind 6+"]),
   nil_value: (n) => [`Nil is worth ${n} points`, `nil ${n}`],
   blind_nil_value: (n) => [`Blind nil is worth ${n} points`, `blind nil ${n}`],
   bag_value: (n) => [`Each bag (overtrick) is worth ${n} ${n === 1 ? "point" : "points"}`, `${n} per bag`],

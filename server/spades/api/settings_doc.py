@@ -22,6 +22,7 @@ MEANING = {
     "nil": "nil bids are allowed",
     "blind_nil": "blind nil bids are allowed",
     "blind_nil_deficit": "how far behind a player's side must be to bid blind nil",
+    "blind_bid_deficit": "how far behind a side must be to bid blind 6+, scored double; 0 = off",
     "nil_value": "points won for a nil made, lost for a nil failed",
     "blind_nil_value": "the same for blind nil",
     "bag_value": "points per overtrick (some tables play 0 or −1)",

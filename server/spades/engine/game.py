@@ -41,7 +41,7 @@ from .fast import (
     first_dealer_from_seed,
     hand_seed,
 )
-from .rules import Rules
+from .rules import BLIND_BID_LEAST, Rules
 from .scoring import NIL, game_winner, score_hand, sets_in_row_after
 
 Action = dict[str, Any]
@@ -176,7 +176,12 @@ class Game:
         self.to_act: int | None = (self.dealer + 1) % 4
         self.bids: list[_Bid | None] = [None, None, None, None]
         self.looked = [False, False, False, False]
-        self.blind_eligible = [self._trails_enough(seat) for seat in range(4)]
+        # Who may bid blind this hand (before looking): blind nil, a blind number (6+).
+        self.blind_nil_ok = [self._trails_enough(seat) for seat in range(4)]
+        self.blind_bid_ok = [self._trails_for_blind_bid(seat) for seat in range(4)]
+        self.blind_eligible = [
+            a or b for a, b in zip(self.blind_nil_ok, self.blind_bid_ok, strict=True)
+        ]
         self.play = FastHand(
             dealt, (self.dealer + 1) % 4, must_break=self.rules.spades_must_be_broken
         )
@@ -195,8 +200,17 @@ class Game:
         others = max(s for i, s in enumerate(self.scores) if i != side)
         return others - self.scores[side] >= self.rules.blind_nil_deficit
 
+    def _trails_for_blind_bid(self, seat: int) -> bool:
+        margin = self.rules.blind_bid_deficit
+        if not margin or self.rules.forced_bids:
+            return False
+        side = self.rules.side_of(seat)
+        others = max(s for i, s in enumerate(self.scores) if i != side)
+        return others - self.scores[side] >= margin
+
     def blind_nil_open(self, seat: int) -> bool:
-        """True while `seat` may still bid blind nil and has not looked (its cards stay hidden)."""
+        """True while `seat` may still bid blind (nil, or a number under `blind_bid_deficit`)
+        and has not looked (its cards stay hidden)."""
         return (
             self.phase == "bidding"
             and self.blind_eligible[seat]
@@ -290,6 +304,9 @@ class Game:
             raise errors.WrongPhase("bidding is over for this hand")
         if seat != self.to_act:
             raise errors.NotYourTurn(f"it is seat {self.to_act}'s turn to bid")
+        if bid.blind and bid.tricks != NIL:
+            self._check_blind_bid(seat, bid.tricks)
+            return
         if bid.blind:
             if self.rules.suicide and self._suicide_bids(seat)[0] is False:
                 raise errors.BlindNilNotAllowed("suicide: your partner bid nil, so you may not")
@@ -301,7 +318,7 @@ class Game:
                 raise errors.BlindNilNotAllowed("blind nil is not played in this room")
             if self.looked[seat]:
                 raise errors.BlindNilNotAllowed("you have looked at your cards this hand")
-            if not self.blind_eligible[seat]:
+            if not self.blind_nil_ok[seat]:
                 raise errors.BlindNilNotAllowed(
                     f"blind nil needs your side to trail by at least "
                     f"{self.rules.blind_nil_deficit} points"
@@ -345,6 +362,33 @@ class Game:
             if bid.tricks == NIL:
                 raise errors.NilNotAllowed(text)
             raise errors.BidOutOfRange(text)
+
+    def blind_bids(self, seat: int) -> range:
+        """The numbers `seat` may bid blind now (empty: none)."""
+        if not self.blind_bid_ok[seat] or self.looked[seat]:
+            return range(0)
+        low = max(BLIND_BID_LEAST, self.least_bid(seat))
+        if self.rules.suicide:
+            least = self._suicide_bids(seat)[1]
+            if least is None:
+                return range(0)
+            low = max(low, least)
+        return range(low, 14)
+
+    def _check_blind_bid(self, seat: int, tricks: int) -> None:
+        if not self.rules.blind_bid_deficit:
+            raise errors.BidOutOfRange("blind bids of a number are not played in this room")
+        if self.looked[seat]:
+            raise errors.BidOutOfRange("you have looked at your cards this hand")
+        if not self.blind_bid_ok[seat]:
+            raise errors.BidOutOfRange(
+                f"a blind bid needs your side to trail by at least "
+                f"{self.rules.blind_bid_deficit} points"
+            )
+        allowed = self.blind_bids(seat)
+        if tricks not in allowed:
+            low = f"{allowed.start} to 13" if allowed else "not open to you now"
+            raise errors.BidOutOfRange(f"a blind bid is {low}")
 
     def _blind_ok(self, seat: int) -> bool:
         return not self.rules.suicide or self._suicide_bids(seat)[0]
@@ -449,6 +493,7 @@ class Game:
                 "hand": self.hand_number,
                 "dealer": self.dealer,
                 "bids": [format_bid(t, b) for t, b in zip(bids, blind, strict=True)],
+                "blind": blind,
                 "tricks": list(self.play.tricks_won),
                 "points": list(result.points),
                 "bags_added": list(result.bags_added),
@@ -486,8 +531,14 @@ class Game:
         if self.phase == "bidding":
             if self.blind_nil_open(seat):
                 acts: list[Action] = [{"type": "look"}]
-                if seat == self.to_act and not self.least_bid(seat) and self._blind_ok(seat):
-                    acts.append({"type": "bid", "bid": "blind nil"})
+                if seat == self.to_act:
+                    if (
+                        self.blind_nil_ok[seat]
+                        and not self.least_bid(seat)
+                        and self._blind_ok(seat)
+                    ):
+                        acts.append({"type": "bid", "bid": "blind nil"})
+                    acts += [_BLIND_BIDS[n] for n in self.blind_bids(seat)]
                 return acts
             if seat != self.to_act:
                 return []
@@ -683,6 +734,8 @@ _JOKER_CARDS: tuple[int, ...] = tuple(cards_of(JOKER_DECK))
 # The bids a seat may make (copied for each list given out): 1..13, nil first where played.
 _BIDS: tuple[Action, ...] = tuple({"type": "bid", "bid": n} for n in range(1, 14))
 _BIDS_WITH_NIL: tuple[Action, ...] = ({"type": "bid", "bid": "nil"}, *_BIDS)
+# A blind bid of a number, by the number (0 unused): "blind 6" and more (blind_bid_deficit).
+_BLIND_BIDS: tuple[Action, ...] = tuple({"type": "bid", "bid": f"blind {n}"} for n in range(14))
 _TEXT: tuple[str, ...] = tuple(card_text(c) for c in range(ALL_CARDS))
 # A play's operation by the card's text as the server writes it: parsed once, not per move.
 _PLAY_OPS: dict[str, _Play] = {card_text(c): _Play(c) for c in range(ALL_CARDS)}
@@ -747,9 +800,16 @@ def _parse_bid(value: Any, rules: Rules) -> _Bid:
             return _Bid(NIL)
         if word == "blind nil":
             return _Bid(NIL, blind=True)
-        raise errors.MalformedAction(f"a bid is a number, 'nil' or 'blind nil', not {value!r}")
+        number = word.removeprefix("blind ")
+        if number != word and number.isdigit() and 1 <= int(number) <= 13:
+            return _Bid(int(number), blind=True)
+        raise errors.MalformedAction(
+            f"a bid is a number, 'nil', 'blind nil' or 'blind 6' and up, not {value!r}"
+        )
     if isinstance(value, bool) or not isinstance(value, int):
-        raise errors.MalformedAction(f"a bid is a number, 'nil' or 'blind nil', not {value!r}")
+        raise errors.MalformedAction(
+            f"a bid is a number, 'nil', 'blind nil' or 'blind 6' and up, not {value!r}"
+        )
     if value == 0 and rules.mode == "individual":
         return _Bid(NIL)
     if not 1 <= value <= 13:
@@ -798,6 +858,8 @@ def _format_op(op: _Op) -> Action:
     if type(op) is _Play:  # shared, read-only, as `last_action` and the legal lists are
         return _PLAY_ACTIONS[op.card]
     if isinstance(op, _Bid):
+        if op.blind and op.tricks != NIL:
+            return {"type": "bid", "bid": f"blind {op.tricks}"}
         return {"type": "bid", "bid": format_bid(op.tricks, op.blind)}
     if isinstance(op, _Look):
         return {"type": "look"}

@@ -9,6 +9,9 @@ Mode = Literal["individual", "partnership"]
 MODES: tuple[Mode, ...] = ("individual", "partnership")
 
 
+BLIND_BID_LEAST = 6  # the least blind bid of a number (`blind_bid_deficit`)
+
+
 class RulesError(ValueError):
     """A rule option with a value outside its allowed range."""
 
@@ -18,6 +21,7 @@ class RulesError(ValueError):
 LIMITS: dict[str, tuple[int, int]] = {
     "target": (1, 10_000),
     "blind_nil_deficit": (0, 10_000),
+    "blind_bid_deficit": (0, 10_000),
     "nil_value": (0, 1_000),
     "blind_nil_value": (0, 1_000),
     "bag_value": (-10, 10),
@@ -54,6 +58,8 @@ class Rules:
     # Forced bids: nil or the number of spades held (whiz), or that number (mirror).
     whiz: bool = False
     mirror: bool = False
+    # Blind bids of BLIND_BID_LEAST or more, scored double, for a side this far behind; 0 = off.
+    blind_bid_deficit: int = 0
     # Suicide: one partner of each side bids nil, the other at least suicide_min_bid.
     suicide: bool = False
     suicide_min_bid: int = 4

@@ -61,6 +61,8 @@ def score_hand(
                 counted += tricks[seat]
         if contract > 0:
             big = rules.big_bid_value if 0 < rules.big_bid <= contract else 10 * contract
+            if any(blind[seat] and bids[seat] != NIL for seat in rules.seats_of(side)):
+                big *= 2  # a blind bid of a number: the contract counts double
             if counted >= contract:
                 made[side] = True
                 points[side] += big

@@ -68,6 +68,12 @@ class RuleOptions(_Frozen):
         title="Blind nil when behind by",
         description="a side may bid blind nil only when this many points behind",
     )
+    blind_bid_deficit: int = Field(
+        _RULES.blind_bid_deficit,
+        **_limits("blind_bid_deficit"),
+        title="Blind 6+ when behind by",
+        description="blind bids of 6 or more, scored double, for a side this far behind; 0 = off",
+    )
     nil_value: int = Field(_RULES.nil_value, **_limits("nil_value"), title="Nil is worth")
     blind_nil_value: int = Field(
         _RULES.blind_nil_value, **_limits("blind_nil_value"), title="Blind nil is worth"
@@ -269,6 +275,7 @@ RULE_PRESETS: dict[str, dict[str, Any]] = {
     "Whiz": {"whiz": True},
     "Mirror": {"mirror": True},
     "Suicide": {"suicide": True},
+    "Blind 6+": {"blind_bid_deficit": 250},
     "Bid rules": {
         "min_team_bid": 4,
         "big_bid": 10,
