@@ -176,6 +176,9 @@ def nil_danger(hand: int) -> float:
     return danger
 
 
+SUICIDE_NIL_BELOW = 3.0  # tricks: the first partner to bid under suicide bids nil below it
+
+
 def as_standard(hand: int, jokers: bool) -> int:
     """A hand of a jokers game as the standard hand of about its strength, for the bid
     counts: its trumps by their place among the 15 (the Big Joker as the ace, the Little
@@ -215,6 +218,11 @@ def choose_bid(view: dict[str, Any]) -> Action:
     bags = list(view.get("bags") or [])
     my_bags = bags[side] if side < len(bags) else 0
     hand = hand_for_bids(view, st.hands[seat])
+    # Suicide, the first of the team to bid: the weaker hand of the two should be the nil,
+    # and the partner's is unknown, so a hand worth under three tricks takes it.
+    first = rules.get("suicide") and "nil" in kinds and bids[partner] == UNKNOWN
+    if first and count_tricks(hand, partnership) < SUICIDE_NIL_BELOW:
+        return {"type": "bid", "bid": "nil"}
     n = bid_number(hand, seat, bids, partnership, my_bags, "nil" in kinds, BidContext.of(view))
     if n == NIL:
         return {"type": "bid", "bid": "nil"}

@@ -137,3 +137,23 @@ class Rules:
 
 # Every option at its default: what a reader of a rules dict falls back to for a missing one.
 DEFAULT_RULES = Rules()
+
+
+# Named sets of rule options (the create form offers each as one click; `spades simulate
+# --preset` plays them): each one is the default rules with these over them ("Classic" is
+# the defaults), and all lie within the limits (a test builds the engine's rules of each).
+RULE_PRESETS: dict[str, dict[str, Any]] = {
+    "Classic": {},
+    "Jokers": {"jokers": True},
+    "Whiz": {"whiz": True},
+    "Mirror": {"mirror": True},
+    "Suicide": {"suicide": True},
+    "Blind 6+": {"blind_bid_deficit": 250},
+    "Bid rules": {
+        "min_team_bid": 4,
+        "big_bid": 10,
+        "moon_bonus": 200,
+        "set_out_after": 3,
+        "mercy_score": 300,
+    },
+}

@@ -19,6 +19,7 @@ from spades.codes import ErrorCode
 from spades.engine import Rules, RulesError
 from spades.engine.rules import DEFAULT_RULES as _RULES
 from spades.engine.rules import LIMITS as RULE_LIMITS
+from spades.engine.rules import RULE_PRESETS as ENGINE_PRESETS
 
 from .errors import BadRequest
 
@@ -266,24 +267,9 @@ PRESETS: dict[str, tuple[int, ...]] = {
     "turn_seconds": (0, 15, 30, 60, 120),
     "game_minutes": (0, 15, 30, 45, 60, 90),
 }
-# Named sets of rule options the create form offers as one click each: each one is the
-# default rules with these over them ("Classic" is the defaults), and all lie within the
-# limits (a test builds the engine's rules of each).
-RULE_PRESETS: dict[str, dict[str, Any]] = {
-    "Classic": {},
-    "Jokers": {"jokers": True},
-    "Whiz": {"whiz": True},
-    "Mirror": {"mirror": True},
-    "Suicide": {"suicide": True},
-    "Blind 6+": {"blind_bid_deficit": 250},
-    "Bid rules": {
-        "min_team_bid": 4,
-        "big_bid": 10,
-        "moon_bonus": 200,
-        "set_out_after": 3,
-        "mercy_score": 300,
-    },
-}
+# The named rule presets the create form offers as one click each: the engine's
+# (`spades.engine.rules.RULE_PRESETS`, which `spades simulate --preset` plays too).
+RULE_PRESETS = ENGINE_PRESETS
 # What "Play solo" starts from, over the defaults: with three bots at the table, a game in
 # which everyone plays for themself reads best.
 SOLO: dict[str, Any] = {"mode": "individual"}
