@@ -16,7 +16,20 @@ const SUIT_ORDER = "SHCD"; // spades first, then alternating colours
 
 export const SEAT_NAMES = ["South", "West", "North", "East"];
 
+// The jokers of the `jokers` rule: the highest trumps, the Big Joker (red) above the Little.
+const JOKERS = {
+  BJ: { name: "Big Joker", label: "BJ", red: true, value: 14 },
+  LJ: { name: "Little Joker", label: "LJ", red: false, value: 13 },
+};
+
+/** The suit a card follows as: a joker's is spades. */
+export const suitOf = (code) => (JOKERS[code] ? "S" : code[1]);
+/** A card's height within its suit: 2 = 0 .. ace = 12, Little Joker 13, Big Joker 14. */
+export const rankValue = (code) => (JOKERS[code] ? JOKERS[code].value : RANK_ORDER.indexOf(code[0]));
+
 export function parseCard(code) {
+  const joker = JOKERS[code];
+  if (joker) return { code, rank: code, suit: "S", label: joker.label, symbol: "★", red: joker.red, name: joker.name, joker: true };
   const rank = code[0];
   const suit = code[1];
   return {
@@ -34,11 +47,11 @@ export function cardName(code) {
   return parseCard(code).name;
 }
 
-/** Spades, hearts, clubs, diamonds; high to low inside a suit. */
+/** Jokers and spades, hearts, clubs, diamonds; high to low inside a suit. */
 export function sortHand(codes) {
   return [...codes].sort((a, b) => {
-    const bySuit = SUIT_ORDER.indexOf(a[1]) - SUIT_ORDER.indexOf(b[1]);
-    return bySuit || RANK_ORDER.indexOf(b[0]) - RANK_ORDER.indexOf(a[0]);
+    const bySuit = SUIT_ORDER.indexOf(suitOf(a)) - SUIT_ORDER.indexOf(suitOf(b));
+    return bySuit || rankValue(b) - rankValue(a);
   });
 }
 
@@ -47,6 +60,7 @@ export function bidText(bid) {
   if (bid === null || bid === undefined) return "";
   if (bid === "nil" || bid === 0) return "Nil";
   if (bid === "blind nil") return "Blind nil";
+  if (typeof bid === "string" && bid.startsWith("blind ")) return `Blind ${bid.slice(6)}`;
   return String(bid);
 }
 

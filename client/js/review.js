@@ -4,21 +4,20 @@
 
 import { announce } from "./announce.js";
 import { playerHeaders } from "./api.js";
-import { bidText, cardName, parseCard, placeOf, SEAT_NAMES, sortHand } from "./cards.js";
+import { bidText, cardName, parseCard, placeOf, rankValue, SEAT_NAMES, sortHand, suitOf } from "./cards.js";
 import { focusWideTables, h, mount } from "./dom.js";
 import { scoreTable } from "./views/sheets.js";
 
-const RANKS = "23456789TJQKA";
 
 function trickWinner(cards) {
-  const led = cards[0].card[1];
+  const led = suitOf(cards[0].card);
   let best = cards[0];
   for (const played of cards.slice(1)) {
     const c = played.card;
     const b = best.card;
-    if (c[1] === b[1]) {
-      if (RANKS.indexOf(c[0]) > RANKS.indexOf(b[0])) best = played;
-    } else if (c[1] === "S") {
+    if (suitOf(c) === suitOf(b)) {
+      if (rankValue(c) > rankValue(b)) best = played;
+    } else if (suitOf(c) === "S") {
       best = played;
     }
   }
@@ -29,6 +28,8 @@ function normBid(bid) {
   if (typeof bid === "string") {
     const text = bid.trim().toLowerCase().replace("_", " ");
     if (text === "blind nil" || text === "nil") return text;
+    const blind = /^blind (\d+)$/.exec(text); // a blind bid of a number (blind_bid_deficit)
+    if (blind) return Number(blind[1]);
   }
   return bid;
 }

@@ -175,3 +175,11 @@ def test_simulate_resumes_a_stopped_run_from_its_results_file(
     assert main([*args, "--games", "12", "--seed", "2", "--results", str(path)]) == 2
     assert "another run" in capsys.readouterr().err
     assert len(path.read_text().splitlines()) == 1 + 12
+
+
+def test_simulate_plays_a_house_rules_preset(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["simulate", "--games", "2", "--target", "100", "--json", "--no-progress"]
+    assert main([*args, "--preset", "Suicide", "--seats", "basic,easy,basic,easy"]) == 0
+    assert json.loads(capsys.readouterr().out)["games"] == 2
+    with pytest.raises(SystemExit):
+        main([*args, "--preset", "Poker"])

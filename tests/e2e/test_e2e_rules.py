@@ -122,3 +122,70 @@ def test_a_refused_value_is_said_by_its_field_and_not_sent(new_page: Any) -> Non
     saved = page.evaluate("JSON.parse(localStorage.getItem('spades.settings') || '{}')")
     assert (saved.get("rules") or {}).get("bag_limit") != 500
     assert page.url.endswith("/")
+
+
+def test_a_rules_preset_fills_the_form_and_a_joiner_reads_it(new_page: Any) -> None:
+    host = new_page()
+    host.goto("/")
+    create = host.locator("form[data-form='create']")
+    create.get_by_label("Rules preset").select_option("Bid rules")
+    create.locator("summary", has_text="More rules").click()
+    expect(create.get_by_label("Minimum team bid")).to_have_value("4")
+    host.get_by_role("button", name="Create room").click()
+    host.wait_for_url("**/r/*")
+    guest = new_page()
+    guest.goto(host.url)
+    rules = guest.locator(".house-rules")
+    for words in (
+        "Partners must bid at least 4 together",
+        "A contract of 10 or more scores the big bid value",
+        "Taking all 13 tricks (contract made) scores 200 more",
+        "A team set 3 hands in a row loses the game",
+        "A team at −300 or below loses the game",
+    ):
+        expect(rules).to_contain_text(words)
+
+
+def test_a_jokers_room_plays_a_hand_with_jokers_shown_as_jokers(new_page: Any) -> None:
+    from e2e_helpers import act, hand_cards, wait_turn
+
+    page = new_page()
+    # The deal is the server's secret: open solo rooms of the Jokers preset until one deals
+    # this seat a joker (each does so with odds of about 0.44).
+    for _ in range(20):
+        made = page.request.post(
+            "/api/solo", data={"name": "Jo", "mode": "partnership", "rules": {"jokers": True}}
+        ).json()
+        open_with_token(page, made)
+        page.locator(".hand .card.in-hand").first.wait_for()
+        if {"BJ", "LJ"} & set(hand_cards(page)):
+            break
+    else:
+        pytest.fail("no joker was dealt to the seat in 20 deals")
+    joker = page.locator(".hand .card.joker").first
+    code = joker.get_attribute("data-card")
+    assert joker.locator(".rank").inner_text() == code
+    name = "Big Joker" if code == "BJ" else "Little Joker"
+    expect(joker).to_contain_text(name)  # its accessible name, in a visually hidden text
+    # The jokers sort first, as the highest trumps.
+    assert hand_cards(page)[0] in ("BJ", "LJ")
+    wait_turn(page)
+    assert act(page) == "bid"
+    for _ in range(13):
+        wait_turn(page)
+        assert act(page) == "play"
+    sheet = page.locator(".hand-sheet")
+    sheet.wait_for()
+    assert "Hand 1 result" in sheet.inner_text()
+
+
+def test_a_joiner_reads_jokers_in_the_lobby(new_page: Any) -> None:
+    host = new_page()
+    made = host.request.post(
+        "/api/rooms", data={"name": "Hana", "rules": {"jokers": True}, "public": False}
+    ).json()
+    guest = new_page()
+    guest.goto(f"/r/{made['code']}")
+    expect(guest.locator(".house-rules")).to_contain_text(
+        "Jokers: the Big and Little Joker are the top trumps"
+    )

@@ -39,7 +39,8 @@ def test_card_value_type_round_trips_through_repr() -> None:
     assert str(card) == "TH"
     assert card.symbol == "10♥"
     with pytest.raises(CardParseError):
-        Card(52)
+        Card(54)
+    assert Card.parse("bj").name == "Big Joker" and Card(52).text == "LJ"
 
 
 def test_masks() -> None:

@@ -47,7 +47,7 @@ def test_from_dict_defaults_and_unknown_fields() -> None:
     assert Rules.from_dict({"mode": "individual"}) == Rules(mode="individual")
     assert Rules.from_dict(None) == Rules()
     with pytest.raises(RulesError, match="unknown rule option"):
-        Rules.from_dict({"jokers": True})
+        Rules.from_dict({"wild_cards": True})
     r = Rules(mode="individual", target=200, bag_value=-1)
     assert Rules.from_dict(r.to_dict()) == r
 

@@ -92,3 +92,45 @@ def _can_act(conn: Conn) -> bool:
 def _over(conn: Conn) -> bool:
     view = conn.last_state()["view"]
     return view is not None and view["phase"] == "over"
+
+
+async def test_house_rules_hide_the_jokers_and_blind_bids(tmp_path: Path) -> None:
+    """Jokers and blind 6+ through a room: every message checked as above, and the blind
+    numbers go over the wire as the room's protocol allows."""
+    clock = ManualClock()
+    store = await open_store(
+        "sqlite+aiosqlite:///:memory:", clock=lambda: datetime.fromtimestamp(clock.now(), UTC)
+    )
+    manager = manager_for(store, clock, tmp_path)
+    await manager.start()
+    rng = random.Random(100)
+    rules = {"jokers": True, "blind_bid_deficit": 1, "blind_nil_deficit": 1}
+    room, _, token = await manager.create("P0", {"target": 60, "rules": rules})
+    conns = await seat_four(room, token)
+    await room.call(room.handle, conns[0], {"type": "start"})
+    while True:
+        await settle(lambda: any(_can_act(c) for c in conns) or _over(conns[0]))
+        if _over(conns[0]):
+            break
+        conn = rng.choice([c for c in conns if _can_act(c)])
+        legal = conn.last_state()["view"]["legal"]
+        numbers = [a for a in legal if str(a.get("bid", "")).startswith("blind ")]
+        numbers = [a for a in numbers if a["bid"] != "blind nil"]
+        if numbers and rng.random() < 0.5:
+            action = rng.choice(numbers)
+        else:
+            action = first_legal("x", {"legal": legal})
+        await room.call(room.handle, conn, {**action})
+    deals = deals_of(await store.export_game(room.game_id))
+    assert any("BJ" in hand for game_deals in deals.values() for hand in game_deals)
+    for seat, conn in enumerate(conns):
+        check(conn, seat, deals)
+    await manager.stop()
+    await store.close()
+
+
+def test_the_wire_takes_the_blind_bids_of_a_number() -> None:
+    from spades.rooms.protocol import NAMED_BIDS, Bid
+
+    assert {f"blind {n}" for n in range(6, 14)} <= NAMED_BIDS
+    assert Bid.model_validate({"type": "bid", "bid": "blind 7"}).bid == "blind 7"

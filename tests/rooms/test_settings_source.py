@@ -128,3 +128,12 @@ def test_an_operator_may_shorten_names_and_chat_but_not_lengthen_them() -> None:
     for too_long in ({"name_length": NAME_LENGTH + 1}, {"chat_length": CHAT_LENGTH + 1}):
         with pytest.raises(ValidationError):
             Settings(**too_long)
+
+
+def test_every_rule_preset_is_valid_rules_and_served() -> None:
+    from spades.rooms.settings import RULE_PRESETS, RoomSettings, settings_schema
+
+    assert RULE_PRESETS["Classic"] == {}
+    for preset in RULE_PRESETS.values():
+        RoomSettings.parse({"rules": preset}).rules_value()
+    assert settings_schema()["rule_presets"] == RULE_PRESETS

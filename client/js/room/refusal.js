@@ -1,7 +1,7 @@
 // Why a card of your hand cannot be played now, in words: said by the hand, read out, and
 // the card gives a short shake (none under prefers-reduced-motion).
 
-import { SUITS, cardName } from "../cards.js";
+import { SUITS, cardName, suitOf } from "../cards.js";
 
 /** The reason `card` is not a move now, from the view the page holds. */
 export function refusalReason(state, card) {
@@ -15,11 +15,11 @@ export function refusalReason(state, card) {
   const trick = view.current_trick && view.current_trick.cards.length ? view.current_trick.cards : [];
   const hand = view.hand || [];
   if (trick.length) {
-    const led = trick[0].card[1];
-    if (card[1] !== led && hand.some((c) => c[1] === led)) {
+    const led = suitOf(trick[0].card);
+    if (suitOf(card) !== led && hand.some((c) => suitOf(c) === led)) {
       return `You must follow suit: ${SUITS[led].name} were led, and you have ${SUITS[led].name.toLowerCase()}.`;
     }
-  } else if (card[1] === "S" && !view.spades_broken && hand.some((c) => c[1] !== "S")) {
+  } else if (suitOf(card) === "S" && !view.spades_broken && hand.some((c) => suitOf(c) !== "S")) {
     return "Spades are not broken yet: lead another suit.";
   }
   return `The ${cardName(card)} cannot be played now.`;

@@ -25,6 +25,8 @@ const CHOICE_WORDS = {
   bot_level: { easy: "Easy", basic: "Normal", strong: "Hard" },
 };
 const PRESETS = SCHEMA.presets || {};
+// Named sets of rule options ("Classic" is the defaults), each over the defaults.
+const RULE_PRESETS = SCHEMA.rule_presets || {};
 const preset = (name) => PRESETS[name] || [];
 
 /** A turn timer in words: "Off", "15 s", "1 min", "2 min". */
@@ -206,6 +208,7 @@ export function settingsFields(given, { prefix = "new", includePublic = true, in
     h("div", { class: "row2" },
       select(p("turn"), limited(FIELDS.turn_seconds, turnChoices(), settings.turn_seconds), settings.turn_seconds, title(FIELDS.turn_seconds, "Turn timer")),
       select(p("clock"), limited(FIELDS.game_minutes, clockChoices(), settings.game_minutes), settings.game_minutes, title(FIELDS.game_minutes, "Game clock"))),
+    presetField(prefix, settings.rules),
     h("fieldset", { class: "field" },
       h("legend", {}, "Bids"),
       h("div", { class: "checks" }, BID_RULES.filter((name) => RULES[name]).map(ruleField))),
@@ -270,6 +273,7 @@ const RULE_WORDS = {
   nil: (on) => (on ? ["Nil bids are allowed", "nil"] : ["No nil bids", "no nil"]),
   blind_nil: (on) => (on ? ["Blind nil is allowed", "blind nil"] : ["No blind nil", "no blind nil"]),
   blind_nil_deficit: (n) => [`Blind nil only for a side behind by ${n} points or more`, `blind nil when ${n} behind`],
+  blind_bid_deficit: (n) => (n ? [`Blind bids of 6 or more, scored double, for a side behind by ${n} points or more`, `blind 6+ when ${n} behind`] : ["No blind bids of a number", "no blind 6+"]),
   nil_value: (n) => [`Nil is worth ${n} points`, `nil ${n}`],
   blind_nil_value: (n) => [`Blind nil is worth ${n} points`, `blind nil ${n}`],
   bag_value: (n) => [`Each bag (overtrick) is worth ${n} ${n === 1 ? "point" : "points"}`, `${n} per bag`],
@@ -277,7 +281,50 @@ const RULE_WORDS = {
   bag_penalty: (n) => [`The bag penalty costs ${n} points`, `bag penalty ${n}`],
   spades_must_be_broken: (on) => (on ? ["Spades may not be led until one has been played", "spades must be broken"] : ["Spades may be led at any time", "spades led any time"]),
   nil_tricks_count_for_partner: (on) => (on ? ["A failed nil's tricks count toward the partner's bid", "nil tricks count for partner"] : ["A failed nil's tricks do not count toward the partner's bid", "nil tricks not for partner"]),
+  jokers: (on) => (on ? ["Jokers: the Big and Little Joker are the top trumps (the 2 of clubs and the 2 of hearts are out)", "jokers"] : ["No jokers", "no jokers"]),
+  whiz: (on) => (on ? ["Whiz: every player bids nil or the number of spades they hold", "whiz"] : ["No whiz", "no whiz"]),
+  mirror: (on) => (on ? ["Mirror: every player bids the number of spades they hold (none: nil)", "mirror"] : ["No mirror", "no mirror"]),
+  suicide: (on) => (on ? ["Suicide: one partner of each team bids nil, the other a number", "suicide"] : ["No suicide", "no suicide"]),
+  suicide_min_bid: (n) => [`Under suicide, the partner who does not bid nil bids ${n} or more`, `suicide bid ${n}+`],
+  min_team_bid: (n) => (n ? [`Partners must bid at least ${n} together (nil counts 0)`, `team bid ${n}+`] : ["No minimum team bid", "no minimum bid"]),
+  big_bid: (n) => (n ? [`A contract of ${n} or more scores the big bid value, made or set`, `big bid from ${n}`] : ["No big-bid bonus", "no big bid"]),
+  big_bid_value: (n) => [`A big contract is worth ${n} points`, `big bid worth ${n}`],
+  moon_bonus: (n) => (n ? [`Taking all 13 tricks (contract made) scores ${n} more`, `moon +${n}`] : ["No moon bonus", "no moon bonus"]),
+  moon_wins: (on) => (on ? ["Taking all 13 tricks (contract made) wins the game", "moon wins"] : ["Taking all 13 tricks does not end the game", "moon does not win"]),
+  set_out_after: (n) => (n ? [`A team set ${n} ${n === 1 ? "hand" : "hands in a row"} loses the game`, `set out after ${n}`] : ["No set-out rule", "no set out"]),
+  mercy_score: (n) => (n ? [`A team at −${n} or below loses the game`, `mercy at −${n}`] : ["No mercy rule", "no mercy"]),
 };
+
+/** The name of the rule preset `rules` are exactly, or "" when they are none of them. */
+export function presetOf(rules) {
+  const all = { ...defaultSettings().rules, ...(rules || {}) };
+  for (const [name, preset] of Object.entries(RULE_PRESETS)) {
+    const want = { ...defaultSettings().rules, ...preset };
+    if (Object.keys(RULES).every((key) => all[key] === want[key])) return name;
+  }
+  return "";
+}
+
+// The preset choice: picking one fills every rule field of the form with it.
+function presetField(prefix, rules) {
+  const names = Object.keys(RULE_PRESETS);
+  if (!names.length) return null;
+  const current = presetOf(rules);
+  const options = [...names.map((name) => [name, name]), ...(current ? [] : [["", "Custom"]])];
+  const field = select(`${prefix}-preset`, options, current, "Rules preset");
+  field.querySelector("select").dataset.rulePreset = prefix;
+  return field;
+}
+
+function applyPreset(root, prefix, name) {
+  const rules = { ...defaultSettings().rules, ...(RULE_PRESETS[name] || {}) };
+  for (const [key, field] of Object.entries(RULES)) {
+    const input = root.querySelector(`#${prefix}-${ruleId(key)}`);
+    if (!input) continue;
+    if (field.type === "boolean") input.checked = Boolean(rules[key]);
+    else input.value = String(rules[key]);
+  }
+}
 
 /** The rules of `settings` that differ from the standard: [{ name, text, short, standard }]. */
 export function houseRules(settings) {
@@ -335,6 +382,10 @@ export function readSettings(form, { prefix = "new", includePublic = true } = {}
 
 /** Typing a custom target picks the "Custom" choice. */
 export function wireCustomTarget(root) {
+  root.addEventListener("change", (event) => {
+    const prefix = event.target.dataset && event.target.dataset.rulePreset;
+    if (prefix && event.target.value) applyPreset(root, prefix, event.target.value);
+  });
   root.addEventListener("input", (event) => {
     const forName = event.target.dataset && event.target.dataset.customFor;
     if (!forName) return;

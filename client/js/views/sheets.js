@@ -1,7 +1,7 @@
 // The result sheet after each hand and the game-over screen with its score chart.
 
 import { h, s } from "../dom.js";
-import { bidText, cardName } from "../cards.js";
+import { bidText, cardName, parseCard } from "../cards.js";
 import { sideName, who, myClockRuns } from "../state.js";
 import { awayNotice, countdown } from "./common.js";
 import { sideSeats, mySideOf } from "./score.js";
@@ -74,9 +74,10 @@ function lastTrickOfHand(room, view, hand) {
 }
 
 function cardFaceMini(code) {
-  const red = code[1] === "H" || code[1] === "D";
-  const suit = { S: "♠", H: "♥", C: "♣", D: "♦" }[code[1]];
-  const label = code[0] === "T" ? "10" : code[0];
+  const card = parseCard(code);
+  const red = card.red;
+  const suit = card.symbol;
+  const label = card.label;
   // The same name as everywhere else ("Eight of Clubs", not "8 of Clubs").
   return h("span", { class: ["mini-card", red ? "red" : null] },
     h("span", { "aria-hidden": "true" }, `${label}${suit}`),

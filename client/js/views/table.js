@@ -1,7 +1,7 @@
 // The table during a game: seats, the trick, the bidding panel, your hand, the scoreboard.
 
 import { h } from "../dom.js";
-import { bidText, cardName, placeOf, SEAT_NAMES } from "../cards.js";
+import { bidText, cardName, placeOf, SEAT_NAMES, suitOf } from "../cards.js";
 import { seatName, who, sideName, hintText, contractOf } from "../state.js";
 import { awayNotice, cardButton, cardFace, cardBack, countdown } from "./common.js";
 import { chatPanel } from "./chat.js";
@@ -122,6 +122,8 @@ function biddingPanel(state, legal) {
   const hinted = state.hint && state.hint.type === "bid" ? state.hint.bid : undefined;
   if (view.blind_nil_open) {
     const blind = legal.bids.includes("blind nil");
+    // Blind bids of a number (the blind_bid_deficit rule): "blind 6" .. "blind 13".
+    const blindNumbers = legal.bids.filter((b) => typeof b === "string" && /^blind \d+$/.test(b));
     if (blind && myTurn && state.confirmBlind === view.hand_number) {
       // Worth as much as it costs, and there is no way back: one more click to be sure.
       const value = view.rules.blind_nil_value;
@@ -132,13 +134,20 @@ function biddingPanel(state, legal) {
           h("button", { type: "button", class: "btn bid danger", "data-action": "bid", "data-bid": "blind nil", "data-confirmed": "1", "data-key": "bid-blind-yes" }, "Yes, bid blind nil"),
           h("button", { type: "button", class: "btn ghost", "data-action": "cancel-blind", "data-key": "bid-blind-no" }, "Cancel")));
     }
+    const onlyNumbers = myTurn && !blind && blindNumbers.length;
     return h("section", { class: "bid-panel blind", "aria-labelledby": "bid-title" },
-      h("h2", { id: "bid-title" }, myTurn ? "Blind nil?" : "Your cards are face down"),
+      h("h2", { id: "bid-title" }, myTurn ? (onlyNumbers ? "Bid blind?" : "Blind nil?") : "Your cards are face down"),
       h("p", {}, myTurn
-        ? `Bid blind nil before you look: win no trick at all for ${view.rules.blind_nil_value} points (or lose as much).`
-        : "You may bid blind nil when your turn comes, or look at your cards now."),
+        ? (onlyNumbers
+          ? "Bid 6 or more before you look: the contract counts double, made or set."
+          : `Bid blind nil before you look: win no trick at all for ${view.rules.blind_nil_value} points (or lose as much).`)
+        : "You may bid blind when your turn comes, or look at your cards now."),
       h("div", { class: "bid-buttons", "data-group": "bids" },
         blind ? h("button", { type: "button", class: ["btn", "bid", "danger", hinted === "blind nil" ? "hinted" : null], "data-action": "bid", "data-bid": "blind nil", "data-key": "bid-blind", "aria-label": "Blind nil" }, "Blind nil") : null,
+        myTurn ? blindNumbers.map((bid) => h("button", {
+          type: "button", class: ["btn", "bid", "danger", hinted === bid ? "hinted" : null],
+          "data-action": "bid", "data-bid": bid, "data-key": `bid-${bid.replace(" ", "-")}`, "aria-label": `Blind ${bid.slice(6)}`,
+        }, `Blind ${bid.slice(6)}`)) : null,
         h("button", { type: "button", class: "btn primary", "data-action": "look", "data-key": "look" }, "Show my cards"),
         myTurn ? h("button", { type: "button", class: "btn ghost hint-bid", "data-action": "hint", "data-key": "hint", "aria-label": "Hint" }, "Hint") : null));
   }
@@ -218,8 +227,8 @@ function handRow(state, legal) {
   let lastSuit = null;
   return h("section", { class: ["hand", active ? "active" : null, state.dealing ? "deal" : null], "aria-label": `Your hand, ${view.hand.length} cards`, "data-group": "hand", "data-focus-home": "", tabindex: "-1", style: `--n:${Math.max(2, view.hand.length)}` },
     view.hand.map((code, index) => {
-      const gap = lastSuit !== null && lastSuit !== code[1];
-      lastSuit = code[1];
+      const gap = lastSuit !== null && lastSuit !== suitOf(code);
+      lastSuit = suitOf(code);
       const button = cardButton(code, { legal: legal.plays.has(code), active, hinted: hinted === code, index, rover: code === rover });
       if (gap) button.classList.add("suit-start");
       return button;

@@ -34,6 +34,8 @@ def decide(level: str, view: dict[str, Any], *, seed: int | None = None) -> Acti
         raise ValueError("nothing to decide: the view has no legal actions")
     if level not in LEVELS:
         raise ValueError(f"unknown bot level {level!r}; choose one of {', '.join(LEVELS)}")
+    if len(legal) == 1:  # (a forced card, or a bid whiz or mirror leaves no choice about)
+        return dict(legal[0])
     if level == "random":
         return dict(_rng(view, seed).choice(legal))
     if level == "easy":

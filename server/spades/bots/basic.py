@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from spades.engine.cards import FULL_DECK, SPADE_MASK, SPADES, SUIT_MASKS, card_text
+from spades.engine.cards import (
+    FULL_DECK,
+    RANK_OF,
+    SPADE_MASK,
+    SPADES,
+    SUIT_MASKS,
+    SUIT_OF,
+    card_text,
+)
 from spades.engine.fast import legal_mask
 
 from .bidding import choose_bid, count_tricks, estimate_tricks, nil_danger
@@ -37,12 +45,12 @@ def _high(mask: int) -> int:
 
 def _above(card: int) -> int:
     """Cards of the same suit ranked above `card`."""
-    return SUIT_MASKS[card // 13] & ~((2 << card) - 1)
+    return SUIT_MASKS[SUIT_OF[card]] & ~((2 << card) - 1)
 
 
 def _below(card: int) -> int:
     """Cards of the same suit ranked below `card`."""
-    return SUIT_MASKS[card // 13] & ((1 << card) - 1)
+    return SUIT_MASKS[SUIT_OF[card]] & ((1 << card) - 1)
 
 
 # --- play ----------------------------------------------------------------------------------
@@ -62,7 +70,7 @@ def choose_card(st: PlayState, seat: int) -> int:
     legal = legal_mask(hand, trick[0] if trick else -1, st.broken, st.must_break)  # st.legal
     if legal & (legal - 1) == 0:
         return (legal & -legal).bit_length() - 1
-    hidden = FULL_DECK & ~st.played & ~hand
+    hidden = st.deck & ~st.played & ~hand
     partner = (seat + 2) & 3 if st.partnership else -1
     partner_nil = False
     opp_nils: list[int] = []
@@ -106,9 +114,9 @@ def _boss(card: int, hidden: int) -> bool:
 def _cheapest_equal(card: int, hand: int, hidden: int) -> int:
     """The lowest card of the hand that is as good as `card` (no hidden card between them)."""
     low = card
-    suit_hand = hand & SUIT_MASKS[card // 13]
+    suit_hand = hand & SUIT_MASKS[SUIT_OF[card]]
     c = card - 1
-    while c >= 13 * (card // 13):
+    while c >= 13 * (SUIT_OF[card]):
         if suit_hand >> c & 1:
             low = c
         elif hidden >> c & 1:
@@ -150,7 +158,7 @@ def _discard(hand: int, legal: int, dump_high: bool) -> int:
         length = (hand & SUIT_MASKS[suit]).bit_count()
         low = _low(cards)
         # Keep a guarded king or an ace; otherwise shorten the shortest suit.
-        key = length + (3 if low % 13 >= 10 else 0)
+        key = length + (3 if RANK_OF[low] >= 10 else 0)
         if key < best_len:
             best_len = key
             best = low
@@ -163,7 +171,7 @@ def _high_rank(mask: int) -> int:
         cards = mask & SUIT_MASKS[suit]
         if cards:
             c = _high(cards)
-            if best < 0 or c % 13 > best % 13:
+            if best < 0 or RANK_OF[c] > RANK_OF[best]:
                 best = c
     return best
 
@@ -174,7 +182,7 @@ def _low_rank(mask: int) -> int:
         cards = mask & SUIT_MASKS[suit]
         if cards:
             c = _low(cards)
-            if best < 0 or c % 13 < best % 13:
+            if best < 0 or RANK_OF[c] < RANK_OF[best]:
                 best = c
     return best
 
@@ -184,12 +192,12 @@ def _nil_play(st: PlayState, seat: int, legal: int, hidden: int) -> int:
     if not trick:
         side = legal & NON_SPADE
         return _low_rank(side or legal)
-    led = trick[0] // 13
+    led = SUIT_OF[trick[0]]
     win = trick[winning_index(trick)]
     last = len(trick) == 3
     follow = legal & SUIT_MASKS[led]
     if follow:
-        if win // 13 != led:  # trumped: any card of the led suit is safe
+        if SUIT_OF[win] != led:  # trumped: any card of the led suit is safe
             return _high(follow)
         under = follow & _below(win)
         if under:
@@ -199,7 +207,7 @@ def _nil_play(st: PlayState, seat: int, legal: int, hidden: int) -> int:
     if side:
         return _high_rank(side)
     # Only spades left.
-    if win // 13 == SPADES:
+    if SUIT_OF[win] == SPADES:
         under = legal & _below(win)
         if under:
             return _high(under)
@@ -219,14 +227,14 @@ def _follow(
 ) -> int:
     trick = st.trick
     hand = st.hands[seat]
-    led = trick[0] // 13
+    led = SUIT_OF[trick[0]]
     at = winning_index(trick)
     win = trick[at]
     win_seat = (st.leader + at) & 3
     last = len(trick) == 3
     n_after = 3 - len(trick)  # seats still to play after this one: seat + 1 .. seat + n_after
     follow = legal & SUIT_MASKS[led]
-    trumped = win // 13 != led
+    trumped = SUIT_OF[win] != led
 
     if partner_nil:
         partner_after = partner >= 0 and 0 < (partner - seat) & 3 <= n_after
@@ -329,7 +337,7 @@ def _win_in_suit(
     """Following suit with tricks still needed: win as cheaply as the cards allow."""
     trick = st.trick
     hand = st.hands[seat]
-    led = trick[0] // 13
+    led = SUIT_OF[trick[0]]
     last = len(trick) == 3
     if trumped:
         return _low(follow)
@@ -375,7 +383,7 @@ def _ruff(
     spades = legal & SPADE_MASK
     if win_seat == partner:
         last = len(st.trick) == 3
-        led = st.trick[0] // 13
+        led = SUIT_OF[st.trick[0]]
         safe = last or (
             not trumped
             and _boss(win, hidden)
@@ -449,9 +457,9 @@ def _lead_into_nil(st: PlayState, legal: int, target: int) -> int:
         c = _low(cards)
         if suit == SPADES and legal & NON_SPADE:
             continue
-        if best < 0 or c % 13 < best % 13:
+        if best < 0 or RANK_OF[c] < RANK_OF[best]:
             best = c
-    if best >= 0 and best % 13 <= 7:
+    if best >= 0 and RANK_OF[best] <= 7:
         return best
     return -1
 
@@ -488,7 +496,7 @@ def _lead_to_win(st: PlayState, legal: int, hidden: int, partner: int, ruffable:
         length = cards.bit_count()
         key = length
         top = _high(cards)
-        if top % 13 == 11 and not _boss(top, hidden) and length <= 2:
+        if RANK_OF[top] == 11 and not _boss(top, hidden) and length <= 2:
             key += 5
         if key < best_key:
             best_key = key

@@ -8,7 +8,7 @@ import random
 import time
 from typing import Any
 
-from .bidding import BidContext, bid_for_count, bid_number, choose_bid, count_tricks
+from .bidding import BidContext, bid_for_count, bid_number, choose_bid, count_tricks, hand_for_bids
 from .card_search import THIN_SAMPLES, SearchStats
 from .outcome import NEAR_END, WIN_MODEL, Scorer, game_chance, game_swing
 from .state import NIL, UNKNOWN, PlayState, from_view
@@ -99,7 +99,7 @@ def _candidates(view: dict[str, Any], st: PlayState, seat: int, offered: set[Any
     bags = list(view.get("bags") or [])
     side = seat % 2 if partnership else seat
     my_bags = bags[side] if side < len(bags) else 0
-    count = count_tricks(st.hands[seat], partnership)
+    count = count_tricks(hand_for_bids(view, st.hands[seat]), partnership)
     base = bid_for_count(count, seat, st.bids, partnership, my_bags)
     cands: list[int] = []
     for n in (base, base - 1, base + 1):

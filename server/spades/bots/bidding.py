@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from spades.engine.cards import SPADE_MASK, SUIT_MASKS, cards_of
+from spades.engine.cards import NON_SPADE_MASK, RANK_OF, SPADE_MASK, SUIT_MASKS, cards_of
 from spades.engine.rules import DEFAULT_RULES
 
 from .state import NIL, UNKNOWN, bid_value, from_view
@@ -176,6 +176,26 @@ def nil_danger(hand: int) -> float:
     return danger
 
 
+SUICIDE_NIL_BELOW = 3.0  # tricks: the first partner to bid under suicide bids nil below it
+
+
+def as_standard(hand: int, jokers: bool) -> int:
+    """A hand of a jokers game as the standard hand of about its strength, for the bid
+    counts: its trumps by their place among the 15 (the Big Joker as the ace, the Little
+    Joker as the king, the ace as the queen, ..., the 4 as the 2; the 3 and the 2 of spades
+    as the 2 too)."""
+    if not jokers:
+        return hand
+    out = hand & NON_SPADE_MASK
+    for card in cards_of(hand & SPADE_MASK):
+        out |= 1 << (39 + max(0, RANK_OF[card] - 2))
+    return out
+
+
+def hand_for_bids(view: dict[str, Any], hand: int) -> int:
+    return as_standard(hand, bool((view.get("rules") or {}).get("jokers", DEFAULT_RULES.jokers)))
+
+
 def choose_bid(view: dict[str, Any]) -> Action:
     legal = view["legal"]
     kinds = {a.get("bid") if a["type"] == "bid" else "look" for a in legal}
@@ -197,9 +217,13 @@ def choose_bid(view: dict[str, Any]) -> Action:
     st = from_view(view)
     bags = list(view.get("bags") or [])
     my_bags = bags[side] if side < len(bags) else 0
-    n = bid_number(
-        st.hands[seat], seat, bids, partnership, my_bags, "nil" in kinds, BidContext.of(view)
-    )
+    hand = hand_for_bids(view, st.hands[seat])
+    # Suicide, the first of the team to bid: the weaker hand of the two should be the nil,
+    # and the partner's is unknown, so a hand worth under three tricks takes it.
+    first = rules.get("suicide") and "nil" in kinds and bids[partner] == UNKNOWN
+    if first and count_tricks(hand, partnership) < SUICIDE_NIL_BELOW:
+        return {"type": "bid", "bid": "nil"}
+    n = bid_number(hand, seat, bids, partnership, my_bags, "nil" in kinds, BidContext.of(view))
     if n == NIL:
         return {"type": "bid", "bid": "nil"}
     if n not in kinds:

@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from spades.engine.cards import FULL_DECK, cards_of
+from spades.engine.cards import cards_of
 
 from .basic import choose_card
 from .outcome import NEAR_END, WIN_MODEL, Scorer, game_chance, game_swing
@@ -105,7 +105,7 @@ def search(
 def _candidates(st: PlayState, seat: int) -> list[int]:
     """The cards worth searching: legal, safe for a standing nil, one of each equal group."""
     legal = nil_safe_moves(st, seat, st.legal(seat))
-    hidden = FULL_DECK & ~st.played & ~st.hands[seat]
+    hidden = st.deck & ~st.played & ~st.hands[seat]
     on_table = 0
     for card in st.trick:
         on_table |= 1 << card

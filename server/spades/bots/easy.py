@@ -12,10 +12,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from spades.engine.cards import card_text
+from spades.engine.cards import RANK_OF, card_text, parse_card
 
 from .basic import choose_card
-from .bidding import BidContext, bid_number, nil_odds
+from .bidding import BidContext, bid_number, hand_for_bids, nil_odds
 from .state import NIL, bid_value, from_view
 
 Action = dict[str, Any]
@@ -45,7 +45,7 @@ def _bid(view: dict[str, Any], rng: random.Random) -> Action:
     side = seat % 2 if partnership else seat
     bags = list(view.get("bags") or [])
     my_bags = bags[side] if side < len(bags) else 0
-    hand = st.hands[seat]
+    hand = hand_for_bids(view, st.hands[seat])
     n = bid_number(hand, seat, bids, partnership, my_bags, False, BidContext.of(view))
     if "nil" in offered and nil_odds(hand, partnership) >= 0.8 and rng.random() < 0.7:
         return {"type": "bid", "bid": "nil"}
@@ -55,7 +55,7 @@ def _bid(view: dict[str, Any], rng: random.Random) -> Action:
     numeric = [b for b in offered if isinstance(b, int)]
     if n not in offered and numeric:
         n = min(numeric, key=lambda b: abs(b - n))
-    return {"type": "bid", "bid": n} if n in offered or not numeric else dict(legal[0])
+    return {"type": "bid", "bid": n} if n in offered else dict(legal[0])
 
 
 def _play(view: dict[str, Any], rng: random.Random) -> Action:
@@ -80,4 +80,4 @@ def _play(view: dict[str, Any], rng: random.Random) -> Action:
 
 
 def _rank(card: str) -> int:
-    return "23456789TJQKA".index(card[0])
+    return RANK_OF[parse_card(card)]  # (the jokers above the ace)

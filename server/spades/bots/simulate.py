@@ -1,8 +1,8 @@
 """`spades simulate`: many bot games between levels, duplicate deals, and a report.
 
 Every deal is replayed with the seats rotated so each configured side holds every side's
-cards once (two rotations in partnership, four in individual play): luck of the cards cancels.
-"""
+cards once (two rotations in partnership, four in individual play): luck of the cards
+cancels. `--preset` plays a named set of house rules (`spades.engine.RULE_PRESETS`)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from spades.engine import Game, Rules
+from spades.engine import RULE_PRESETS, Game, Rules
 
 from . import LEVELS, decide
 from .args import non_negative_float, positive_int
@@ -501,6 +501,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="four levels, seat 0..3, e.g. strong,basic,strong,basic "
         "(default: basic,random,basic,random; individual: basic,random,random,random)",
     )
+    parser.add_argument("--preset", choices=list(RULE_PRESETS), help="a set of house rules")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=positive_int, default=1, help="processes (default 1)")
     parser.add_argument(
@@ -558,8 +559,9 @@ def run(args: argparse.Namespace) -> int:
         extra = json.loads(args.rules) if args.rules else {}
     except json.JSONDecodeError as exc:
         return _refuse(f"--rules is not JSON ({exc.msg}): {args.rules!r}")
+    preset = RULE_PRESETS[args.preset or "Classic"]
     try:
-        rules = Rules.from_dict({**extra, "mode": args.mode, "target": args.target})
+        rules = Rules.from_dict({**preset, **extra, "mode": args.mode, "target": args.target})
     except (ValueError, TypeError) as exc:
         return _refuse(f"bad rules: {exc}")
     try:

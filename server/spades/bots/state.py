@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from spades.engine.cards import FULL_DECK, SPADES, parse_card
+from spades.engine.cards import FULL_DECK, SPADES, SUIT_OF, deck_of, parse_card
 from spades.engine.fast import legal_mask
 from spades.engine.rules import DEFAULT_RULES
 
@@ -38,6 +38,7 @@ class PlayState:
         "broken",
         "contract",
         "count_seats",
+        "deck",
         "hands",
         "leader",
         "must_break",
@@ -67,6 +68,7 @@ class PlayState:
         self.must_break = True
         self.partnership = True
         self.nil_counts = False  # rules.nil_tricks_count_for_partner
+        self.deck = FULL_DECK  # the cards dealt (rules.jokers: the jokers deck)
         self.scores: list[int] = []
         self.bags: list[int] = []
         self.bag_limit = DEFAULT_RULES.bag_limit
@@ -98,6 +100,7 @@ class PlayState:
     def copy(self) -> PlayState:
         other = PlayState.__new__(PlayState)
         other.hands = self.hands[:]
+        other.deck = self.deck
         other.played = self.played
         other.trick = self.trick[:]
         other.leader = self.leader
@@ -136,11 +139,11 @@ class PlayState:
         bit = 1 << card
         self.hands[seat] &= ~bit
         self.played |= bit
-        suit = card // 13
+        suit = SUIT_OF[card]
         if suit == SPADES:
             self.broken = True
         if n:
-            led = trick[0] // 13
+            led = SUIT_OF[trick[0]]
             if suit != led:
                 self.voids[seat] |= 1 << led
         trick.append(card)
@@ -171,11 +174,11 @@ class PlayState:
 
 def winning_index(trick: list[int]) -> int:
     win = trick[0]
-    win_suit = win // 13
+    win_suit = SUIT_OF[win]
     at = 0
     for i in range(1, len(trick)):
         c = trick[i]
-        suit = c // 13
+        suit = SUIT_OF[c]
         if suit == win_suit:
             if c > win:
                 win = c
@@ -198,6 +201,7 @@ def from_view(view: dict[str, Any]) -> PlayState:
         rules.get("nil_tricks_count_for_partner", DEFAULT_RULES.nil_tricks_count_for_partner)
     )
     st.bag_limit = int(rules.get("bag_limit", DEFAULT_RULES.bag_limit))
+    st.deck = deck_of(bool(rules.get("jokers", DEFAULT_RULES.jokers)))
     st.target = int(rules.get("target", DEFAULT_RULES.target))
     hand = view.get("hand")
     mask = 0
@@ -238,7 +242,7 @@ def _scan(cards: list[dict[str, Any]], voids: list[int]) -> int:
     for entry in cards:
         c = parse_card(entry["card"])
         played |= 1 << c
-        suit = c // 13
+        suit = SUIT_OF[c]
         if led < 0:
             led = suit
         elif suit != led:
@@ -248,4 +252,4 @@ def _scan(cards: list[dict[str, Any]], voids: list[int]) -> int:
 
 def unseen(st: PlayState, seat: int) -> int:
     """Cards the seat cannot see: neither played nor in its own hand."""
-    return FULL_DECK & ~st.played & ~st.hands[seat]
+    return st.deck & ~st.played & ~st.hands[seat]

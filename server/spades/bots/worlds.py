@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from spades.engine.cards import FULL_DECK, SPADES, SUIT_MASKS, cards_of, parse_card
+from spades.engine.cards import SPADES, SUIT_MASKS, SUIT_OF, cards_of, parse_card
 
 from .basic import choose_card
 from .bidding import estimate_tricks, nil_danger
@@ -30,7 +30,7 @@ def sample_world(
     st: PlayState, seat: int, sizes: list[int], rng: random.Random
 ) -> list[int] | None:
     """Deal the hidden cards to the other seats: right counts, no card in a shown-out suit."""
-    hidden = FULL_DECK & ~st.played & ~st.hands[seat]
+    hidden = st.deck & ~st.played & ~st.hands[seat]
     cards = []
     m = hidden
     while m:
@@ -44,7 +44,7 @@ def sample_world(
     for _attempt in range(20):
         rng.shuffle(cards)
         # Most constrained cards first: those fewer seats can hold.
-        allowed = [by_suit[c // 13] for c in cards]
+        allowed = [by_suit[SUIT_OF[c]] for c in cards]
         order = sorted(range(len(cards)), key=lambda i: len(allowed[i]))
         room = [sizes[s] if s != seat else 0 for s in range(4)]
         hands = [0, 0, 0, 0]
@@ -97,8 +97,8 @@ def nil_safe_moves(st: PlayState, seat: int, legal: int) -> int:
     win = trick[winning_index(trick)]
     losing = 0
     for card in cards_of(legal):
-        suit = card // 13
-        beats = (suit == win // 13 and card > win) or (suit == SPADES and win // 13 != SPADES)
+        suit = SUIT_OF[card]
+        beats = (suit == SUIT_OF[win] and card > win) or (suit == SPADES and SUIT_OF[win] != SPADES)
         if not beats:
             losing |= 1 << card
     return losing or legal
@@ -109,8 +109,8 @@ def distinct_moves(moves: list[int], hand: int, hidden: int) -> list[int]:
     them) win and lose the same tricks, so only the lowest of each group is searched."""
     out: list[int] = []
     for card in moves:
-        if out and out[-1] // 13 == card // 13:
-            between = SUIT_MASKS[card // 13] & ((1 << card) - 1) & ~((2 << out[-1]) - 1)
+        if out and SUIT_OF[out[-1]] == SUIT_OF[card]:
+            between = SUIT_MASKS[SUIT_OF[card]] & ((1 << card) - 1) & ~((2 << out[-1]) - 1)
             if not between & hidden:
                 continue
         out.append(card)
@@ -136,13 +136,13 @@ def hunt_card(world: PlayState, actor: int, target: int) -> int:
     if not trick:
         return -1  # leads as basic does
     legal = world.legal(actor)
-    led = trick[0] // 13
+    led = SUIT_OF[trick[0]]
     follow = legal & SUIT_MASKS[led]
     if not follow:
         return -1
     at = winning_index(trick)
     win = trick[at]
-    if win // 13 != led:
+    if SUIT_OF[win] != led:
         return -1  # trumped: the nil bidder's card of the suit cannot win
     if (world.leader + at) & 3 == target:
         under = follow & ((1 << win) - 1)  # the highest card that still loses to the nil's

@@ -26,10 +26,11 @@ from .fast import (
     trick_winner,
 )
 from .game import Action, Game, format_bid
-from .rules import Rules, RulesError
-from .scoring import HandScore, score_hand, winner_after
+from .rules import RULE_PRESETS, Rules, RulesError
+from .scoring import HandScore, game_winner, score_hand, winner_after
 
 __all__ = [
+    "RULE_PRESETS",
     "Action",
     "ActionError",
     "BidOutOfRange",
@@ -57,6 +58,7 @@ __all__ = [
     "deal_commitment",
     "deal_from_seed",
     "format_bid",
+    "game_winner",
     "hand_seed",
     "legal_mask",
     "parse_card",

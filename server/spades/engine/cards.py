@@ -1,7 +1,9 @@
 """Cards: a fast integer layer (card = 0..51, hand = 52-bit mask) and a friendly `Card` value.
 
 Card number = suit * 13 + rank, with suits C, D, H, S = 0..3 and ranks 2..A = 0..12,
-so within a suit a higher number is a higher card and spades are 39..51.
+so within a suit a higher number is a higher card and spades are 39..51. Under the
+`jokers` rule the Little Joker is 52 and the Big Joker 53 ("LJ", "BJ"): above every spade,
+and trumps (`SUIT_OF` 3, in `SUIT_MASKS[SPADES]`); `card // 13` is 4 for them.
 """
 
 from __future__ import annotations
@@ -30,13 +32,32 @@ RANK_NAMES = (
     "Ace",
 )
 
+LITTLE_JOKER, BIG_JOKER = 52, 53
+JOKER_MASK = 3 << 52
 FULL_SUIT = (1 << 13) - 1
-SUIT_MASKS = tuple(FULL_SUIT << (13 * s) for s in range(4))
+# Indexed by `card // 13`: the fifth entry is the jokers', which are trumps like spades.
+SUIT_MASKS = (
+    *(FULL_SUIT << (13 * s) for s in range(3)),
+    FULL_SUIT << 39 | JOKER_MASK,
+    FULL_SUIT << 39 | JOKER_MASK,
+)
 SPADE_MASK = SUIT_MASKS[SPADES]
 NON_SPADE_MASK = SUIT_MASKS[CLUBS] | SUIT_MASKS[DIAMONDS] | SUIT_MASKS[HEARTS]
 FULL_DECK = (1 << 52) - 1
+# The jokers deck: the 2 of clubs and the 2 of hearts out, the two jokers in.
+JOKER_DECK = (FULL_DECK & ~(1 << 0) & ~(1 << 26)) | JOKER_MASK
+ALL_CARDS = 54  # card numbers are 0..53
+# The suit a card follows as (jokers are spades) and its rank (jokers above the ace).
+SUIT_OF: tuple[int, ...] = (*(c // 13 for c in range(52)), SPADES, SPADES)
+RANK_OF: tuple[int, ...] = (*(c % 13 for c in range(52)), 13, 14)
 
-_TEXT = tuple(RANKS[c % 13] + SUITS[c // 13] for c in range(52))
+_TEXT = (*(RANKS[c % 13] + SUITS[c // 13] for c in range(52)), "LJ", "BJ")
+_JOKER_TEXT = {"LJ": LITTLE_JOKER, "BJ": BIG_JOKER}
+
+
+def deck_of(jokers: bool) -> int:
+    """The mask of the 52 cards dealt: the standard deck, or the jokers deck."""
+    return JOKER_DECK if jokers else FULL_DECK
 
 
 class CardParseError(ValueError):
@@ -61,6 +82,8 @@ def parse_card(text: str) -> int:
     if not isinstance(text, str):
         raise CardParseError(f"a card is text like 'AS', not {text!r}")
     raw = text.strip().upper()
+    if raw in _JOKER_TEXT:
+        return _JOKER_TEXT[raw]
     if len(raw) == 3 and raw.startswith("10"):
         raw = "T" + raw[2]
     if len(raw) != 2 or raw[0] not in RANKS or raw[1] not in SUITS:
@@ -70,6 +93,8 @@ def parse_card(text: str) -> int:
 
 def card_name(card: int) -> str:
     """`50` -> `'King of Spades'`."""
+    if card >= LITTLE_JOKER:
+        return "Little Joker" if card == LITTLE_JOKER else "Big Joker"
     return f"{RANK_NAMES[card % 13]} of {SUIT_NAMES[card // 13]}"
 
 
@@ -87,7 +112,7 @@ RANKS_IN: tuple[tuple[int, ...], ...] = tuple(
     tuple(r for r in range(13) if m >> r & 1) for m in range(1 << 13)
 )
 _SUIT_CARDS: tuple[tuple[int, ...], ...] = tuple(
-    tuple(range(13 * s, 13 * s + 13)) for s in range(4)
+    tuple(range(13 * s, 13 * s + 13)) for s in range(5)
 )
 
 
@@ -98,6 +123,8 @@ def cards_of(mask: int) -> list[int]:
         ranks = RANKS_IN[mask >> (13 * s) & 0x1FFF]
         if ranks:
             out += map(_SUIT_CARDS[s].__getitem__, ranks)
+    if mask >> 52:
+        out += map(_SUIT_CARDS[4].__getitem__, RANKS_IN[mask >> 52])
     return out
 
 
@@ -134,8 +161,8 @@ class Card(int):
     __slots__ = ()
 
     def __new__(cls, number: int) -> Card:
-        if not 0 <= number < 52:
-            raise CardParseError(f"card numbers are 0..51, not {number}")
+        if not 0 <= number < ALL_CARDS:
+            raise CardParseError(f"card numbers are 0..{ALL_CARDS - 1}, not {number}")
         return super().__new__(cls, number)
 
     @classmethod
@@ -160,6 +187,8 @@ class Card(int):
 
     @property
     def symbol(self) -> str:
+        if self >= LITTLE_JOKER:
+            return "🃏" + self.text[0]
         return RANKS[self.rank].replace("T", "10") + SUIT_SYMBOLS[self.suit]
 
     def __str__(self) -> str:
@@ -170,6 +199,7 @@ class Card(int):
 
 
 def sort_for_display(cards: Iterable[int]) -> list[int]:
-    """Spades first, then hearts, clubs, diamonds (alternating colours), high to low."""
-    order = {SPADES: 0, HEARTS: 1, CLUBS: 2, DIAMONDS: 3}
-    return sorted(cards, key=lambda c: (order[c // 13], -(c % 13)))
+    """Jokers (big first) and spades first, then hearts, clubs, diamonds (alternating
+    colours), high to low."""
+    order = {4: 0, SPADES: 0, HEARTS: 1, CLUBS: 2, DIAMONDS: 3}
+    return sorted(cards, key=lambda c: (order[c // 13], -RANK_OF[c]))

@@ -10,8 +10,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import random
+from collections.abc import Sequence
 
-from .cards import NON_SPADE_MASK, SPADES, SUIT_MASKS
+from .cards import NON_SPADE_MASK, SPADES, SUIT_MASKS, SUIT_OF
 
 
 class FastHand:
@@ -67,7 +68,7 @@ class FastHand:
 
     @property
     def led_suit(self) -> int:
-        return self.trick[0] // 13 if self.trick else -1
+        return SUIT_OF[self.trick[0]] if self.trick else -1
 
     def legal(self) -> int:
         """Mask of the cards the seat to act may play."""
@@ -82,14 +83,15 @@ class FastHand:
         self.hands[seat] ^= 1 << card
         self.played += 1
         suit = card // 13
-        if suit == SPADES:
+        if suit >= SPADES:
             self.broken = True
         if not self.trick:
             self.win_card = card
             self.win_seat = seat
         else:
             win = self.win_card
-            if (suit == win // 13 and card > win) or (suit == SPADES and win // 13 != SPADES):
+            ws = win // 13  # (4 for a joker: a trump above every spade)
+            if (suit == ws and card > win) or (suit >= SPADES and (ws < SPADES or card > win)):
                 self.win_card = card
                 self.win_seat = seat
         self.trick.append(card)
@@ -123,7 +125,8 @@ def trick_winner(leader: int, cards: list[int]) -> int:
     at = 0
     for i in range(1, len(cards)):
         c = cards[i]
-        if (c // 13 == win // 13 and c > win) or (c // 13 == SPADES and win // 13 != SPADES):
+        s, ws = c // 13, win // 13
+        if (s == ws and c > win) or (s >= SPADES and (ws < SPADES or c > win)):
             win = c
             at = i
     return (leader + at) & 3
@@ -161,16 +164,19 @@ def first_dealer_from_seed(master_seed: str) -> int:
     return mac.digest()[0] % 4
 
 
-def deal_from_seed(seed: str) -> list[int]:
+def deal_from_seed(seed: str, cards: Sequence[int] | None = None) -> list[int]:
     """Shuffle 0..51: for i = 51..1, swap deck[i] with deck[j], j = SHA-256(seed:i) mod (i+1).
 
-    Seat s receives deck[13*s : 13*s + 13].
+    Seat s receives deck[13*s : 13*s + 13]. With `cards` (the 52 card numbers of another
+    deck, lowest first: the jokers deck), position k of the shuffle is cards[k].
     """
     deck = list(range(52))
     for i in range(51, 0, -1):
         digest = hashlib.sha256(f"{seed}:{i}".encode()).digest()
         j = int.from_bytes(digest, "big") % (i + 1)
         deck[i], deck[j] = deck[j], deck[i]
+    if cards is not None:
+        deck = [cards[k] for k in deck]
     return [_mask(deck[13 * s : 13 * s + 13]) for s in range(4)]
 
 

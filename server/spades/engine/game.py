@@ -17,14 +17,19 @@ from typing import Any
 
 from . import errors
 from .cards import (
+    ALL_CARDS,
+    JOKER_DECK,
     NON_SPADE_MASK,
     RANKS_IN,
+    SPADE_MASK,
     SPADES,
     SUIT_MASKS,
     SUIT_NAMES,
+    SUIT_OF,
     CardParseError,
     card_text,
     cards_of,
+    deck_of,
     mask_of,
     parse_card,
     sort_for_display,
@@ -36,8 +41,8 @@ from .fast import (
     first_dealer_from_seed,
     hand_seed,
 )
-from .rules import Rules
-from .scoring import NIL, score_hand, winner_after
+from .rules import BLIND_BID_LEAST, Rules
+from .scoring import NIL, game_winner, score_hand, sets_in_row_after
 
 Action = dict[str, Any]
 RECORD_FORMAT = "spades-game/1"
@@ -93,13 +98,15 @@ class Game:
         self._rules_dict = rules.to_dict()  # views repeat it on every message: build it once
         self.seed = seed
         self.first_dealer = first_dealer
-        self.explicit_deals: list[tuple[int, ...]] = [_check_deal(d) for d in deals]
+        deck = deck_of(rules.jokers)
+        self.explicit_deals: list[tuple[int, ...]] = [_check_deal(d, deck) for d in deals]
         self.start_scores = tuple(scores) if scores is not None else (0,) * n
         self.start_bags = tuple(bags) if bags is not None else (0,) * n
         if len(self.start_scores) != n or len(self.start_bags) != n:
             raise ValueError(f"scores and bags need {n} entries in {rules.mode} mode")
         self.scores: list[int] = list(self.start_scores)
         self.bags: list[int] = list(self.start_bags)
+        self.sets_in_row: tuple[int, ...] = (0,) * n  # for `set_out_after`
         # The view's lists, made when first shown after they change and then shared by every
         # view until the next change (None: make it again). A broadcast compares each view
         # with the one before, and an unchanged key is then an identity check.
@@ -162,14 +169,19 @@ class Game:
             self.commitment: str | None = None
         else:
             self.hand_seed = hand_seed(self.seed, self.hand_number)
-            dealt = deal_from_seed(self.hand_seed)
+            dealt = deal_from_seed(self.hand_seed, _JOKER_CARDS if self.rules.jokers else None)
             self.commitment = deal_commitment(self.hand_seed)
         self.dealt = tuple(dealt)
         self.phase = "bidding"
         self.to_act: int | None = (self.dealer + 1) % 4
         self.bids: list[_Bid | None] = [None, None, None, None]
         self.looked = [False, False, False, False]
-        self.blind_eligible = [self._trails_enough(seat) for seat in range(4)]
+        # Who may bid blind this hand (before looking): blind nil, a blind number (6+).
+        self.blind_nil_ok = [self._trails_enough(seat) for seat in range(4)]
+        self.blind_bid_ok = [self._trails_for_blind_bid(seat) for seat in range(4)]
+        self.blind_eligible = [
+            a or b for a, b in zip(self.blind_nil_ok, self.blind_bid_ok, strict=True)
+        ]
         self.play = FastHand(
             dealt, (self.dealer + 1) % 4, must_break=self.rules.spades_must_be_broken
         )
@@ -182,14 +194,23 @@ class Game:
         self._play_view: tuple[list[int], list[int], dict[str, Any] | None] | None = None
 
     def _trails_enough(self, seat: int) -> bool:
-        if not self.rules.blind_nil:
+        if not self.rules.blind_nil or self.rules.forced_bids:
             return False
         side = self.rules.side_of(seat)
         others = max(s for i, s in enumerate(self.scores) if i != side)
         return others - self.scores[side] >= self.rules.blind_nil_deficit
 
+    def _trails_for_blind_bid(self, seat: int) -> bool:
+        margin = self.rules.blind_bid_deficit
+        if not margin or self.rules.forced_bids:
+            return False
+        side = self.rules.side_of(seat)
+        others = max(s for i, s in enumerate(self.scores) if i != side)
+        return others - self.scores[side] >= margin
+
     def blind_nil_open(self, seat: int) -> bool:
-        """True while `seat` may still bid blind nil and has not looked (its cards stay hidden)."""
+        """True while `seat` may still bid blind (nil, or a number under `blind_bid_deficit`)
+        and has not looked (its cards stay hidden)."""
         return (
             self.phase == "bidding"
             and self.blind_eligible[seat]
@@ -283,12 +304,21 @@ class Game:
             raise errors.WrongPhase("bidding is over for this hand")
         if seat != self.to_act:
             raise errors.NotYourTurn(f"it is seat {self.to_act}'s turn to bid")
+        if bid.blind and bid.tricks != NIL:
+            self._check_blind_bid(seat, bid.tricks)
+            return
         if bid.blind:
+            if self.rules.suicide and self._suicide_bids(seat)[0] is False:
+                raise errors.BlindNilNotAllowed("suicide: your partner bid nil, so you may not")
+            if self.least_bid(seat):
+                raise errors.BlindNilNotAllowed(
+                    f"your team must bid at least {self.rules.min_team_bid}"
+                )
             if not self.rules.blind_nil:
                 raise errors.BlindNilNotAllowed("blind nil is not played in this room")
             if self.looked[seat]:
                 raise errors.BlindNilNotAllowed("you have looked at your cards this hand")
-            if not self.blind_eligible[seat]:
+            if not self.blind_nil_ok[seat]:
                 raise errors.BlindNilNotAllowed(
                     f"blind nil needs your side to trail by at least "
                     f"{self.rules.blind_nil_deficit} points"
@@ -296,8 +326,102 @@ class Game:
             return
         if self.blind_nil_open(seat):
             raise errors.MustLookFirst("look at your cards before bidding, or bid blind nil")
+        if self.rules.forced_bids:
+            self._check_forced(seat, bid)
+            return
+        if self.rules.suicide:
+            self._check_suicide(seat, bid)
+            return
         if bid.tricks == NIL and not self.rules.nil:
             raise errors.NilNotAllowed("nil is not played in this room")
+        need = self.least_bid(seat)
+        if need and bid.tricks < need:
+            text = f"your team must bid at least {self.rules.min_team_bid}: bid {need} or more"
+            if bid.tricks == NIL:
+                raise errors.NilNotAllowed(text)
+            raise errors.BidOutOfRange(text)
+
+    def spades_held(self, seat: int) -> int:
+        """The trumps (spades, and jokers) `seat` holds: its bid under whiz and mirror."""
+        return (self.play.hands[seat] & SPADE_MASK).bit_count()
+
+    def forced_bids(self, seat: int) -> tuple[int, ...]:
+        """The bids whiz or mirror leave `seat` (0 = nil): nil or its spades (whiz), its
+        spades (mirror); nil alone when it holds none."""
+        held = self.spades_held(seat)
+        if not held:
+            return (NIL,)
+        return (NIL, held) if self.rules.whiz else (held,)
+
+    def _check_forced(self, seat: int, bid: _Bid) -> None:
+        allowed = self.forced_bids(seat)
+        if bid.tricks not in allowed:
+            held = self.spades_held(seat)
+            rule = "whiz: bid nil or" if self.rules.whiz else "mirror: bid"
+            text = f"{rule} the {held} spades you hold" if held else "you hold no spade: bid nil"
+            if bid.tricks == NIL:
+                raise errors.NilNotAllowed(text)
+            raise errors.BidOutOfRange(text)
+
+    def blind_bids(self, seat: int) -> range:
+        """The numbers `seat` may bid blind now (empty: none)."""
+        if not self.blind_bid_ok[seat] or self.looked[seat]:
+            return range(0)
+        low = max(BLIND_BID_LEAST, self.least_bid(seat))
+        if self.rules.suicide:
+            least = self._suicide_bids(seat)[1]
+            if least is None:
+                return range(0)
+            low = max(low, least)
+        return range(low, 14)
+
+    def _check_blind_bid(self, seat: int, tricks: int) -> None:
+        if not self.rules.blind_bid_deficit:
+            raise errors.BidOutOfRange("blind bids of a number are not played in this room")
+        if self.looked[seat]:
+            raise errors.BidOutOfRange("you have looked at your cards this hand")
+        if not self.blind_bid_ok[seat]:
+            raise errors.BidOutOfRange(
+                f"a blind bid needs your side to trail by at least "
+                f"{self.rules.blind_bid_deficit} points"
+            )
+        allowed = self.blind_bids(seat)
+        if tricks not in allowed:
+            low = f"{allowed.start} to 13" if allowed else "not open to you now"
+            raise errors.BidOutOfRange(f"a blind bid is {low}")
+
+    def _blind_ok(self, seat: int) -> bool:
+        return not self.rules.suicide or self._suicide_bids(seat)[0]
+
+    def _suicide_bids(self, seat: int) -> tuple[bool, int | None]:
+        """Under suicide: may `seat` bid nil, and the least number it may bid (None: none).
+        The first partner to bid chooses nil or a number; the second does the other."""
+        partner = self.bids[(seat + 2) % 4]
+        least = self.rules.suicide_min_bid
+        if partner is None:
+            return True, least
+        return (False, least) if partner.tricks == NIL else (True, None)
+
+    def _check_suicide(self, seat: int, bid: _Bid) -> None:
+        nil_ok, least = self._suicide_bids(seat)
+        if bid.tricks == NIL:
+            if not nil_ok:
+                raise errors.NilNotAllowed(
+                    f"suicide: your partner bid nil, so you bid {least} or more"
+                )
+        elif least is None:
+            raise errors.BidOutOfRange("suicide: your partner bid a number, so you bid nil")
+        elif bid.tricks < least:
+            raise errors.BidOutOfRange(f"suicide: a number bid is {least} or more")
+
+    def least_bid(self, seat: int) -> int:
+        """The least `seat` may bid under `min_team_bid` (0: nil and any number): the
+        partner's bid is there, and the two must reach the minimum (nil counts 0)."""
+        least = self.rules.min_team_bid
+        if not least:
+            return 0
+        partner = self.bids[(seat + 2) % 4]
+        return 0 if partner is None else max(0, least - partner.tricks)
 
     def _check_play(self, seat: int, card: int) -> None:
         if self.phase != "playing":
@@ -309,10 +433,15 @@ class Game:
         if not hand >> card & 1:
             raise errors.CardNotInHand(f"{card_text(card)} is not in your hand")
         if play.trick:
-            led = play.trick[0] // 13
-            if card // 13 != led and hand & SUIT_MASKS[led]:
+            led = SUIT_OF[play.trick[0]]  # (a joker led asks for spades)
+            if SUIT_OF[card] != led and hand & SUIT_MASKS[led]:
                 raise errors.MustFollowSuit(f"you must follow suit: {SUIT_NAMES[led].lower()}")
-        elif card // 13 == SPADES and play.must_break and not play.broken and hand & NON_SPADE_MASK:
+        elif (
+            SUIT_OF[card] == SPADES
+            and play.must_break
+            and not play.broken
+            and hand & NON_SPADE_MASK
+        ):
             raise errors.SpadesNotBroken("spades cannot be led until a spade has been played")
 
     def _do(self, seat: int | None, op: _Op) -> None:
@@ -364,6 +493,7 @@ class Game:
                 "hand": self.hand_number,
                 "dealer": self.dealer,
                 "bids": [format_bid(t, b) for t, b in zip(bids, blind, strict=True)],
+                "blind": blind,
                 "tricks": list(self.play.tricks_won),
                 "points": list(result.points),
                 "bags_added": list(result.bags_added),
@@ -379,8 +509,11 @@ class Game:
         self._history_view = list(self.history)
         self.scores = list(result.scores)
         self.bags = list(result.bags)
+        self.sets_in_row = sets_in_row_after(self.sets_in_row, result.contract_made)
         self._scores_view = None
-        self.winner = winner_after(self.rules, self.scores, self.time_is_up)
+        self.winner = game_winner(
+            self.rules, self.scores, self.sets_in_row, result.moon, self.time_is_up
+        )
         if self.winner is None:
             self._start_hand()
         else:
@@ -399,10 +532,25 @@ class Game:
             if self.blind_nil_open(seat):
                 acts: list[Action] = [{"type": "look"}]
                 if seat == self.to_act:
-                    acts.append({"type": "bid", "bid": "blind nil"})
+                    if (
+                        self.blind_nil_ok[seat]
+                        and not self.least_bid(seat)
+                        and self._blind_ok(seat)
+                    ):
+                        acts.append({"type": "bid", "bid": "blind nil"})
+                    acts += [_BLIND_BIDS[n] for n in self.blind_bids(seat)]
                 return acts
             if seat != self.to_act:
                 return []
+            if self.rules.forced_bids:
+                return [_BIDS_WITH_NIL[n] for n in self.forced_bids(seat)]
+            if self.rules.suicide:
+                nil_ok, least = self._suicide_bids(seat)
+                numbers = [] if least is None else list(_BIDS[least - 1 :])
+                return [_BIDS_WITH_NIL[0], *numbers] if nil_ok else numbers
+            need = self.least_bid(seat) if self.rules.min_team_bid else 0
+            if need:
+                return list(_BIDS[need - 1 :])
             return list(_BIDS_WITH_NIL if self.rules.nil else _BIDS)
         if seat != self.to_act:
             return []
@@ -413,6 +561,8 @@ class Game:
             ranks = RANKS_IN[legal >> (13 * s) & 0x1FFF]
             if ranks:
                 acts += map(_SUIT_PLAYS[s].__getitem__, ranks)
+        if legal >> 52:
+            acts += map(_SUIT_PLAYS[4].__getitem__, RANKS_IN[legal >> 52])
         return acts
 
     # --- views ------------------------------------------------------------------------
@@ -557,6 +707,7 @@ class Game:
             tuple(self.looked),
             tuple(self.scores),
             tuple(self.bags),
+            self.sets_in_row,
             self.winner,
             self.time_is_up,
             tuple(self.trick_log),
@@ -573,16 +724,21 @@ def _trick_cards(leader: int, cards: Sequence[int]) -> list[dict[str, Any]]:
 
 # One shared action per card for `legal_actions` (read-only, like the views' other shared
 # pieces): a seat's legal list is rebuilt after every action it may take.
-_PLAY_ACTIONS: tuple[Action, ...] = tuple({"type": "play", "card": card_text(c)} for c in range(52))
-_SUIT_PLAYS: tuple[tuple[Action, ...], ...] = tuple(
-    _PLAY_ACTIONS[13 * s : 13 * s + 13] for s in range(4)
+_PLAY_ACTIONS: tuple[Action, ...] = tuple(
+    {"type": "play", "card": card_text(c)} for c in range(ALL_CARDS)
 )
+_SUIT_PLAYS: tuple[tuple[Action, ...], ...] = tuple(
+    _PLAY_ACTIONS[13 * s : 13 * s + 13] for s in range(5)
+)
+_JOKER_CARDS: tuple[int, ...] = tuple(cards_of(JOKER_DECK))
 # The bids a seat may make (copied for each list given out): 1..13, nil first where played.
 _BIDS: tuple[Action, ...] = tuple({"type": "bid", "bid": n} for n in range(1, 14))
 _BIDS_WITH_NIL: tuple[Action, ...] = ({"type": "bid", "bid": "nil"}, *_BIDS)
-_TEXT: tuple[str, ...] = tuple(card_text(c) for c in range(52))
+# A blind bid of a number, by the number (0 unused): "blind 6" and more (blind_bid_deficit).
+_BLIND_BIDS: tuple[Action, ...] = tuple({"type": "bid", "bid": f"blind {n}"} for n in range(14))
+_TEXT: tuple[str, ...] = tuple(card_text(c) for c in range(ALL_CARDS))
 # A play's operation by the card's text as the server writes it: parsed once, not per move.
-_PLAY_OPS: dict[str, _Play] = {card_text(c): _Play(c) for c in range(52)}
+_PLAY_OPS: dict[str, _Play] = {card_text(c): _Play(c) for c in range(ALL_CARDS)}
 
 
 @functools.lru_cache(maxsize=8192)
@@ -600,7 +756,7 @@ def _as_card(card: int | str) -> int:
     return parse_card(card) if isinstance(card, str) else int(card)
 
 
-def _check_deal(deal: Sequence[int]) -> tuple[int, ...]:
+def _check_deal(deal: Sequence[int], deck: int) -> tuple[int, ...]:
     if len(deal) != 4:
         raise ValueError("a deal has four hands")
     total = 0
@@ -610,6 +766,8 @@ def _check_deal(deal: Sequence[int]) -> tuple[int, ...]:
         if total & mask:
             raise ValueError("a card is dealt twice")
         total |= mask
+    if total != deck:
+        raise ValueError("a deal is the 52 cards of the rules' deck")
     return tuple(deal)
 
 
@@ -642,9 +800,16 @@ def _parse_bid(value: Any, rules: Rules) -> _Bid:
             return _Bid(NIL)
         if word == "blind nil":
             return _Bid(NIL, blind=True)
-        raise errors.MalformedAction(f"a bid is a number, 'nil' or 'blind nil', not {value!r}")
+        number = word.removeprefix("blind ")
+        if number != word and number.isdigit() and 1 <= int(number) <= 13:
+            return _Bid(int(number), blind=True)
+        raise errors.MalformedAction(
+            f"a bid is a number, 'nil', 'blind nil' or 'blind 6' and up, not {value!r}"
+        )
     if isinstance(value, bool) or not isinstance(value, int):
-        raise errors.MalformedAction(f"a bid is a number, 'nil' or 'blind nil', not {value!r}")
+        raise errors.MalformedAction(
+            f"a bid is a number, 'nil', 'blind nil' or 'blind 6' and up, not {value!r}"
+        )
     if value == 0 and rules.mode == "individual":
         return _Bid(NIL)
     if not 1 <= value <= 13:
@@ -654,9 +819,9 @@ def _parse_bid(value: Any, rules: Rules) -> _Bid:
 
 
 # An action's code: the seat (0-3, or 4 for the game clock) in the low three bits, above it
-# the operation: a card 0-51 for a play, then the bids, then look and time_up.
+# the operation: a card 0-53 for a play, then the bids, then look and time_up.
 _NO_SEAT = 4
-_BID_CODE = 52  # + tricks, + _BLIND more when blind
+_BID_CODE = ALL_CARDS  # + tricks, + _BLIND more when blind
 _BLIND = 14  # bids 0 (nil) to 13
 _LOOK_CODE = _BID_CODE + 2 * _BLIND
 _TIME_UP_CODE = _LOOK_CODE + 1
@@ -693,6 +858,8 @@ def _format_op(op: _Op) -> Action:
     if type(op) is _Play:  # shared, read-only, as `last_action` and the legal lists are
         return _PLAY_ACTIONS[op.card]
     if isinstance(op, _Bid):
+        if op.blind and op.tricks != NIL:
+            return {"type": "bid", "bid": f"blind {op.tricks}"}
         return {"type": "bid", "bid": format_bid(op.tricks, op.blind)}
     if isinstance(op, _Look):
         return {"type": "look"}

@@ -21,6 +21,7 @@ class HandScore:
     bags: tuple[int, ...]
     contract_made: tuple[bool | None, ...]  # None where the side had no contract (all nil)
     nil_made: tuple[bool | None, ...]  # per seat: None where the seat did not bid nil
+    moon: int | None = None  # the side that took all 13 tricks and made its contract
 
 
 def score_hand(
@@ -39,6 +40,7 @@ def score_hand(
     made: list[bool | None] = [None] * n_sides
     nil_made: list[bool | None] = [None] * 4
     new_bags = list(bags)
+    moon: int | None = None
 
     for side in range(n_sides):
         contract = 0
@@ -58,13 +60,19 @@ def score_hand(
                 contract += bids[seat]
                 counted += tricks[seat]
         if contract > 0:
+            big = rules.big_bid_value if 0 < rules.big_bid <= contract else 10 * contract
+            if any(blind[seat] and bids[seat] != NIL for seat in rules.seats_of(side)):
+                big *= 2  # a blind bid of a number: the contract counts double
             if counted >= contract:
                 made[side] = True
-                points[side] += 10 * contract
+                points[side] += big
                 side_bags += counted - contract
+                if sum(tricks[seat] for seat in rules.seats_of(side)) == 13:
+                    moon = side
+                    points[side] += rules.moon_bonus
             else:
                 made[side] = False
-                points[side] -= 10 * contract
+                points[side] -= big
         else:
             # No contract (every seat of the side bid nil): every trick taken is a bag.
             side_bags += counted
@@ -86,7 +94,43 @@ def score_hand(
         bags=tuple(new_bags),
         contract_made=tuple(made),
         nil_made=tuple(nil_made),
+        moon=moon,
     )
+
+
+def sets_in_row_after(previous: Sequence[int], made: Sequence[bool | None]) -> tuple[int, ...]:
+    """Each side's count of hands set in a row once a hand is scored: a set adds one, a
+    contract made (or no contract) starts the count again."""
+    return tuple(n + 1 if ok is False else 0 for n, ok in zip(previous, made, strict=True))
+
+
+def game_winner(
+    rules: Rules,
+    scores: Sequence[int],
+    sets_in_row: Sequence[int],
+    moon: int | None,
+    time_up: bool,
+) -> int | None:
+    """The winning side once a hand is scored under the house rules, or None to play on.
+
+    A moon under `moon_wins` wins outright; a side set out (`set_out_after` sets in a row,
+    or at or below -`mercy_score`) loses, so the other side wins (both out: the higher score
+    wins, a tie plays on); otherwise `winner_after`.
+    """
+    if moon is not None and rules.moon_wins:
+        return moon
+    out = [
+        side
+        for side in range(rules.sides)
+        if (rules.set_out_after and sets_in_row[side] >= rules.set_out_after)
+        or (rules.mercy_score and scores[side] <= -rules.mercy_score)
+    ]
+    if out:
+        standing = [side for side in range(rules.sides) if side not in out]
+        if len(standing) == 1:
+            return standing[0]
+        return winner_after(rules, scores, True)
+    return winner_after(rules, scores, time_up)
 
 
 def winner_after(rules: Rules, scores: Sequence[int], time_up: bool) -> int | None:

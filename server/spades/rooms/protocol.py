@@ -38,7 +38,19 @@ MessageId = (
 # The moves' own limits, which the socket's fast parse of moves checks too (api/ws.py).
 CARD_LENGTH = 4
 MIN_BID, MAX_BID = 0, 13
-NamedBid = Literal["nil", "blind nil"]
+# (and the blind bids of a number, under the rule `blind_bid_deficit`: docs/rules.md)
+NamedBid = Literal[
+    "nil",
+    "blind nil",
+    "blind 6",
+    "blind 7",
+    "blind 8",
+    "blind 9",
+    "blind 10",
+    "blind 11",
+    "blind 12",
+    "blind 13",
+]
 NAMED_BIDS: frozenset[str] = frozenset(get_args(NamedBid))
 # The text fields capped on the wire at the room's own limit, and what the room calls them:
 # one over the cap is answered `ErrorCode.TOO_LONG`, as the room answers one over its limit.

@@ -19,6 +19,7 @@ from spades.codes import ErrorCode
 from spades.engine import Rules, RulesError
 from spades.engine.rules import DEFAULT_RULES as _RULES
 from spades.engine.rules import LIMITS as RULE_LIMITS
+from spades.engine.rules import RULE_PRESETS as ENGINE_PRESETS
 
 from .errors import BadRequest
 
@@ -68,6 +69,12 @@ class RuleOptions(_Frozen):
         title="Blind nil when behind by",
         description="a side may bid blind nil only when this many points behind",
     )
+    blind_bid_deficit: int = Field(
+        _RULES.blind_bid_deficit,
+        **_limits("blind_bid_deficit"),
+        title="Blind 6+ when behind by",
+        description="blind bids of 6 or more, scored double, for a side this far behind; 0 = off",
+    )
     nil_value: int = Field(_RULES.nil_value, **_limits("nil_value"), title="Nil is worth")
     blind_nil_value: int = Field(
         _RULES.blind_nil_value, **_limits("blind_nil_value"), title="Blind nil is worth"
@@ -94,6 +101,73 @@ class RuleOptions(_Frozen):
         _RULES.nil_tricks_count_for_partner,
         title="Nil tricks count for the partner",
         description="tricks a failed nil takes count toward the partner's bid",
+    )
+    jokers: bool = Field(
+        _RULES.jokers,
+        title="Jokers",
+        description="Big and Little Joker are the top trumps; the 2 of clubs and of hearts go",
+    )
+    whiz: bool = Field(
+        _RULES.whiz,
+        title="Whiz",
+        description="every player bids nil or the number of spades they hold",
+    )
+    mirror: bool = Field(
+        _RULES.mirror,
+        title="Mirror",
+        description="every player bids the number of spades they hold (none: nil)",
+    )
+    suicide: bool = Field(
+        _RULES.suicide,
+        title="Suicide",
+        description="one partner of each team bids nil, the other at least the suicide bid",
+    )
+    suicide_min_bid: int = Field(
+        _RULES.suicide_min_bid,
+        **_limits("suicide_min_bid"),
+        title="Suicide bid at least",
+        description="the least the partner who does not bid nil bids, under suicide",
+    )
+    min_team_bid: int = Field(
+        _RULES.min_team_bid,
+        **_limits("min_team_bid"),
+        title="Minimum team bid",
+        description="partners' bids add up to at least this (nil counts 0); 0 = none",
+    )
+    big_bid: int = Field(
+        _RULES.big_bid,
+        **_limits("big_bid"),
+        title="Big bid from",
+        description="a contract this big or bigger scores the big bid value; 0 = off",
+    )
+    big_bid_value: int = Field(
+        _RULES.big_bid_value,
+        **_limits("big_bid_value"),
+        title="Big bid is worth",
+        description="won when made, lost when set (10-for-200)",
+    )
+    moon_bonus: int = Field(
+        _RULES.moon_bonus,
+        **_limits("moon_bonus"),
+        title="Moon bonus",
+        description="extra points for all 13 tricks with the contract made",
+    )
+    set_out_after: int = Field(
+        _RULES.set_out_after,
+        **_limits("set_out_after"),
+        title="Set out after",
+        description="a team set this many hands in a row loses; 0 = off",
+    )
+    mercy_score: int = Field(
+        _RULES.mercy_score,
+        **_limits("mercy_score"),
+        title="Mercy at minus",
+        description="a team at or below minus this score loses; 0 = off",
+    )
+    moon_wins: bool = Field(
+        _RULES.moon_wins,
+        title="Moon wins the game",
+        description="all 13 tricks with the contract made wins outright",
     )
 
 
@@ -204,6 +278,9 @@ PRESETS: dict[str, tuple[int, ...]] = {
     "turn_seconds": (0, 15, 30, 60, 120),
     "game_minutes": (0, 15, 30, 45, 60, 90),
 }
+# The named rule presets the create form offers as one click each: the engine's
+# (`spades.engine.rules.RULE_PRESETS`, which `spades simulate --preset` plays too).
+RULE_PRESETS = ENGINE_PRESETS
 # What "Play solo" starts from, over the defaults: with three bots at the table, a game in
 # which everyone plays for themself reads best.
 SOLO: dict[str, Any] = {"mode": "individual"}
@@ -211,11 +288,13 @@ SOLO: dict[str, Any] = {"mode": "individual"}
 
 def settings_schema() -> dict[str, Any]:
     """The JSON Schema of `RoomSettings`: per field its default, limits, choices and text;
-    beside it the client's `presets`, `solo` settings and the `lengths` of a name and a chat
-    message (served, so that the client spells no setting of its own)."""
+    beside it the client's `presets`, the named `rule_presets`, `solo` settings and the
+    `lengths` of a name and a chat message (served, so that the client spells no setting of
+    its own)."""
     schema = RoomSettings.model_json_schema()
     schema["presets"] = {name: list(values) for name, values in PRESETS.items()}
     schema["solo"] = dict(SOLO)
+    schema["rule_presets"] = {name: dict(rules) for name, rules in RULE_PRESETS.items()}
     schema["lengths"] = {"name": NAME_LENGTH, "chat": CHAT_LENGTH}
     return schema
 
