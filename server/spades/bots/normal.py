@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from spades.engine.cards import FULL_DECK, SPADE_MASK, SPADES, SUIT_MASKS, card_text
+from spades.engine.cards import SPADE_MASK, SPADES, SUIT_MASKS, SUIT_OF, card_text
 from spades.engine.fast import legal_mask
 
 from .basic import NON_SPADE, _above, _below, _boss, _can_trump_after, _discard, choose_card
@@ -55,7 +55,7 @@ def _low(mask: int) -> int:
 def beating_cards(legal: int, win: int) -> int:
     """The legal cards that would take the trick from `win` (its winning card so far)."""
     beats = legal & _above(win)
-    if win // 13 != SPADES:
+    if SUIT_OF[win] != SPADES:
         beats |= legal & SPADE_MASK  # holding a spade here means void in the led suit
     return beats
 
@@ -79,17 +79,17 @@ def normal_card(st: PlayState, seat: int) -> int:
     if seat in st.nil_seats and st.tricks_won[seat] == 0:
         return card  # our own nil decides (it was forced or it is safe)
     hand = st.hands[seat]
-    hidden = FULL_DECK & ~st.played & ~hand
+    hidden = st.deck & ~st.played & ~hand
     if not _boss(win, hidden):
         return card
-    led = trick[0] // 13
-    ruff = card // 13 == SPADES and led != SPADES and win // 13 != SPADES
+    led = SUIT_OF[trick[0]]
+    ruff = SUIT_OF[card] == SPADES and led != SPADES and SUIT_OF[win] != SPADES
     if ruff and len(trick) < 3 and _can_trump_after(st, seat, led, hidden, partner):
         return card  # ruff ahead of an opponent who may ruff the partner's card
     legal = legal_mask(hand, trick[0], st.broken, st.must_break)
     follow = legal & SUIT_MASKS[led]
     if follow:
-        under = follow & _below(win) if win // 13 == led else follow
+        under = follow & _below(win) if SUIT_OF[win] == led else follow
         return _low(under) if under else card
     if legal & NON_SPADE:
         return _discard(hand, legal, dump_high=False)
@@ -108,7 +108,7 @@ def _sure_view(st: PlayState, seat: int) -> PlayState:
     spades = st.hands[seat] & SPADE_MASK
     if need <= 0 or spades.bit_count() < need:
         return st
-    hidden = FULL_DECK & ~st.played & ~st.hands[seat] & SPADE_MASK
+    hidden = st.deck & ~st.played & ~st.hands[seat] & SPADE_MASK
     sure = 0
     while spades:
         top = spades.bit_length() - 1
