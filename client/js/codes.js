@@ -76,6 +76,7 @@ export const ErrorCode = Object.freeze({
   ROOM_CROWDED: "room_crowded", // the room has as many spectators as it lets in (then the socket closes, 4013)
   ALREADY_QUEUED: "already_queued", // you are waiting in quick play already (or your table is being set, or its seat waits for you on GET /api/quickplay); leave first to change mode (REST: 409)
   IN_RATED_GAME: "in_rated_game", // you hold a seat in a rated game being played (the message names its room); finish it or leave its seat before you queue again (REST: 409)
+  QUIT_WAIT: "quit_wait", // you left a rated game before its end: quick play takes you again after a short wait (SPADES_QUICKPLAY_QUIT_WAIT; the message says when; REST: 429 with Retry-After)
   UNKNOWN_MODE: "unknown_mode", // quick play has no such mode: `partnership` or `individual` (REST: 422)
   NOT_A_PRESET: "not_a_preset", // quick play targets are the server's presets only (`presets.target` of GET /api/settings) (REST: 422)
   NOT_QUEUED: "not_queued", // you are not waiting in quick play: never queued, left, dropped after no poll for `SPADES_QUICKPLAY_EXPIRE` seconds, or your seat was already handed to you (REST: 404)

@@ -159,6 +159,11 @@ class ErrorCode(StrEnum):
         "you hold a seat in a rated game being played (the message names its room); finish "
         "it or leave its seat before you queue again (REST: 409)",
     )
+    QUIT_WAIT = (
+        "quit_wait",
+        "you left a rated game before its end: quick play takes you again after a short "
+        "wait (SPADES_QUICKPLAY_QUIT_WAIT; the message says when; REST: 429 with Retry-After)",
+    )
     UNKNOWN_MODE = (
         "unknown_mode",
         "quick play has no such mode: `partnership` or `individual` (REST: 422)",

@@ -132,6 +132,12 @@ class Settings(BaseSettings):
     quickplay_tick: float = Field(
         0.5, gt=0, description="seconds between two looks for matches, in each process"
     )
+    quickplay_quit_wait: float = Field(
+        600.0,
+        ge=0,
+        description="seconds a player who left a rated game before its end waits before "
+        "quick play takes them again (0 = no wait)",
+    )
     quickplay_turn_seconds: int = Field(
         30, ge=0, le=600, description="the turn timer of a quick play room (0 = untimed)"
     )

@@ -13,6 +13,7 @@ from api_helpers import Client, Server, play_until_over, running_server
 from test_api_players import auth, new_player, server, show_games
 
 from spades.api.routers.ratings import MIN_GAMES
+from spades.codes import ErrorCode
 from spades.engine.stats import Counts, SeatStats, record_stats
 from spades.rooms.matchrating import rating_for_matching
 from spades.rooms.rating import RatedSeat, matching_rating, rate_game, shown_rating
@@ -189,7 +190,7 @@ async def test_leaderboard_pages_own_rank_and_private_players(server: Server) ->
 
 
 async def test_a_player_who_leaves_takes_the_loss(tmp_path: Path) -> None:
-    async with running_server(tmp_path, grace_seconds=0.0) as s:
+    async with running_server(tmp_path, grace_seconds=0.0, quickplay_quit_wait=3600) as s:
         players = [await new_player(s, f"Q{i}") for i in range(4)]
         clients = await table(s, players, rated=True)
         await clients[0].send(type="start", id="go")
@@ -202,3 +203,12 @@ async def test_a_player_who_leaves_takes_the_loss(tmp_path: Path) -> None:
         assert got["history"][0]["quit"] is True and got["history"][0]["game_id"] == game_id
         assert got["modes"][0]["mu"] < 25.0  # a loss, whatever the score
         assert got["modes"][0]["games"] == 1
+        # Fair play: the leaver waits before quick play takes them again; the others do not.
+        body = {"mode": "partnership", "target": 200}
+        refused = await s.http.post("/api/quickplay", json=body, headers=auth(players[1]))
+        assert refused.status_code == 429, refused.text
+        assert refused.json()["code"] == ErrorCode.QUIT_WAIT
+        assert 3500 < int(refused.headers["Retry-After"]) <= 3600
+        assert "you left a rated game before its end" in refused.json()["detail"]
+        queued = await s.http.post("/api/quickplay", json=body, headers=auth(players[0]))
+        assert queued.status_code in (200, 201, 202), queued.text

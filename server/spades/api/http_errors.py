@@ -102,7 +102,10 @@ def add_exception_handlers(app: FastAPI, metrics: Metrics) -> None:
     @app.exception_handler(QuickPlayRefused)
     async def quickplay_refused(request: Request, exc: QuickPlayRefused) -> Response:
         metrics.http_refused(exc.status)
-        return JSONResponse({"detail": exc.message, "code": exc.code}, status_code=exc.status)
+        headers = None if exc.retry_after is None else {"Retry-After": str(exc.retry_after)}
+        return JSONResponse(
+            {"detail": exc.message, "code": exc.code}, status_code=exc.status, headers=headers
+        )
 
     # The database is away (docs/operations.md): any REST call that needed it is refused
     # with 503, "try again", rather than a bare 500; nothing was changed.

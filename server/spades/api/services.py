@@ -118,6 +118,7 @@ def quick_play(settings: Settings, manager: RoomManager, cluster: ClusterNode | 
         seating=settings.quickplay_seating,
         tick=settings.quickplay_tick,
         turn_seconds=settings.quickplay_turn_seconds,
+        quit_wait=settings.quickplay_quit_wait,
     )
     queue: QuickPlayQueue
     if cluster is not None:

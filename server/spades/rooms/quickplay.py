@@ -42,9 +42,12 @@ class QuickPlayRefused(RoomError):
 
     status = 409
 
-    def __init__(self, message: str, code: ErrorCode, status: int) -> None:
+    def __init__(
+        self, message: str, code: ErrorCode, status: int, *, retry_after: int | None = None
+    ) -> None:
         super().__init__(message, code)
         self.status = status
+        self.retry_after = retry_after  # seconds, for a Retry-After header
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +70,7 @@ class QuickPlayConfig:
     seating: float  # seconds a process has to seat a group before it waits again
     tick: float  # seconds between two looks for matches (each process)
     turn_seconds: int  # the turn timer of a quick play room
+    quit_wait: float = 600.0  # seconds a player who quit a rated game waits to queue again
 
     @property
     def policy(self) -> Policy:

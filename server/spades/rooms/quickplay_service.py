@@ -14,8 +14,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import secrets
 from dataclasses import replace
+from datetime import UTC, datetime
 
 from spades.codes import ErrorCode
 
@@ -99,6 +101,7 @@ class QuickPlay:
             )
         name = clean_name(name, self.manager.config.name_length)
         await self._not_in_rated_game(player_id)
+        await self._not_just_after_quitting(player_id)
         rating = await self.rating(player_id, mode)
         now = self.clock.now()
         bots_at = None if bots_after is None else now + bots_after
@@ -127,6 +130,25 @@ class QuickPlay:
                     ErrorCode.IN_RATED_GAME,
                     409,
                 )
+
+    async def _not_just_after_quitting(self, player_id: str) -> None:
+        """Fair play: a player who left a rated game before its end (the bot finished it
+        for them) waits `quit_wait` seconds from that game's end before queueing again."""
+        if self.config.quit_wait <= 0:
+            return
+        quit_at = await self.manager.store.last_quit(player_id)
+        if quit_at is None:
+            return
+        left = quit_at.timestamp() + self.config.quit_wait - self.clock.now()
+        if left > 0:
+            until = datetime.fromtimestamp(quit_at.timestamp() + self.config.quit_wait, UTC)
+            raise QuickPlayRefused(
+                "you left a rated game before its end: quick play takes you again at "
+                f"{until:%H:%M:%S} UTC (in {math.ceil(left)} s)",
+                ErrorCode.QUIT_WAIT,
+                429,
+                retry_after=math.ceil(left),
+            )
 
     async def poll(self, player_id: str) -> Waiting | Seated:
         state = await self.queue.poll(player_id, self.clock.now())

@@ -183,6 +183,10 @@ class Store(Protocol):
         """How many players `mode`'s leaderboard ranks, and `limit` of them from `offset`."""
         ...
 
+    async def last_quit(self, player_id: str) -> datetime | None:
+        """When the last rated game the player left before its end finished (None: never)."""
+        ...
+
     async def leaderboard_rank(self, player_id: str, mode: str, *, min_games: int) -> int | None:
         """The player's place on `mode`'s leaderboard (None: not ranked)."""
         ...

@@ -164,6 +164,14 @@ async def history(conn: AsyncConnection, player_id: str, limit: int) -> list[Rat
     return rows[::-1]
 
 
+async def last_quit(conn: AsyncConnection, player_id: str) -> datetime | None:
+    """The end of the last rated game the player quit (left before its end)."""
+    c = RATING_CHANGES.c
+    query = select(func.max(c.at)).where(c.player_id == player_id, c.quit.is_(True))
+    at: datetime | None = (await conn.execute(query)).scalar_one_or_none()
+    return at
+
+
 def _ordinal() -> Any:
     return PLAYER_RATINGS.c.mu - 3 * PLAYER_RATINGS.c.sigma
 

@@ -405,6 +405,10 @@ class SqlStore(AccountWrites, PasskeyWrites, ModerationWrites):
         async with self._access.read() as conn:
             return await rating_store.leaderboard(conn, mode, min_games, offset, limit)
 
+    async def last_quit(self, player_id: str) -> datetime | None:
+        async with self._access.read() as conn:
+            return await rating_store.last_quit(conn, player_id)
+
     async def leaderboard_rank(self, player_id: str, mode: str, *, min_games: int) -> int | None:
         async with self._access.read() as conn:
             return await rating_store.rank(conn, player_id, mode, min_games)
