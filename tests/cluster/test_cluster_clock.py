@@ -47,6 +47,9 @@ async def my_turn(base: str, code: str, token: str) -> dict[str, Any]:
                     return held
 
 
+# Once in a loaded CI run the drained process took over 30 s to exit (a few seconds alone):
+# rerun once while that is looked into (issue 58's note).
+@pytest.mark.flaky(reruns=1)
 async def test_a_drain_gives_a_clocked_game_no_free_time(pair: Cluster) -> None:
     n1, n2 = pair.nodes
     settings = {"name": "south", "game_minutes": 10, "turn_seconds": 120}
