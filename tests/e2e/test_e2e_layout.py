@@ -210,7 +210,9 @@ IN_VIEW = (
 
 
 def _both_in_view(page: Any) -> bool:
-    for _ in range(40):  # the page scrolls just after it draws the turn
+    # The page scrolls (smoothly) just after it draws the turn: up to 10 s for a loaded CI
+    # machine (2 s was once too short there; on a quiet one it takes well under a second).
+    for _ in range(200):
         if page.evaluate(IN_VIEW, ".felt .trick-area") and page.evaluate(IN_VIEW, ".hand"):
             return True
         page.wait_for_timeout(50)
