@@ -101,8 +101,10 @@ def test_a_player_sees_their_rating_chart_and_the_leaderboard(
     page.goto("/")
     kept = json.dumps({"id": me["id"], "secret": me["credential"].split(":", 1)[1]})
     page.evaluate(f"localStorage.setItem('spades.player', {json.dumps(kept)})")
+    # A fresh load of the player page with that credential (not a reload, which raced with
+    # the home page's own navigation once the quick play test had run before).
+    page.goto("about:blank")
     page.goto(f"/#player/{me['id']}")
-    page.reload()
     ratings = page.get_by_test_id("ratings")
     ratings.wait_for()
     text = ratings.inner_text()
