@@ -295,3 +295,68 @@ async def test_an_administrator_closes_a_room(server: Server, mod: httpx.AsyncCl
     assert (entry["action"], entry["target"]) == ("close_room", code)
     await host.close()
     await guest.close()
+
+
+async def test_a_banned_player_cannot_chat_as_a_spectator_nor_quick_chat(
+    server: Server, mod: httpx.AsyncClient
+) -> None:
+    ann, bob, _code, host, guest = await table(server)
+    watched = (await ann.http.post("/api/rooms", json={"name": "Ann"})).json()
+    watcher = await bob.socket(watched["code"], None)
+    credential = bob.http.headers[HEADER]
+    await watcher.send(type="chat", text="watching", player=credential, id="before")
+    assert (await watcher.until(lambda m: m.get("ref") == "before" or m["type"] == "chat"))[
+        "type"
+    ] == "chat"
+    body = {"kind": "ban", "player_id": bob.id, "reason": "trolling", "minutes": 45}
+    made = await mod.post("/api/admin/sanctions", json=body)
+    assert made.status_code == 200, made.text
+    until = made.json()["ends_at"][:16].replace("T", " ")
+    # As a spectator (the chat names the player), and by quick chat from the seat.
+    await watcher.send(type="chat", text="still watching", player=credential, id="after")
+    refused = await watcher.until(lambda m: m.get("ref") == "after")
+    assert refused["type"] == "error" and refused["code"] == ErrorCode.BANNED
+    assert f"until {until} UTC: trolling" in refused["message"]
+    await guest.send(type="quick", phrase="good_game", id="quick")
+    quick = await guest.until(lambda m: m.get("ref") == "quick" or m["type"] == "quick")
+    assert quick["type"] == "error" and quick["code"] == ErrorCode.BANNED
+    assert "trolling" in quick["message"] and "until" in quick["message"]
+    # A wrong credential is refused as such, and nothing is said.
+    await watcher.send(type="chat", text="who am i", player=f"{bob.id}:nope", id="wrong")
+    wrong = await watcher.until(lambda m: m.get("ref") == "wrong")
+    assert wrong["type"] == "error" and wrong["code"] == ErrorCode.BAD_PLAYER
+    assert (await mod.delete(f"/api/admin/sanctions/{made.json()['id']}")).status_code == 204
+    for client in (host, guest, watcher):
+        await client.close()
+
+
+async def test_a_spectators_reported_message_names_their_player(
+    server: Server, mod: httpx.AsyncClient
+) -> None:
+    ann, _bob, code, host, guest = await table(server)
+    eve = await Person(server).made("Eve")
+    watcher = await eve.socket(code, None)
+    await watcher.send(type="chat", text="spoilers", player=eve.http.headers[HEADER], id="s")
+    seen = await host.until(lambda m: m["type"] == "chat" and m["text"] == "spoilers")
+    assert seen["seat"] is None and seen["name"].startswith("Spectator")
+    report = {"room": code, "seat": None, "message_at": seen["at"], "reason": "spoilers"}
+    made = await ann.http.post("/api/reports", json=report)
+    assert made.status_code == 200, made.text
+    listed = (await mod.get("/api/admin/reports")).json()["reports"]
+    found = next(r for r in listed if r["id"] == made.json()["id"])
+    assert (found["player_id"], found["seat"], found["message"]) == (eve.id, None, "spoilers")
+    for client in (host, guest, watcher):
+        await client.close()
+
+
+async def test_the_hosts_mute_holds_when_the_player_stands_to_watch(server: Server) -> None:
+    _ann, bob, _code, host, guest = await table(server)
+    await host.send(type="mute", seat=1, id="mute")
+    assert (await host.until(lambda m: m.get("ref") == "mute"))["type"] == "muted"
+    await guest.send(type="stand", id="stand")
+    await guest.until(lambda m: m.get("ref") == "stand")
+    await guest.send(type="chat", text="from the rail", player=bob.http.headers[HEADER], id="r")
+    refused = await guest.until(lambda m: m.get("ref") == "r")
+    assert refused["type"] == "error" and refused["code"] == ErrorCode.MUTED
+    await host.close()
+    await guest.close()

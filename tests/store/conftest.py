@@ -29,7 +29,7 @@ PG_ADMIN_URL = os.environ.get(
 TABLES = (
     "rooms, seats, games, game_seats, actions, hands, chat_messages, players, "
     "game_results, player_stats, sessions, passkeys, auth_challenges, admins, reports, "
-    "sanctions, player_mutes, audit_log, player_ratings, rating_changes"
+    "sanctions, player_mutes, audit_log, player_ratings, rating_changes, room_mutes"
 )
 
 

@@ -133,6 +133,7 @@ async def test_every_owner_write_is_fenced(store: SqlStore) -> None:
         store.update_room("r", status="playing", fence=1),
         store.set_seat(SeatRow("r", 2, name="Cy", token_hash="c" * 64), fence=1),
         store.add_chat("r", 0, "Ann", "hi", fence=1),
+        store.set_room_mute("r", "name:Ann", True, fence=1),
         store.start_game("r", {}, 1, "seed-2", fence=1),
         store.finish_hand(HandRow(game_id, 1, {"hand": 1}), fence=1),
         store.finish_game(game_id, 0, [300, 100], fence=1),
@@ -145,17 +146,20 @@ async def test_every_owner_write_is_fenced(store: SqlStore) -> None:
     assert after.seats == before.seats
     assert after.game is not None and after.game.id == game_id  # no new game, not finished
     assert await store.recent_chat("r") == []
+    assert await store.room_mutes("r") == []
     assert await store.finished_games("r") == []
 
     # The current owner's writes all go through.
     await store.update_room("r", status="playing", fence=2)
     await store.set_seat(SeatRow("r", 2, name="Cy", token_hash="c" * 64), fence=2)
     await store.add_chat("r", 0, "Ann", "hi", fence=2)
+    await store.set_room_mute("r", "name:Ann", True, fence=2)
     await store.finish_hand(HandRow(game_id, 1, {"hand": 1}), fence=2)
     await store.finish_game(game_id, 0, [300, 100], fence=2)
     await store.start_game("r", {}, 1, "seed-2", fence=2)
     assert len(await store.finished_games("r")) == 1
     assert [m["text"] for m in await store.recent_chat("r")] == ["hi"]
+    assert await store.room_mutes("r") == ["name:Ann"]
 
 
 async def test_fenced_writes_to_unknown_rooms_and_games(store: SqlStore) -> None:
@@ -163,6 +167,8 @@ async def test_fenced_writes_to_unknown_rooms_and_games(store: SqlStore) -> None
         await store.update_room("nope", status="playing", fence=1)
     with pytest.raises(NotFound):
         await store.add_chat("nope", 0, "x", "hi", fence=1)
+    with pytest.raises(NotFound):
+        await store.set_room_mute("nope", "name:x", True, fence=1)
     with pytest.raises(NotFound):
         await store.finish_game(999, 0, [0, 0], fence=1)
     with pytest.raises(NotFound):

@@ -35,6 +35,7 @@ TABLES = {
     "reports",
     "sanctions",
     "player_mutes",
+    "room_mutes",
     "audit_log",
     "auth_challenges",
 }

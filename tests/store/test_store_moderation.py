@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from store_support import FakeClock
 
 from spades.store import NotFound, PlayerRow, RoomRow, SeatRow, SqlStore
 from spades.store.protocol import ReportRow, SanctionRow
@@ -107,3 +108,39 @@ async def test_a_players_own_mutes(store: SqlStore) -> None:
     assert await store.player_mutes("ann") == ["cid"]
     with pytest.raises(NotFound):
         await store.set_player_mute("ann", "nobody", True)
+
+
+async def test_a_hosts_mutes_are_kept_with_the_room(store: SqlStore, clock: FakeClock) -> None:
+    await players(store, "ann", "bob")
+    seats = [SeatRow(room_id="r", seat=i, name=n) for i, n in enumerate(["Ann", "Bob"])]
+    await store.create_room(RoomRow(id="r", code="R", settings={}, host_seat=0), seats)
+    await store.create_room(RoomRow(id="s", code="S", settings={}, host_seat=0), [])
+    await store.set_room_mute("r", "player:bob", True)
+    await store.set_room_mute("r", "name:Cy", True)
+    await store.set_room_mute("r", "player:bob", True)  # twice: once
+    assert await store.room_mutes("r") == ["name:Cy", "player:bob"]
+    assert await store.room_mutes("s") == []  # the room's own
+    await store.set_room_mute("r", "name:Cy", False)
+    await store.set_room_mute("r", "name:Nobody", False)  # not muted: nothing to do
+    assert await store.room_mutes("r") == ["player:bob"]
+    with pytest.raises(NotFound):
+        await store.set_room_mute("nope", "player:bob", True)
+    # They go with the room.
+    await store.update_room("r", status="abandoned")
+    clock.advance(timedelta(days=1))
+    await store.purge_abandoned(timedelta(hours=1))
+    assert await store.room_mutes("r") == []
+
+
+async def test_a_chat_message_keeps_its_speakers_player(store: SqlStore, clock: FakeClock) -> None:
+    await players(store, "eve")
+    await store.create_room(RoomRow(id="r", code="R", settings={}, host_seat=0), [])
+    await store.add_chat("r", None, "Spectator 1", "hello", player_id="eve")
+    clock.advance(timedelta(seconds=1))
+    await store.add_chat("r", None, "Spectator 2", "hi")
+    first, second = await store.recent_chat("r")
+    assert "player_id" not in first  # never shown to the room
+    found = await store.chat_message("r", datetime.fromtimestamp(first["at"] / 1000, UTC), None)
+    assert (found.text, found.player_id) == ("hello", "eve")
+    other = await store.chat_message("r", datetime.fromtimestamp(second["at"] / 1000, UTC), None)
+    assert (other.text, other.player_id) == ("hi", None)

@@ -23,6 +23,13 @@ export function roomActions(ctx) {
     return ctx.conn.send(msg);
   }
 
+  // `player` for chat and quick chat: this browser's guest credential (signed in: none,
+  // the socket's session cookie names the player).
+  function speaker() {
+    const player = credential();
+    return player ? { player } : {};
+  }
+
   function myName() {
     const field = main.querySelector("#sit-name");
     const name = ((field && field.value) || storage.getName() || "Player").trim().slice(0, NAME_LENGTH) || "Player";
@@ -85,7 +92,8 @@ export function roomActions(ctx) {
       show({ optionsSheet: false });
       focus("[data-key='options']");
     },
-    quick: (data) => send({ type: "quick", phrase: data.phrase }),
+    // Chat names this browser's player too, so a ban or a mute of it holds when watching.
+    quick: (data) => send({ type: "quick", phrase: data.phrase, ...speaker() }),
     "open-rules": () => {
       show({ rulesSheet: true });
       focusDialogTop(main);
@@ -187,7 +195,7 @@ export function roomActions(ctx) {
       const input = form.elements.namedItem("chat-input");
       const text = input.value.trim();
       if (!text) return;
-      ctx.conn.send({ type: "chat", text });
+      ctx.conn.send({ type: "chat", text, ...speaker() });
       ctx.lastSentChat = text;
       input.value = "";
       delete input.dataset.dirty;

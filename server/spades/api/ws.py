@@ -53,6 +53,9 @@ log = logging.getLogger(__name__)
 
 _ids = itertools.count(1)
 _CLOSE = object()
+# The messages whose `player` credential, left out, is the socket's session's (a sitter's
+# player, a speaker's).
+NAMES_PLAYER = frozenset({"sit", "chat", "quick"})
 
 
 class WsConnection:
@@ -324,8 +327,9 @@ class FrameIntake:
     ) -> None:
         self.room = room
         # The socket's session credential (`session:ID.SECRET`, from the cookie sent at the
-        # handshake): a `sit` naming no player is filled with it, and the room's owner
-        # checks it with the store as it does a guest's (rooms.players.verified_player).
+        # handshake): a `sit`, `chat` or `quick` naming no player is filled with it, and
+        # the room's owner checks it with the store as it does a guest's
+        # (rooms.players.verified_player).
         self.session = session
         self.conn = conn
         self.settings = settings
@@ -392,7 +396,11 @@ class FrameIntake:
                 self.said_hello = True
                 fn, args = room.attach, (conn, message.get("token"), message.get("id"))
             else:
-                if kind == "sit" and self.session is not None and message.get("player") is None:
+                if (
+                    kind in NAMES_PLAYER
+                    and self.session is not None
+                    and message.get("player") is None
+                ):
                     message["player"] = self.session
                 fn, args = room.handle, (conn, message, received)
             try:

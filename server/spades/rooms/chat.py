@@ -36,6 +36,9 @@ class Chat:
         self.numbers: dict[int, int] = {}
         self.named = 0
         self.mutes = RoomMutes()  # who the host muted here (`mute`)
+        # Connection id -> (the `player` credential its chat named, that player's id): a
+        # credential is checked once per connection, not at every message.
+        self.speakers: dict[int, tuple[str, str]] = {}
 
     def admit(self, spectator: bool, now: float) -> None:
         """Count a message said at `now`, or refuse it when the room's chat is busy."""
@@ -62,3 +65,4 @@ class Chat:
 
     def forget(self, conn_id: int) -> None:
         self.numbers.pop(conn_id, None)
+        self.speakers.pop(conn_id, None)

@@ -264,7 +264,7 @@ async def quick(room: CommandRoom, conn: Connection, msg: Message, ref: Any) -> 
     phrase = msg.get("phrase")
     if phrase not in QUICK_PHRASES:
         raise BadRequest(f"phrase must be one of {', '.join(QUICK_PHRASES)}")
-    await _may_chat(room, conn, seat)
+    await _may_chat(room, conn, msg)
     room.chat.admit(False, room.clock.now())
     room.audience.send_all({"type": "quick", "seat": seat, "phrase": phrase})
 
@@ -272,31 +272,56 @@ async def quick(room: CommandRoom, conn: Connection, msg: Message, ref: Any) -> 
 async def chat(room: CommandRoom, conn: Connection, msg: Message, ref: Any) -> None:
     text = clean_text(str(msg.get("text") or ""), room.config.chat_length, "chat message")
     seat, table = conn.seat, room.table
-    await _may_chat(room, conn, seat)
+    player = await _may_chat(room, conn, msg)
     room.chat.admit(seat is None, room.clock.now())
     if seat is not None:
         name = table.seats[seat].name or "Spectator"
     else:
         name = room.chat.spectator_name(conn.conn_id)
-    at = await write_first(table.code, room.store.add_chat(table.room_id, seat, name, text))
+    said = room.store.add_chat(table.room_id, seat, name, text, player_id=player)
+    at = await write_first(table.code, said)
     # The stored time: a client that reconnects is sent the message again with it.
     room.audience.send_all({"type": "chat", "seat": seat, "name": name, "text": text, "at": at})
 
 
-def _chat_key(room: CommandRoom, conn: Connection, seat: int | None) -> tuple[str | None, str]:
-    """The speaker's player (a seat's) and their key in the room's mutes."""
+async def _speaker(room: CommandRoom, conn: Connection, msg: Message) -> str | None:
+    """The player a connection speaks as: its seat's, else the one the message's `player`
+    credential names (a spectator's; checked once per connection and credential), else
+    none (BadPlayer for a wrong credential)."""
+    seat = conn.seat
+    if seat is not None and room.table.seats[seat].player_id is not None:
+        return room.table.seats[seat].player_id
+    given = msg.get("player")
+    if given is None:
+        return None
+    speakers = room.chat.speakers
+    known = speakers.get(conn.conn_id)
+    if known is not None and known[0] == given:
+        return known[1]
+    player = (await verified_player(room.store, given)).id
+    speakers[conn.conn_id] = (given, player)
+    return player
+
+
+def _chat_key(room: CommandRoom, conn: Connection, player: str | None) -> str:
+    """The speaker's key in the room's mutes: their player, else their name here."""
+    if player is not None:
+        return room.chat.mutes.key(player, None)
+    seat = conn.seat
     if seat is None:
-        return None, room.chat.mutes.key(None, room.chat.spectator_name(conn.conn_id))
-    player = room.table.seats[seat].player_id
-    return player, room.chat.mutes.key(player, room.table.seats[seat].name)
+        return room.chat.mutes.key(None, room.chat.spectator_name(conn.conn_id))
+    return room.chat.mutes.key(None, room.table.seats[seat].name)
 
 
-async def _may_chat(room: CommandRoom, conn: Connection, seat: int | None) -> None:
-    """Refused (`Sanctioned`) when the host muted the speaker here, or a ban or a mute is
-    in force on their player or address."""
-    player, key = _chat_key(room, conn, seat)
-    room.chat.mutes.check(key)
+async def _may_chat(room: CommandRoom, conn: Connection, msg: Message) -> str | None:
+    """The speaker's player, or refused (`Sanctioned`) when a ban or a mute is in force on
+    their player or address, or the host muted them here."""
+    player = await _speaker(room, conn, msg)
     await check_sanctions(room.store, player, conn.address, chat=True)
+    mutes = room.chat.mutes
+    await mutes.load(room.store, room.table.room_id)
+    mutes.check(_chat_key(room, conn, player))
+    return player
 
 
 async def mute(room: CommandRoom, conn: Connection, msg: Message, ref: Any) -> None:
@@ -311,5 +336,10 @@ async def mute(room: CommandRoom, conn: Connection, msg: Message, ref: Any) -> N
     target = room.table.seats[seat]
     if target.kind != "human":
         raise BadRequest("only a player's seat can be muted")
-    room.chat.mutes.set(room.chat.mutes.key(target.player_id, target.name), muted)
+    mutes, table = room.chat.mutes, room.table
+    key = mutes.key(target.player_id, target.name)
+    await mutes.load(room.store, table.room_id)
+    # Stored with the room first: a restart, or another process taking the room, keeps it.
+    await write_first(table.code, room.store.set_room_mute(table.room_id, key, muted))
+    mutes.set(key, muted)
     room.audience.send(conn, {"type": "muted", "seat": seat, "muted": muted, "ref": ref})

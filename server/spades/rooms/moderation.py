@@ -79,14 +79,29 @@ async def check(
 
 class RoomMutes:
     """Who the host muted in this room: by player id, or by name for a seat without a
-    player. Kept by the room's owner for the room's life (a failover forgets them)."""
+    player. Stored with the room (`Store.room_mutes`), read once by its owner before the
+    first check, and written through by each change: a restart, or the room moving to
+    another process of a cluster, keeps them."""
 
     def __init__(self) -> None:
         self.keys: set[str] = set()
+        self.loaded = False
 
     @staticmethod
     def key(player_id: str | None, name: str | None) -> str:
         return f"player:{player_id}" if player_id is not None else f"name:{name or ''}"
+
+    async def load(self, store: Store, room_id: str) -> None:
+        """Read the room's mutes once (refused with `storage_error` if they cannot be)."""
+        if self.loaded:
+            return
+        try:
+            self.keys = set(await store.room_mutes(room_id))
+        except Exception as exc:
+            raise RoomError(
+                "the room's mutes could not be read; try again", code=ErrorCode.STORAGE_ERROR
+            ) from exc
+        self.loaded = True
 
     def set(self, key: str, muted: bool) -> None:
         if muted:

@@ -93,6 +93,7 @@ FENCED_WRITES = (
     "finish_hand",
     "finish_game",
     "add_chat",
+    "set_room_mute",
     "resume_game_clock",
 )
 

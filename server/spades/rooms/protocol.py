@@ -175,10 +175,18 @@ class Hint(ClientMessageBase):
     type: Literal["hint"]
 
 
+SPEAKER = (
+    "the speaker's guest credential `ID:SECRET`, checked when the connection's seat names "
+    "no player (a spectator): bans and mutes of that player then hold here too. Left out "
+    "or null on a socket whose handshake carried a signed-in session cookie: that account's"
+)
+
+
 @message(commands.chat, cost=2.0)
 class Chat(ClientMessageBase):
     type: Literal["chat"]
     text: str = Field(max_length=CHAT_LENGTH, description="plain text; the room's limit applies")
+    player: str | None = Field(None, max_length=MAX_CREDENTIAL, description=SPEAKER)
 
 
 @message(commands.quick, cost=2.0)
@@ -187,6 +195,7 @@ class Quick(ClientMessageBase):
 
     type: Literal["quick"]
     phrase: QuickPhrase
+    player: str | None = Field(None, max_length=MAX_CREDENTIAL, description=SPEAKER)
 
 
 @message(commands.mute, cost=3.0)

@@ -242,6 +242,9 @@ class ChatModel(Base):
     name: Mapped[str] = mapped_column(String(64))
     text: Mapped[str] = mapped_column(Text)
     at: Mapped[datetime] = mapped_column(UTCDateTime)
+    # The speaker's player when known (a seat's, or a spectator who named theirs); what a
+    # report of the message names. No foreign key: players are emptied, never deleted.
+    player_id: Mapped[str | None] = mapped_column(String(32))
 
 
 class GameResultModel(Base):
@@ -433,3 +436,17 @@ class AuditModel(Base):
     action: Mapped[str] = mapped_column(String(32))
     target: Mapped[str | None] = mapped_column(String(128))
     detail: Mapped[str] = mapped_column(Text)
+
+
+class RoomMuteModel(Base):
+    """A host's mute of a speaker's chat in their room (`mute`), kept with the room so a
+    restart or a move to another process keeps it. `subject`: `player:ID`, or `name:NAME`
+    for a seat without a player (rooms.moderation.RoomMutes.key)."""
+
+    __tablename__ = "room_mutes"
+
+    room_id: Mapped[str] = mapped_column(
+        String(64), ForeignKey("rooms.id", ondelete="CASCADE"), primary_key=True
+    )
+    subject: Mapped[str] = mapped_column(String(80), primary_key=True)
+    at: Mapped[datetime] = mapped_column(UTCDateTime)

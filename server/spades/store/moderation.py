@@ -19,8 +19,19 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
 from .access import Access
+from .fences import fence_room
 from .protocol import AuditRow, ChatRow, NotFound, ReportRow, SanctionRow
-from .tables import ADMINS, AUDIT, CHAT, PLAYER_MUTES, PLAYERS, REPORTS, SANCTIONS, chat_ms
+from .tables import (
+    ADMINS,
+    AUDIT,
+    CHAT,
+    PLAYER_MUTES,
+    PLAYERS,
+    REPORTS,
+    ROOM_MUTES,
+    SANCTIONS,
+    chat_ms,
+)
 
 
 def _sanction(r: Any) -> SanctionRow:
@@ -275,5 +286,31 @@ class ModerationWrites:
         async with self._access.read() as conn:
             for r in await conn.execute(query):
                 if chat_ms(r.at) == wanted:
-                    return ChatRow(seat=r.seat, name=r.name, text=r.text, at=r.at)
+                    return ChatRow(
+                        seat=r.seat, name=r.name, text=r.text, at=r.at, player_id=r.player_id
+                    )
         raise NotFound("no such chat message in the room")
+
+    # --- a host's mutes in their room ----------------------------------------------------
+
+    async def room_mutes(self, room_id: str) -> list[str]:
+        query = select(ROOM_MUTES.c.subject).where(ROOM_MUTES.c.room_id == room_id)
+        async with self._access.read() as conn:
+            return sorted(r.subject for r in await conn.execute(query))
+
+    async def set_room_mute(
+        self, room_id: str, subject: str, muted: bool, *, fence: int | None = None
+    ) -> None:
+        now = self.clock()
+
+        def write(conn: Connection) -> None:
+            fence_room(conn, room_id, fence)
+            where = (ROOM_MUTES.c.room_id == room_id, ROOM_MUTES.c.subject == subject)
+            conn.execute(delete(ROOM_MUTES).where(*where))
+            if muted:
+                conn.execute(insert(ROOM_MUTES).values(room_id=room_id, subject=subject, at=now))
+
+        try:
+            await self._run_write(write)
+        except IntegrityError as exc:  # no such room
+            raise NotFound(f"no room {room_id!r}") from exc

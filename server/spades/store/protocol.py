@@ -192,9 +192,17 @@ class Store(Protocol):
         ...
 
     async def add_chat(
-        self, room_id: str, seat: int | None, name: str, text: str, *, fence: int | None = None
+        self,
+        room_id: str,
+        seat: int | None,
+        name: str,
+        text: str,
+        *,
+        player_id: str | None = None,
+        fence: int | None = None,
     ) -> int:
-        """Store a chat message; its time as `recent_chat` will give it (epoch ms)."""
+        """Store a chat message (`player_id`: its speaker's player, when known); its time
+        as `recent_chat` will give it (epoch ms)."""
         ...
 
     async def recent_chat(self, room_id: str, limit: int = 50) -> list[dict[str, Any]]:
@@ -393,6 +401,17 @@ class Store(Protocol):
     async def chat_message(self, room_id: str, at: datetime, seat: int | None) -> ChatRow:
         """The room's stored message said at `at` (to the millisecond) from `seat`; raises
         NotFound."""
+        ...
+
+    async def room_mutes(self, room_id: str) -> list[str]:
+        """The subjects the room's host muted (`rooms.moderation.RoomMutes.key`)."""
+        ...
+
+    async def set_room_mute(
+        self, room_id: str, subject: str, muted: bool, *, fence: int | None = None
+    ) -> None:
+        """Mute (or unmute) `subject` in the room; an owner write (fenced). Raises NotFound
+        for an unknown room."""
         ...
 
     async def purge_abandoned(self, older_than: timedelta) -> int:

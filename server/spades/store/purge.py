@@ -6,8 +6,9 @@ tombstone: its row (the code, by which `GET /api/rooms/{code}/history` finds its
 its seats' names (the review page names a record's players from them) and its finished
 games with their logs and hands. Those games were published (the history lists them, their
 records answer anyone), so they outlive the room. The rest of a tombstone is dropped: its
-chat, its unfinished games (a closed room never plays on, and they never appear in any
-history) and its seats' token hashes (nobody comes back to a closed room).
+chat and its host's mutes, its unfinished games (a closed room never plays on, and they
+never appear in any history) and its seats' token hashes (nobody comes back to a closed
+room).
 
 Why a tombstone rather than games that outlive their room's row (a nullable `room_id`):
 the room's code and seats are what make its games reachable and readable, and keeping the
@@ -21,7 +22,7 @@ from datetime import datetime
 from sqlalchemy import and_, delete, exists, or_, select, update
 from sqlalchemy.engine import Connection
 
-from .tables import CHAT, GAMES, ROOMS, SEATS, chunks
+from .tables import CHAT, GAMES, ROOM_MUTES, ROOMS, SEATS, chunks
 
 
 def purge_abandoned(conn: Connection, cutoff: datetime) -> int:
@@ -34,12 +35,14 @@ def purge_abandoned(conn: Connection, cutoff: datetime) -> int:
     # hold something to drop are touched, so a purge does not rewrite them each time.
     leftover = or_(
         exists().where(CHAT.c.room_id == ROOMS.c.id),
+        exists().where(ROOM_MUTES.c.room_id == ROOMS.c.id),
         exists().where(GAMES.c.room_id == ROOMS.c.id, GAMES.c.finished_at.is_(None)),
         exists().where(SEATS.c.room_id == ROOMS.c.id, SEATS.c.token_hash.is_not(None)),
     )
     emptied = [r.id for r in conn.execute(select(ROOMS.c.id).where(old, leftover))]
     for chunk in chunks(emptied):
         conn.execute(delete(CHAT).where(CHAT.c.room_id.in_(chunk)))
+        conn.execute(delete(ROOM_MUTES).where(ROOM_MUTES.c.room_id.in_(chunk)))
         # Their actions and hands go with them (ON DELETE CASCADE).
         conn.execute(delete(GAMES).where(GAMES.c.room_id.in_(chunk), GAMES.c.finished_at.is_(None)))
         conn.execute(

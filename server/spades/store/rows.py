@@ -143,6 +143,7 @@ class ChatRow:
     name: str
     text: str
     at: datetime
+    player_id: str | None = None  # the speaker's player, when known
 
 
 @dataclass

@@ -465,10 +465,24 @@ class SqlStore(AccountWrites, PasskeyWrites, ModerationWrites):
     # --- chat --------------------------------------------------------------------------
 
     async def add_chat(
-        self, room_id: str, seat: int | None, name: str, text: str, *, fence: int | None = None
+        self,
+        room_id: str,
+        seat: int | None,
+        name: str,
+        text: str,
+        *,
+        player_id: str | None = None,
+        fence: int | None = None,
     ) -> int:
         at = self.clock()
-        values = {"room_id": room_id, "seat": seat, "name": name, "text": text, "at": at}
+        values = {
+            "room_id": room_id,
+            "seat": seat,
+            "name": name,
+            "text": text,
+            "at": at,
+            "player_id": player_id,
+        }
 
         def write(conn: Connection) -> None:
             fence_room(conn, room_id, fence)

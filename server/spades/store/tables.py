@@ -27,6 +27,7 @@ from .models import (
     RatingChangeModel,
     ReportModel,
     RoomModel,
+    RoomMuteModel,
     SanctionModel,
     SeatModel,
     SessionModel,
@@ -53,6 +54,7 @@ REPORTS = cast(Table, ReportModel.__table__)
 SANCTIONS = cast(Table, SanctionModel.__table__)
 PLAYER_MUTES = cast(Table, PlayerMuteModel.__table__)
 AUDIT = cast(Table, AuditModel.__table__)
+ROOM_MUTES = cast(Table, RoomMuteModel.__table__)
 
 UNFINISHED: tuple[RoomStatus, ...] = ("open", "playing")
 

@@ -101,6 +101,8 @@ async def report(body: ReportIn, request: Request, player: Player) -> ReportCrea
         except NotFound as exc:
             raise invalid("no such chat message in the room", "message_at") from exc
         reported.name, reported.message, reported.message_at = said.name, said.text, said.at
+        if said.player_id is not None:  # who said it (the seat may have changed hands since)
+            reported.player_id = said.player_id
     elif body.seat is None:
         raise invalid("report a seat's player, or a chat message (message_at)", "seat")
     if reported.player_id == player.id:
