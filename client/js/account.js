@@ -49,6 +49,8 @@ function accountView(model) {
   return [
     h("h2", { id: "account-title" }, "Your account"),
     h("p", { class: "signed-in" }, "Signed in as ", h("strong", {}, account.username), "."),
+    // Shown to administrators only (GET /api/me says); the page's routes refuse anyone else.
+    model.admin ? h("p", {}, h("a", { href: "/#admin", "data-testid": "admin-link" }, "Administration: reports, mutes and bans")) : null,
     h("div", { class: "inline" },
       h("button", { type: "button", class: "btn", "data-action": "sign-out", disabled: model.busy }, "Sign out"),
       h("button", { type: "button", class: "btn", "data-action": "sign-out-everywhere", disabled: model.busy }, "Sign out everywhere"),
@@ -162,6 +164,10 @@ export function startAccount(el) {
   if (model.account) {
     api.getMe().then((me) => {
       if (!me.account) signedOut();
+      else if (me.admin) {
+        model.admin = true;
+        render();
+      }
     }, (err) => {
       if (err.status === 401) {
         storage.setAccount(null);

@@ -112,3 +112,12 @@ export const passkeyOptions = () => call("POST", "/api/account/passkeys/options"
 export const addPasskey = (body) => call("POST", "/api/account/passkeys", body, { player: false });
 export const passkeySignInOptions = () => call("POST", "/api/session/passkey/options", undefined, { player: false });
 export const passkeySignIn = (body) => call("POST", "/api/session/passkey", body, { player: false });
+
+// Administrators (admin.js): the server answers them only (403 `admin_only` to anyone else).
+export const adminReports = () => call("GET", "/api/admin/reports");
+export const closeReport = (id) => call("POST", `/api/admin/reports/${id}/close`);
+export const adminSanctions = () => call("GET", "/api/admin/sanctions");
+export const addSanction = (body) => call("POST", "/api/admin/sanctions", body);
+export const liftSanction = (id) => call("DELETE", `/api/admin/sanctions/${id}`);
+export const closeRoom = (code, reason) => call("POST", `/api/admin/rooms/${encodeURIComponent(code)}/close`, { reason });
+export const auditLog = (limit, before) => call("GET", `/api/admin/audit?limit=${limit}${before ? `&before=${before}` : ""}`);

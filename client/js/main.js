@@ -1,7 +1,9 @@
 // Entry point: "/" is the home page, "/r/{code}" a room, "/#review/{game}" a game's review,
-// "/#player/{id}" a player's finished games, "/#leaderboard[/{mode}]" the leaderboard. Every page makes this browser's guest player
+// "/#player/{id}" a player's finished games, "/#leaderboard[/{mode}]" the leaderboard, "/#admin"
+// the administrators' page (admin.js). Every page makes this browser's guest player
 // on its first visit (player.js).
 
+import { startAdmin } from "./admin.js";
 import { joinCode, safeDecode, startHome } from "./home.js";
 import { startLeaderboard } from "./leaderboard.js";
 import { startPlayerPage } from "./playerpage.js";
@@ -39,6 +41,9 @@ if (match) {
 } else if (/^#leaderboard(\/\w+)?$/.test(location.hash)) {
   mount(document.getElementById("topbar"), topbar({ title: "Leaderboard" }));
   startLeaderboard(main, location.hash.slice("#leaderboard/".length));
+} else if (location.hash === "#admin") {
+  mount(document.getElementById("topbar"), topbar({ title: "Administration" }));
+  startAdmin(main);
 } else {
   mount(document.getElementById("topbar"), topbar({}));
   // "Play now" (quickplay.js) keeps its own part of the page: home.js redraws only its own.

@@ -139,16 +139,18 @@ async def test_admin_routes_are_refused_to_everyone_else(server: Server) -> None
 async def test_the_command_line_grants_and_revokes(server: Server, mod: httpx.AsyncClient) -> None:
     granted = await admin(server, "granted")
     assert (await granted.get("/api/admin/reports")).status_code == 200
+    assert (await granted.get("/api/me")).json()["admin"] is True
     unknown = spades_admin(server, "grant", "nosuchname")
     assert unknown.returncode == 2
     assert unknown.stderr.count("\n") == 1 and "nosuchname" in unknown.stderr
     assert spades_admin(server, "revoke", "granted").returncode == 0
     refused = await granted.get("/api/admin/reports")
     assert refused.status_code == 403
+    assert (await granted.get("/api/me")).json()["admin"] is False
     entries = (await mod.get("/api/admin/audit")).json()["entries"]
-    assert [(e["action"], e["actor_id"]) for e in entries[:2]] == [
-        ("revoke", None),
-        ("grant", None),
+    assert [(e["action"], e["actor_id"], e["target_name"]) for e in entries[:2]] == [
+        ("revoke", None, "Mod (granted)"),
+        ("grant", None, "Mod (granted)"),
     ]
     await granted.aclose()
 
@@ -176,6 +178,7 @@ async def test_a_chat_message_reported_is_kept_with_its_context(
     listed = (await mod.get("/api/admin/reports")).json()["reports"]
     found = next(r for r in listed if r["id"] == made.json()["id"])
     assert found["reporter_id"] == ann.id and found["player_id"] == bob.id
+    assert (found["reporter_name"], found["player_name"]) == ("Ann", "Bob")
     assert (found["room"], found["game_id"], found["seq"]) == (code, 7, 3)
     assert (found["message"], found["name"], found["reason"]) == ("rude words", "Bob", "insults")
     assert any(c["text"] == "rude words" for c in found["context"])
@@ -243,9 +246,15 @@ async def test_a_banned_player_is_told_why_and_until_when(
     sat = await watcher.until(lambda m: m.get("ref") == "sit")
     assert sat["type"] == "error" and sat["code"] == ErrorCode.BANNED
     listed = (await mod.get("/api/admin/sanctions")).json()["sanctions"]
-    assert any(s["id"] == made.json()["id"] and s["kind"] == "ban" for s in listed)
+    (shown,) = [s for s in listed if s["id"] == made.json()["id"]]
+    assert (shown["kind"], shown["player_name"], shown["created_by_name"]) == (
+        "ban",
+        "Bob",
+        "Mod (moderator)",
+    )
     entry = (await mod.get("/api/admin/audit")).json()["entries"][0]
     assert (entry["action"], entry["target"]) == ("ban", bob.id)
+    assert (entry["actor_name"], entry["target_name"]) == ("Mod (moderator)", "Bob")
     assert entry["detail"]["reason"] == "cheating"
     for client in (host, guest, watcher):
         await client.close()

@@ -74,6 +74,7 @@ async def test_a_guest_is_made_named_and_kept(server: Server) -> None:
         "public": False,
         "username": None,
         "account": False,
+        "admin": False,
     }
     renamed = await server.http.patch("/api/me", json={"name": " Bea "}, headers=auth(made))
     assert renamed.status_code == 200 and renamed.json()["name"] == "Bea"
@@ -266,6 +267,7 @@ async def test_a_private_players_games_are_theirs_alone(server: Server) -> None:
         "public": False,
         "username": None,
         "account": False,
+        "admin": False,
     }
     assert (await server.http.get(games, headers=auth(bob))).status_code == 404
     # Only the player can change it: another's secret is refused, nothing changes.

@@ -144,3 +144,12 @@ async def test_a_chat_message_keeps_its_speakers_player(store: SqlStore, clock: 
     assert (found.text, found.player_id) == ("hello", "eve")
     other = await store.chat_message("r", datetime.fromtimestamp(second["at"] / 1000, UTC), None)
     assert (other.text, other.player_id) == ("hi", None)
+
+
+async def test_the_names_an_administrator_reads(store: SqlStore) -> None:
+    await players(store, "ann", "bob")
+    await store.create_player(PlayerRow(id="nameless", secret_hash="h"))
+    await store.claim_account("bob", "bobby", "hash")
+    names = await store.player_names(["ann", "bob", "nameless", "nobody", "ann"])
+    assert names == {"ann": "ann", "bob": "bob (bobby)"}
+    assert await store.player_names([]) == {}

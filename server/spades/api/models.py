@@ -234,6 +234,14 @@ class PlayerOut(PlayerShown):
     account: bool = Field(False, description="whether the player has an account")
 
 
+class MeOut(PlayerOut):
+    """You, as GET /api/me answers."""
+
+    admin: bool = Field(
+        False, description="whether you are an administrator (`spades admin grant`)"
+    )
+
+
 USERNAME = r"^[A-Za-z0-9_.-]{3,24}$"
 PASSWORD_MIN, PASSWORD_MAX = 8, 256
 

@@ -51,6 +51,8 @@ class ReportOut(BaseModel):
     message_at: datetime | None
     reason: str
     closed_at: datetime | None
+    reporter_name: str | None = Field(None, description="the reporter's name now (and username)")
+    player_name: str | None = Field(None, description="the reported player's name now")
     context: list[dict[str, Any]] = Field(
         default_factory=list, description="the room's last chat messages (if the room is kept)"
     )
@@ -86,6 +88,8 @@ class SanctionOut(BaseModel):
     ends_at: datetime
     created_by: str | None
     lifted_at: datetime | None
+    player_name: str | None = Field(None, description="the player's name (and username)")
+    created_by_name: str | None = Field(None, description="the administrator's name")
 
 
 class SanctionList(BaseModel):
@@ -103,6 +107,8 @@ class AuditOut(BaseModel):
     action: str
     target: str | None
     detail: dict[str, Any]
+    actor_name: str | None = Field(None, description="the administrator's name")
+    target_name: str | None = Field(None, description="the target's name, when it is a player")
 
 
 class AuditLog(BaseModel):

@@ -8,7 +8,7 @@ never misses a change nor names one that did not happen.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import asdict
 from datetime import datetime
 from typing import Any
@@ -31,6 +31,7 @@ from .tables import (
     ROOM_MUTES,
     SANCTIONS,
     chat_ms,
+    chunks,
 )
 
 
@@ -252,6 +253,21 @@ class ModerationWrites:
             )
             for r in rows
         ]
+
+    async def player_names(self, player_ids: Collection[str]) -> dict[str, str]:
+        wanted = sorted(set(player_ids))
+        found: dict[str, str] = {}
+        async with self._access.read() as conn:
+            for chunk in chunks(wanted):
+                query = select(PLAYERS.c.id, PLAYERS.c.name, PLAYERS.c.username).where(
+                    PLAYERS.c.id.in_(chunk)
+                )
+                for r in await conn.execute(query):
+                    if r.username or r.name:
+                        found[r.id] = f"{r.name or r.username}" + (
+                            f" ({r.username})" if r.username and r.username != r.name else ""
+                        )
+        return found
 
     # --- a player's own mutes ------------------------------------------------------------
 

@@ -6,7 +6,7 @@ beside it. Times are timezone-aware UTC datetimes.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Collection, Sequence
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
@@ -390,6 +390,12 @@ class Store(Protocol):
 
     async def audit_log(self, *, limit: int = 100, before: int | None = None) -> list[AuditRow]:
         """The newest entries first (ids below `before`, when given)."""
+        ...
+
+    async def player_names(self, player_ids: Collection[str]) -> dict[str, str]:
+        """What to call each player for an administrator: the display name, with the
+        account's username in brackets when it differs; a player with neither is left
+        out, as is an unknown id."""
         ...
 
     async def player_mutes(self, player_id: str) -> list[str]: ...  # the ids they muted

@@ -18,6 +18,7 @@ from spades.codes import ErrorCode
 from spades.rooms import RoomError
 from spades.rooms.manager import normalize_code, plausible_code
 from spades.rooms.moderation import valid_network
+from spades.rooms.players import plausible_id
 from spades.store.protocol import NotFound, PlayerRow, ReportRow, SanctionRow, Store
 
 from ..guard import refusals
@@ -144,18 +145,29 @@ async def list_reports(
     """The newest reports first (`closed=true`: the dealt-with ones too), each with the
     room's last chat messages as context while the room's chat is kept."""
     store = store_of(request)
+    rows = await store.reports(include_closed=closed, limit=limit)
+    names = await store.player_names(
+        [p for r in rows for p in (r.reporter_id, r.player_id) if p is not None]
+    )
+    chats: dict[str, list[dict[str, Any]]] = {}  # by room: reports of one room share it
     out = []
-    for row in await store.reports(include_closed=closed, limit=limit):
-        context: list[dict[str, Any]] = []
-        if row.room_code is not None:
+    for row in rows:
+        code = row.room_code
+        if code is not None and code not in chats:
             try:
-                room_id = await store.room_id_for_code(row.room_code)
-                context = await store.recent_chat(room_id, CONTEXT)
+                chats[code] = await store.recent_chat(await store.room_id_for_code(code), CONTEXT)
             except NotFound:
-                pass
+                chats[code] = []
         fields = asdict(row)
         fields["room"] = fields.pop("room_code")
-        out.append(ReportOut(**fields, context=context))
+        out.append(
+            ReportOut(
+                **fields,
+                context=chats.get(code or "", []),
+                reporter_name=names.get(row.reporter_id or ""),
+                player_name=names.get(row.player_id or ""),
+            )
+        )
     return ReportList(reports=out)
 
 
@@ -202,8 +214,21 @@ async def add_sanction(body: SanctionIn, request: Request, admin: Admin) -> Sanc
 @router.get("/api/admin/sanctions", response_model=SanctionList, responses=refusals(401, 403))
 async def list_sanctions(request: Request, admin: Admin, ended: bool = False) -> SanctionList:
     """The sanctions in force (`ended=true`: also the ended and lifted ones), newest first."""
-    rows = await store_of(request).sanctions(in_force_at=None if ended else datetime.now(UTC))
-    return SanctionList(sanctions=[SanctionOut(**asdict(r)) for r in rows])
+    store = store_of(request)
+    rows = await store.sanctions(in_force_at=None if ended else datetime.now(UTC))
+    names = await store.player_names(
+        [p for r in rows for p in (r.player_id, r.created_by) if p is not None]
+    )
+    return SanctionList(
+        sanctions=[
+            SanctionOut(
+                **asdict(r),
+                player_name=names.get(r.player_id or ""),
+                created_by_name=names.get(r.created_by or ""),
+            )
+            for r in rows
+        ]
+    )
 
 
 @router.delete(
@@ -243,5 +268,20 @@ async def audit_log(
 ) -> AuditLog:
     """Who did what: grants and revokes (by the command line), sanctions and their lifting,
     reports closed, rooms closed; newest first."""
-    rows = await store_of(request).audit_log(limit=limit, before=before)
-    return AuditLog(entries=[AuditOut(**asdict(r)) for r in rows])
+    store = store_of(request)
+    rows = await store.audit_log(limit=limit, before=before)
+    # A target is a player's id, a room's code, a report's number or an address range:
+    # only a player's has a name.
+    names = await store.player_names(
+        [p for r in rows for p in (r.actor_id, r.target) if p is not None and plausible_id(p)]
+    )
+    return AuditLog(
+        entries=[
+            AuditOut(
+                **asdict(r),
+                actor_name=names.get(r.actor_id or ""),
+                target_name=names.get(r.target or ""),
+            )
+            for r in rows
+        ]
+    )

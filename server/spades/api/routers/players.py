@@ -19,6 +19,7 @@ from ..guard import refusals
 from ..http_errors import http_error
 from ..models import (
     MAX_ID,
+    MeOut,
     MyRooms,
     NewPlayer,
     PlayerCreated,
@@ -68,11 +69,12 @@ async def create_player(body: NewPlayer, request: Request) -> PlayerCreated:
     raise HTTPException(503, "no player could be made; try again")
 
 
-@router.get("/api/me", response_model=PlayerOut, tags=["players"], responses=refusals(401))
-async def me(player: Player) -> PlayerOut:
+@router.get("/api/me", response_model=MeOut, tags=["players"], responses=refusals(401))
+async def me(player: Player, request: Request) -> MeOut:
     """You: a guest (`X-Spades-Player`) or a signed-in account (the session cookie);
-    `account` and `username` say which."""
-    return player_out(player)
+    `account` and `username` say which, `admin` whether you are an administrator."""
+    admin = await services_of(request).store.is_admin(player.id)
+    return MeOut(**player_out(player).model_dump(), admin=admin)
 
 
 @router.patch("/api/me", response_model=PlayerOut, tags=["players"], responses=refusals(401, 403))
