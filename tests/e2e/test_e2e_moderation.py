@@ -1,7 +1,8 @@
 """Moderation in the browser: a chat message reported with the Report button reaches the
 administrators with its text, the Hide button hides a player's chat for oneself, and a
-player banned by an administrator is told why and until when when they chat (on a server of
-the test's own, so that an administrator can be granted on its database)."""
+player banned by an administrator is told why and until when when they chat, seated or
+watching (on a server of the test's own, so that an administrator can be granted on its
+database)."""
 
 from __future__ import annotations
 
@@ -86,6 +87,16 @@ def test_report_button_and_a_banned_players_message(new_page: Any, tmp_path: Pat
         told = friend.locator(".toast", has_text="banned")
         told.wait_for()
         assert re.search(r"until \d{4}-\d\d-\d\d \d\d:\d\d UTC: abuse", told.inner_text())
+        # Watching from the rail changes nothing: the chat still names the player.
+        friend.get_by_role("button", name="Leave seat").click()
+        friend.locator(".lobby-seat.mine").wait_for(state="detached")
+        told.wait_for(state="detached")
+        friend.get_by_role("textbox", name="Message").fill("from the rail")
+        friend.get_by_role("button", name="Send").click()
+        watching = friend.locator(".toast", has_text="banned")
+        watching.wait_for()
+        assert "abuse" in watching.inner_text() and "until" in watching.inner_text()
+        assert host.locator(".chat-log li", has_text="from the rail").count() == 0
         # A new room is refused with the same words, under the form.
         friend.goto("/")
         fill_create_form(friend, mode="partnership", target=300, bots="easy")
