@@ -1,8 +1,8 @@
 """Moderation in the browser: a chat message reported with the Report button reaches the
 administrators with its text, the Hide button hides a player's chat for oneself, and a
-player banned by an administrator is told why and until when when they chat, seated or
-watching (on a server of the test's own, so that an administrator can be granted on its
-database)."""
+player banned by an administrator is told why and until when when they chat (seated or
+watching), sit, create a room or queue for quick play (on a server of the test's own, so
+that an administrator can be granted on its database)."""
 
 from __future__ import annotations
 
@@ -97,11 +97,22 @@ def test_report_button_and_a_banned_players_message(new_page: Any, tmp_path: Pat
         watching.wait_for()
         assert "abuse" in watching.inner_text() and "until" in watching.inner_text()
         assert host.locator(".chat-log li", has_text="from the rail").count() == 0
-        # A new room is refused with the same words, under the form.
+        # Nor a seat again.
+        watching.wait_for(state="detached")
+        friend.get_by_role("button", name="Sit here, in the North seat").click()
+        sit = friend.locator(".toast", has_text="banned")
+        sit.wait_for()
+        assert "abuse" in sit.inner_text() and "until" in sit.inner_text()
+        assert friend.locator(".lobby-seat.mine").count() == 0
+        # A new room is refused with the same words, under the form; so is quick play.
         friend.goto("/")
         fill_create_form(friend, mode="partnership", target=300, bots="easy")
         friend.get_by_role("button", name="Create room").click()
         refused = friend.locator(".form-error", has_text="banned")
         refused.wait_for()
         assert "abuse" in refused.inner_text()
+        friend.get_by_role("button", name="Play now").click()
+        queue = friend.locator(".quickplay .form-error", has_text="banned")
+        queue.wait_for()
+        assert "abuse" in queue.inner_text() and "until" in queue.inner_text()
         mod.close()
