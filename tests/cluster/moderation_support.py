@@ -20,16 +20,23 @@ CSRF = "X-Spades-CSRF"
 TRIES = 100  # a guard against a hang while a room moves, not a timing assertion
 
 
-async def administrator(base: str, database_url: str, username: str = "mod") -> httpx.AsyncClient:
-    """An account signed in at `base`, made an administrator by `spades admin grant`."""
+async def account(base: str, username: str, name: str = "Mod") -> httpx.AsyncClient:
+    """A new account (password PASSWORD), signed in at `base`."""
     http = httpx.AsyncClient(base_url=base, timeout=30)
-    made = (await http.post("/api/players", json={"name": "Mod"})).json()
+    made = (await http.post("/api/players", json={"name": name})).json()
     claimed = await http.post(
         "/api/account",
         json={"username": username, "password": PASSWORD},
         headers={"X-Spades-Player": made["credential"]},
     )
     assert claimed.status_code == 201, claimed.text
+    http.headers[CSRF] = http.cookies["spades_csrf"]
+    return http
+
+
+async def administrator(base: str, database_url: str, username: str = "mod") -> httpx.AsyncClient:
+    """An account signed in at `base`, made an administrator by `spades admin grant`."""
+    http = await account(base, username)
     granted = subprocess.run(
         [sys.executable, "-m", "spades.cli", "admin", "grant", username],
         env={**os.environ, "SPADES_DATABASE_URL": database_url},
@@ -38,7 +45,6 @@ async def administrator(base: str, database_url: str, username: str = "mod") -> 
         timeout=60,
     )
     assert granted.returncode == 0, granted.stderr
-    http.headers[CSRF] = http.cookies["spades_csrf"]
     return http
 
 

@@ -82,11 +82,13 @@ async def test_a_ban_made_on_one_process_holds_on_the_other(
 async def test_report_mute_ban_and_refusals_across_two_processes(
     pair: Cluster, database_url: str
 ) -> None:
-    """A room owned by process 2; Bob's socket relayed to it from process 1. A report made
+    """A room made on process 2 (it may move to where HAProxy sends its requests); Bob's
+    sockets on both processes, so one of them is relayed to the owner. A report made
     through HAProxy is read through process 2; a mute made through process 1 and a ban
-    made through process 2 refuse Bob's chat at once everywhere (seated, relayed, watching
-    through HAProxy), his quick chat and his queueing for quick play, saying why and until
-    when; the admin routes refuse him on every process; the audit log has it all."""
+    made through process 2 refuse Bob's chat at once everywhere (seated on either process,
+    watching through HAProxy), his quick chat and his queueing for quick play, saying why
+    and until when; the admin routes refuse him on every process; the audit log has it
+    all."""
     one, two = (n.url for n in pair.nodes)
     mod = await administrator(one, database_url)
     ann = await post(two, "/api/players", {"name": "Ann"})
@@ -103,7 +105,7 @@ async def test_report_mute_ban_and_refusals_across_two_processes(
         assert joined.status_code == 200, joined.text
         token = joined.json()["token"]
         chat = {"type": "chat", "text": "rude words", "id": "rude"}
-        said = await answer(one, code, chat, token=token)  # relayed to process 2
+        said = await answer(one, code, chat, token=token)
         assert said["type"] == "chat" and said["seat"] == 1
         report = {"room": code, "seat": 1, "message_at": said["at"], "reason": "insults"}
         reported = await http.post(f"{pair.url}/api/reports", json=report, headers=as_ann)
