@@ -369,3 +369,36 @@ async def test_the_hosts_mute_holds_when_the_player_stands_to_watch(server: Serv
     assert refused["type"] == "error" and refused["code"] == ErrorCode.MUTED
     await host.close()
     await guest.close()
+
+
+async def test_a_signed_in_spectator_is_named_by_their_session(
+    server: Server, mod: httpx.AsyncClient
+) -> None:
+    ann = await Person(server).made("Ann")
+    room = (await ann.http.post("/api/rooms", json={"name": "Ann"})).json()
+    account = httpx.AsyncClient(base_url=server.url, headers={"X-Forwarded-For": "10.3.0.1"})
+    made = (await account.post("/api/players", json={"name": "Sam"})).json()
+    claimed = await account.post(
+        "/api/account",
+        json={"username": "sam_watcher", "password": PASSWORD},
+        headers={HEADER: made["credential"]},
+    )
+    assert claimed.status_code == 201, claimed.text
+    ws = await connect(
+        f"{server.ws_url}/ws/{room['code']}",
+        ping_interval=None,
+        additional_headers={"Cookie": f"spades_session={account.cookies['spades_session']}"},
+    )
+    watcher = Client(ws)
+    await watcher.send(type="hello", token=None, id="hello")
+    await watcher.until(lambda m: m["type"] == "state")
+    body = {"kind": "mute", "player_id": made["id"], "reason": "flooding", "minutes": 10}
+    muted = await mod.post("/api/admin/sanctions", json=body)
+    assert muted.status_code == 200, muted.text
+    refused = await said(watcher, "no player named")  # the session's player, filled in
+    assert refused["type"] == "error" and refused["code"] == ErrorCode.MUTED
+    assert "flooding" in refused["message"] and "until" in refused["message"]
+    assert (await mod.delete(f"/api/admin/sanctions/{muted.json()['id']}")).status_code == 204
+    assert (await said(watcher, "heard now"))["type"] == "chat"
+    await watcher.close()
+    await account.aclose()
