@@ -15,10 +15,10 @@ const DURATIONS = [[60, "1 hour"], [1440, "1 day"], [10080, "7 days"], [43200, "
 const AUDIT_PAGE = 50;
 
 const ACTIONS = {
-  grant: "made an administrator",
-  revoke: "no longer an administrator",
-  mute: "muted",
-  ban: "banned",
+  grant: "gave the administrator role to",
+  revoke: "took the administrator role from",
+  mute: "muted the chat of",
+  ban: "banned from play",
   lift_mute: "lifted a mute of",
   lift_ban: "lifted a ban of",
   close_report: "closed report",
@@ -199,7 +199,7 @@ function auditView(model) {
 
 function pageView(model) {
   if (model.state === "loading") return h("p", { class: "muted" }, "Loading…");
-  if (model.state === "refused") {
+  if (model.state === "denied") {
     return h("section", { class: "card-panel center-box", "aria-labelledby": "admin-title" },
       h("h1", { id: "admin-title" }, "Not available"),
       h("p", { "data-testid": "admin-refused" }, model.error || "This page is for the site's administrators only."),
@@ -220,7 +220,7 @@ export function startAdmin(main) {
   const model = { state: "loading", reports: null, sanctions: null, audit: null, auditMore: false, busy: false };
   document.title = "Spades · Administration";
   const render = () => mount(main, pageView(model));
-  const refused = (err) => err.status === 401 || err.status === 403;
+  const notAllowed = (err) => err.status === 401 || err.status === 403;
 
   const load = async () => {
     try {
@@ -234,12 +234,12 @@ export function startAdmin(main) {
       model.state = "ready";
       model.error = null;
     } catch (err) {
-      if (refused(err)) {
-        model.state = "refused";
+      if (notAllowed(err)) {
+        model.state = "denied";
         model.error = null;
       } else {
         model.error = `Couldn't load: ${err.message}`;
-        if (model.state === "loading") model.state = "refused";
+        if (model.state === "loading") model.state = "denied";
       }
     }
     render();
@@ -335,11 +335,11 @@ export function startAdmin(main) {
   // Only an administrator is shown the page; the routes refuse anyone else all the same.
   api.getMe().then((me) => {
     if (me.admin) return load();
-    model.state = "refused";
+    model.state = "denied";
     render();
   }, (err) => {
-    model.state = "refused";
-    if (!refused(err)) model.error = `Couldn't load: ${err.message}`;
+    model.state = "denied";
+    if (!notAllowed(err)) model.error = `Couldn't load: ${err.message}`;
     render();
   });
 }
