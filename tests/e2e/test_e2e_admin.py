@@ -2,7 +2,8 @@
 administrator is granted on its database by the command line): an administrator signed in
 finds the link in their Account section, reads a report with its context, bans the
 reported player from it (who is then refused chat, told why and until when), marks the
-report dealt with, lifts the ban, closes a room and reads all of it in the audit log; axe
+report dealt with, lifts the ban, mutes him for an hour (his chat refused, saying why and
+until when) and lifts that, closes a room and reads all of it in the audit log; axe
 finds no serious or critical violation on the page. A signed-in player who is not an
 administrator has no link, is shown no admin page, and the API refuses them."""
 
@@ -137,6 +138,24 @@ def acting_on_the_report(
     page.get_by_text("No open report.").wait_for()
     page.get_by_role("button", name="Lift the ban of Bob").click()
     page.get_by_role("region", name="Mutes and bans in force (0)").wait_for()
+    bob_ws.send(json.dumps({"type": "chat", "text": "free again", "id": "free"}))
+    assert until(bob_ws, "free again")["type"] == "chat"
+
+    # A site-wide mute for an hour, typed by hand: chat refused, saying why and until when.
+    form.get_by_label("Mute chat").check()
+    form.get_by_label("Player id").fill(bob["id"])
+    form.get_by_label("Reason (the player reads it)").fill("flooding")
+    form.get_by_label("For").select_option(label="1 hour")
+    form.get_by_role("button", name="Apply").click()
+    mute = in_force.locator("tbody tr", has_text="flooding")
+    mute.wait_for()
+    assert "Mute" in mute.inner_text() and "Bob" in mute.inner_text()
+    bob_ws.send(json.dumps({"type": "chat", "text": "hush", "id": "hush"}))
+    hushed = until(bob_ws, "hush")
+    assert hushed["code"] == ErrorCode.MUTED and "flooding" in hushed["message"]
+    assert "until" in hushed["message"]
+    page.get_by_role("button", name="Lift the mute of Bob").click()
+    page.get_by_role("region", name="Mutes and bans in force (0)").wait_for()
 
     # Close the room (Bob is told why), from the form.
     close = page.get_by_role("region", name="Close a room")
@@ -153,12 +172,14 @@ def acting_on_the_report(
     rows = [r.inner_text() for r in audit.locator("tbody tr").all()]
     did = [next((a for a in ACTIONS if a in row), row) for row in rows]
     assert did == list(ACTIONS)
-    assert "Bob" in rows[1] and "abuse" in rows[3]
+    assert "Bob" in rows[1] and "flooding" in rows[2] and "abuse" in rows[5]
     assert axe_violations(page) == []
 
 
 ACTIONS = (
     "closed room",
+    "lifted a mute of",
+    "muted the chat of",
     "lifted a ban of",
     "closed report",
     "banned from play",
