@@ -22,8 +22,8 @@ E2E = "tests/e2e"
 # The rest of the suite runs on two pytest-xdist workers: most of its time is spent
 # waiting (servers starting, leases lapsing, sockets answering), so one process used
 # under one core. Each file stays on one worker, and the cluster tests share one
-# (tests/suite_order.py).
-XDIST = ["-n", "2", "--dist", "loadgroup"]
+# (tests/suite_order.py's scheduler).
+XDIST = ["-n", "2"]
 # Schemathesis gives its generated tests one node id, which xdist cannot schedule: the file
 # runs in the browser tests' pytest instead (before them: tests/suite_order.py).
 SCHEMATHESIS = "tests/api/test_api_schemathesis.py"

@@ -5,6 +5,8 @@ Not a conftest.py: test folders import helpers from their own conftest modules b
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 
@@ -12,15 +14,14 @@ import pytest
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     # Browser tests last: Playwright's sync API keeps an event loop running in the main
     # thread for the whole session, and asyncio tests cannot start their own loop after it.
+    # The cluster tests first: the longest unit of work for pytest-xdist (see _scope) starts
+    # at once rather than last, alone, on one worker.
     items.sort(
         key=lambda item: (
-            item.get_closest_marker("e2e") is not None or item.nodeid.startswith("tests/e2e/")
+            item.get_closest_marker("e2e") is not None or item.nodeid.startswith("tests/e2e/"),
+            not item.nodeid.startswith("tests/cluster/"),
         )
     )
-    # Under pytest-xdist (`-n N --dist loadgroup`, as tests/run_suite.py runs the suite)
-    # a file's tests stay on one worker, so a module's server starts once; the cluster
-    # tests all share one worker, so two clusters of server processes and HAProxy never
-    # compete for the two cores while each times leases and failovers.
     seen: set[str] = set()
     for item in items:
         # pytest-xdist schedules by node id, and schemathesis gives all of one test's
@@ -29,6 +30,24 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if hasattr(config, "workerinput") and item.nodeid in seen:
             raise pytest.UsageError(f"{item.nodeid}: one node id for several tests under xdist")
         seen.add(item.nodeid)
-        cluster = item.nodeid.startswith("tests/cluster/")
-        group = "cluster" if cluster else item.nodeid.split("::")[0]
-        item.add_marker(pytest.mark.xdist_group(group))
+
+
+def _scope(nodeid: str) -> str:
+    """The unit of work one pytest-xdist worker takes whole: a file (its module's server
+    starts once), or all the cluster tests together (two clusters of server processes and
+    HAProxy never compete for the two cores while each times leases and failovers)."""
+    path = nodeid.split("::", 1)[0]
+    return "tests/cluster" if path.startswith("tests/cluster/") else path
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    # (Not `--dist loadgroup` with xdist_group marks: under pytest 9 the marks did not
+    # group, and a module's tests ran on both workers, each starting its servers.)
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByFile(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return _scope(nodeid)
+
+    return ByFile(config, log)
