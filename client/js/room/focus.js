@@ -1,6 +1,8 @@
 // Where the focus and the scroll go on the room page: dialogs open at their top, your turn
 // brings your hand into view.
 
+import { motionOn } from "../options.js";
+
 // The focus after the table's dialog closes: the move you are asked for, else the hand.
 export const TABLE_FOCUS = ".bid-panel button, .hand [data-key]:not([aria-disabled='true']), .hand";
 
@@ -41,8 +43,7 @@ export function showMyHand(main) {
   if (bottom - top > low - high - 8) top = parts.length > 1 ? parts[1].top : parts[0].top;
   let by = bottom + 4 - low;
   if (top - by < high) by = top - high - 4;
-  const reduced = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
-  window.scrollBy({ top: by, behavior: reduced ? "auto" : "smooth" });
+  window.scrollBy({ top: by, behavior: motionOn() ? "smooth" : "auto" });
 }
 
 /** Whether the seat of this page is to act now (and not marked away). */
