@@ -81,6 +81,8 @@ export function roomView(ctx) {
     // The cards coming to the trick, and a won trick going to its winner: aimed from where
     // their plates (and your card in your hand) are drawn now.
     aimMotion(main, ctx.playedFrom);
+    // A toast showing stays clear of the table as it is drawn now.
+    if (ctx.toast && ctx.toast.place) ctx.toast.place();
     focusWideTables(main);
     // mount() draws the dialog anew for each state: only its first drawing fades in.
     const overlay = main.querySelector(".overlay");
