@@ -1,9 +1,10 @@
 // The player's table options, kept in this browser (localStorage `spades.options`): sound
-// (off until switched on), a vibration on your turn, larger cards, a four-colour deck,
-// auto-play of a forced last card, and quick chat shown or hidden.
+// (off until switched on), a vibration on your turn, motion (on unless the system asks for
+// reduced motion), larger cards, a four-colour deck, auto-play of a forced last card, and
+// quick chat shown or hidden.
 
 const KEY = "spades.options";
-const DEFAULTS = Object.freeze({ sound: false, vibrate: true, large: false, fourColour: false, autoPlay: false, hideQuick: false });
+const DEFAULTS = Object.freeze({ sound: false, vibrate: true, motion: true, large: false, fourColour: false, autoPlay: false, hideQuick: false });
 
 let current = read();
 
@@ -39,4 +40,11 @@ export function setOption(name, value) {
 export function applyOptions() {
   document.body.classList.toggle("opt-large-cards", current.large);
   document.body.classList.toggle("opt-four-colour", current.fourColour);
+  document.body.classList.toggle("opt-no-motion", !current.motion);
+}
+
+/** Whether the table moves: the Motion option on, and the system not asking for reduced motion. */
+export function motionOn() {
+  const reduced = Boolean(window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches);
+  return current.motion && !reduced;
 }

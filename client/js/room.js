@@ -29,7 +29,7 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
     main,
     top,
     bannerEl,
-    state: { ...initialState(code), hidden: storage.getHidden(code), seenTrickCards: new Set(), copied: false, playAgainAsked: false, confirmBot: null, pastGames: null },
+    state: { ...initialState(code), hidden: storage.getHidden(code), seenTrickCards: new Map(), copied: false, playAgainAsked: false, confirmBot: null, pastGames: null },
     sheetHeldUntil: 0,
     savingSettings: null, // { id, before }: the settings sent, answered by a state or an error
     // While the link is down the clocks stand still on screen (the server's may have paused, or
@@ -39,6 +39,8 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
     // news. Until when such a replay is expected (null: no state yet on this link).
     replayUntil: null,
     lastSentChat: null,
+    // Where the card you played last was in your hand (motion.js: it travels from there).
+    playedFrom: null,
     conn: null,
   };
   ctx.toast = toaster(toastEl);
@@ -70,8 +72,10 @@ export function startRoom({ main, top, bannerEl, toastEl }, code) {
       const was = ctx.state.link;
       const wasDown = was && (was.state === "down" || (was.state === "connecting" && was.attempt));
       if (link.state === "open" && wasDown) announce("Reconnected");
+      // Every state says the link is open: drawn again only when that is news.
+      const same = was && was.state === "open" && link.state === "open";
       ctx.state = { ...ctx.state, link };
-      render();
+      if (!same) render();
     },
   });
   const conn = ctx.conn;

@@ -19,6 +19,7 @@ export function initialState(code) {
     sheet: null,
     scoreSheet: false,
     recentTrick: null,
+    recentTrickAt: null,
     showLastTrick: false,
     toast: null,
     notice: null,
@@ -94,6 +95,7 @@ function applyStateMessage(prev, message) {
   if (sameHand && nv.tricks.length > pv.tricks.length) {
     const trick = nv.tricks[nv.tricks.length - 1];
     next.recentTrick = trick;
+    next.recentTrickAt = Date.now(); // when it was won: its motion counts from then (motion.js)
     const last = trick.cards[trick.cards.length - 1];
     if (last && last.seat !== room.you) events.push(`${seatName(room, last.seat)} plays ${cardName(last.card)}`);
     events.push(`${who(room, trick.winner)} ${room.you === trick.winner ? "win" : "wins"} the trick`);
@@ -102,6 +104,7 @@ function applyStateMessage(prev, message) {
     // the result sheet back meanwhile), and "Last trick" keeps it until the next trick starts.
     const trick = nv.last_trick;
     next.recentTrick = trick;
+    next.recentTrickAt = Date.now();
     const last = trick.cards[trick.cards.length - 1];
     if (last && last.seat !== room.you) events.push(`${seatName(room, last.seat)} plays ${cardName(last.card)}`);
     events.push(`${who(room, trick.winner)} ${room.you === trick.winner ? "win" : "wins"} the last trick`);

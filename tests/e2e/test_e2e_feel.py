@@ -94,8 +94,9 @@ def _option(page: Any, label: str, on: bool) -> None:
 
 
 def test_sound_motion_and_table_options_follow_their_switches(browser: Any, server: str) -> None:
-    """With motion on: the trick's cards move, sound plays only once switched on (and is
-    remembered); larger cards and a four-colour deck; reduced motion stops every animation."""
+    """With motion on: the trick's cards move, and stop with the Motion switch; sound plays
+    only once switched on (and is remembered); larger cards and a four-colour deck; reduced
+    motion stops every animation."""
     context = browser.new_context(
         viewport={"width": 1280, "height": 800}, base_url=server, reduced_motion="no-preference"
     )
@@ -120,6 +121,15 @@ def test_sound_motion_and_table_options_follow_their_switches(browser: Any, serv
         # Motion: a card that came to the trick moved in (unless the trick is empty).
         if page.locator(".played.enter").count():
             assert page.evaluate("document.getAnimations().length") > 0
+        # The Motion switch off: nothing moves, a card played included; remembered.
+        _option(page, "Motion", False)
+        assert page.evaluate(OPTIONS)["motion"] is False
+        assert page.evaluate("document.getAnimations().length") == 0
+        page.locator(".hand .card.legal").first.wait_for()
+        page.locator(".hand .card.legal").first.click()
+        page.locator(".hand .card.legal").first.wait_for()
+        assert page.evaluate("document.getAnimations().length") == 0
+        _option(page, "Motion", True)
         _option(page, "Larger cards", True)
         assert page.locator(".hand .card").first.bounding_box()["width"] == 74
         _option(page, "Four-colour deck", True)

@@ -48,8 +48,10 @@ LAYOUT = """() => {
     a.left < b.right - 0.5 && b.left < a.right - 0.5
     && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
   const parts = [];
+  // A card of a trick gone to its winner is hidden there: it covers nothing.
+  const shown = (els) => [...els].filter((el) => getComputedStyle(el).visibility !== "hidden");
   const add = (name, el, inner = "") => {
-    if (el) parts.push([name, union([el, ...(inner ? el.querySelectorAll(inner) : [])])]);
+    if (el) parts.push([name, union([el, ...(inner ? shown(el.querySelectorAll(inner)) : [])])]);
   };
   add("felt", main.querySelector(".felt"), ".seat-plate, .played .card");
   add("contracts", main.querySelector(".contracts"));
@@ -66,7 +68,7 @@ LAYOUT = """() => {
     });
   });
   const plates = [...main.querySelectorAll(".felt .seat-plate")];
-  const cards = [...main.querySelectorAll(".played .card, .played .led-mark, .played .won-mark")];
+  const cards = shown(main.querySelectorAll(".played .card, .played .led-mark, .played .won-mark"));
   const label = (el) => (el.closest(".played") || el).className.replace(/ enter/, "");
   plates.forEach((p, i) => {
     plates.slice(i + 1).forEach((q) => {
@@ -76,27 +78,32 @@ LAYOUT = """() => {
       if (meet(box(c), box(p))) found.push(`${label(c)} ${c.className} over ${label(p)}`);
     });
   });
-  const trick = [...main.querySelectorAll(".played .card")];
+  const trick = shown(main.querySelectorAll(".played .card"));
   trick.forEach((c, i) => trick.slice(i + 1).forEach((d) => {
     if (meet(box(c), box(d))) found.push(`${label(c)} over ${label(d)}`);
   }));
   return found;
 }"""
 
-# The page's width at the start, the middle and the end of every animation running now
-# (the cards flying in, the trick going to its winner): the widest frame, and what overlaps
-# once they are over.
+# What overlaps while a won trick is whole on the table (its cards arrived, its sweep to the
+# winner yet to start); the page's width at the start, the middle and the end of every
+# animation running now (the cards flying in from their plates, the trick going to its
+# winner): the widest frame; and what overlaps once they are over.
 MOTION = """(layout) => {
   const doc = document.documentElement;
   const animations = document.getAnimations();
   animations.forEach((a) => a.pause());
+  for (const a of animations) {
+    a.currentTime = a.animationName === "sweep" ? 0 : a.effect.getComputedTiming().endTime;
+  }
+  const held = layout().map((p) => `while the trick is held: ${p}`);
   let widest = doc.scrollWidth;
   for (const at of [0, 0.25, 0.5, 0.75, 0.999]) {
     for (const a of animations) a.currentTime = a.effect.getComputedTiming().endTime * at;
     widest = Math.max(widest, doc.scrollWidth);
   }
   animations.forEach((a) => a.finish());
-  const found = layout();
+  const found = [...held, ...layout()];
   if (widest > doc.clientWidth) {
     found.push(`an animation makes the page ${widest} px wide in ${doc.clientWidth}`);
   }
@@ -105,7 +112,7 @@ MOTION = """(layout) => {
 
 # A trick just won by `winner` (the winner leads next: its plate carries the turn flag), on
 # the tallest plates a game can show, drawn by views/table.js into the room page's <main>.
-WON_TRICK = """async ({ mode, winner }) => {
+WON_TRICK = """async ({ mode, winner, age = 0, own = null }) => {
   const { renderTable } = await import("/js/views/table.js");
   const { mount } = await import("/js/dom.js");
   const seats = [
@@ -130,12 +137,66 @@ WON_TRICK = """async ({ mode, winner }) => {
   view.tricks_won[winner] = 1;
   const state = {
     room: { you: 0, seats, game_id: 1, code: "TEST", spectators: 2 }, view, recentTrick: trick,
+    recentTrickAt: Date.now() - age,
     clock: { turn_deadline: Date.now() + 60000 }, seenTrickCards: new Set(),
     chat: [{ seat: 1, name: "West Bot", text: "Nice!" }],
     link: { state: "open" }, hint: null, showLastTrick: false,
     quick: { 1: { phrase: "well_played" }, [winner]: { phrase: "thumbs_up" } },
   };
-  mount(document.getElementById("main"), renderTable(state));
+  const main = document.getElementById("main");
+  mount(main, renderTable(state));
+  // Your card (own: where it was in your hand) flies from there, the others from their plates.
+  const from = own && { card: own.card, rect: DOMRect.fromRect(own.rect), at: Date.now() };
+  (await import("/js/motion.js")).aimMotion(main, from);
+}"""
+
+
+# Every animation that ends, at its end.
+FINISH = """() => document.getAnimations().forEach((a) => {
+  if (Number.isFinite(a.effect.getComputedTiming().endTime)) a.finish();
+})"""
+
+# A toast (the longest a timeout says) placed by the room page's own rule (room/toast.js),
+# with the page at its top and scrolled down to the hand (as your turn scrolls it): it
+# covers no plate, trick card, bid row or hand, and is on the screen.
+TOAST = """async () => {
+  const { placeToast } = await import("/js/room/toast.js");
+  const el = document.getElementById("toasts");
+  const box = (e) => e.getBoundingClientRect();
+  const meet = (a, b) =>
+    a.left < b.right - 0.5 && b.left < a.right - 0.5
+    && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+  const found = [];
+  const hand = document.querySelector(".play-area .hand");
+  const places = {
+    top: () => window.scrollTo(0, 0),
+    hand: () => hand.scrollIntoView({ block: "end" }),
+  };
+  for (const [where, go] of Object.entries(places)) {
+    go();
+    const toast = document.createElement("div");
+    toast.className = "toast";
+    toast.textContent = "Time's up: the bot played the Queen of Hearts for you. "
+      + "It plays your seat until you are back.";
+    el.replaceChildren(toast);
+    placeToast(el);
+    const t = box(toast);
+    if (t.top < 0 || t.bottom > innerHeight) {
+      found.push(`toast (${where}) off the screen: ${t.top} to ${t.bottom}`);
+    }
+    const parts = document.querySelectorAll(
+      ".felt .seat-plate, .played .card, .play-area .bid-buttons, .play-area .hand .card");
+    for (const part of parts) {
+      if (getComputedStyle(part).visibility === "hidden") continue;
+      const name = (part.closest(".played, .hand, .bid-buttons") || part).className
+        .replace(/ enter/, "");
+      if (meet(t, box(part))) found.push(`toast (${where}) over ${name}`);
+    }
+  }
+  el.replaceChildren();
+  el.removeAttribute("style");
+  window.scrollTo(0, 0);
+  return found;
 }"""
 
 
@@ -162,7 +223,11 @@ def _at_every_width(page: Any, what: str, script: str = LAYOUT, **arg: Any) -> l
             page.evaluate(WON_TRICK, arg)
             problems = page.evaluate(f"() => ({MOTION})({LAYOUT})")
         else:
+            # The table at rest: a card still on its way in (the bots play at once here)
+            # was aimed for the width the page had when it was drawn.
+            page.evaluate(FINISH)
             problems = page.evaluate(script)
+        problems += page.evaluate(TOAST)
         found += [f"{width}x{height} {what}: {p}" for p in problems]
     return found
 
@@ -253,3 +318,80 @@ def test_a_phone_scrolled_to_the_chat_sees_the_trick_and_the_hand_on_its_turn(
             assert _both_in_view(page), move
     finally:
         context.close()
+
+
+# Each card of the trick drawn by WON_TRICK: its centre at the start of its way in (the
+# fly-in's first frame, the sweep not begun) and at the end of the sweep, whether it is
+# hidden then, and the centres it should have: its player's plate (your card: where it was
+# in your hand) and the winner's plate.
+WAYS = """({ own }) => {
+  const main = document.getElementById("main");
+  const centre = (el) => {
+    const r = el.getBoundingClientRect();
+    return [r.left + r.width / 2, r.top + r.height / 2];
+  };
+  const area = main.querySelector(".trick-area");
+  const winner = main.querySelector(`.seat-plate.place-${area.dataset.winnerPlace}`);
+  const cards = [...main.querySelectorAll(".played")];
+  const animations = document.getAnimations();
+  animations.forEach((a) => a.pause());
+  animations.forEach((a) => { a.currentTime = 0; });
+  const start = cards.map(centre);
+  animations.forEach((a) => a.finish());
+  return cards.map((li, i) => ({
+    card: li.dataset.card, start: start[i], end: centre(li),
+    hidden: getComputedStyle(li).visibility === "hidden",
+    from: li.dataset.card === own.card
+      ? [own.rect.x + own.rect.width / 2, own.rect.y + own.rect.height / 2]
+      : centre(main.querySelector(`.seat-plate.place-${li.dataset.place}`)),
+    to: centre(winner),
+  }));
+}"""
+
+
+def _near(a: list[float], b: list[float]) -> bool:
+    return abs(a[0] - b[0]) <= 1.5 and abs(a[1] - b[1]) <= 1.5
+
+
+def test_cards_travel_from_their_plates_and_the_trick_goes_to_its_winner(
+    motion_page: Any,
+) -> None:
+    """A card played comes from its player's plate (yours from where it was in your hand);
+    a won trick, after its moment whole on the table, goes to the winner's plate and is gone.
+    The Motion option off, or the system's reduced motion: nothing moves, and the won trick
+    stays whole until the next lead."""
+    page = motion_page
+    page.set_viewport_size(DESKTOP)
+    # A room page waiting for this player's bid: nothing else draws into it meanwhile.
+    made = page.request.post("/api/solo", data={"name": "Tess", "bot_level": "basic"}).json()
+    open_with_token(page, made)
+    page.locator(".bid-panel button.bid").first.wait_for()
+    own = {"card": "JH", "rect": {"x": 300, "y": 600, "width": 62, "height": 88}}
+    for size in (DESKTOP, {"width": 390, "height": 844}):
+        page.set_viewport_size(size)
+        for winner in range(4):
+            arg = {"mode": "partnership", "winner": winner, "own": own}
+            page.evaluate(WON_TRICK, arg)
+            for way in page.evaluate(WAYS, {"own": own}):
+                assert _near(way["start"], way["from"]), (size, winner, way)
+                assert _near(way["end"], way["to"]) and way["hidden"], (size, winner, way)
+    # Its time past (after a redraw), the trick is gone from the felt: the winner leads.
+    page.evaluate(WON_TRICK, {"mode": "individual", "winner": 2, "age": 5000})
+    assert page.locator("#main .played").count() == 0
+    lead = page.locator("#main .trick-area .center-sub")
+    assert "Nora Northcott leads" in lead.inner_text()
+    # Motion off (the option, then the system's setting): still, and whole until the lead.
+    switch = "v => import('/js/options.js').then(m => { m.setOption('motion', v); })"
+    for still in ("option", "system"):
+        if still == "option":
+            page.evaluate(switch, False)
+        else:
+            page.emulate_media(reduced_motion="reduce")
+        page.evaluate(WON_TRICK, {"mode": "individual", "winner": 2, "age": 5000})
+        assert page.locator("#main .played").count() == 4, still
+        assert page.evaluate("document.getAnimations().length") == 0, still
+        if still == "option":
+            page.evaluate(switch, True)
+        else:
+            page.emulate_media(reduced_motion="no-preference")
+    page.evaluate("localStorage.removeItem('spades.options')")

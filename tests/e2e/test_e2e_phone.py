@@ -425,3 +425,40 @@ def test_a_lost_link_shows_in_view_and_the_turn_waits_for_it(new_page: Any) -> N
     )
     expect(page.locator(".status-text")).to_have_text("Your turn to bid")
     page.wait_for_function("() => window.__said.includes('Reconnected')")
+
+
+# What the toast on screen covers of the table: a plate, a trick card, a bid button or a card
+# of the hand (after the page's own placing has had a frame to run), and whether it is off
+# the screen.
+TOAST_COVERS = """async () => {
+  await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+  const toast = document.querySelector("#toasts .toast");
+  if (!toast) return ["no toast"];
+  const t = toast.getBoundingClientRect();
+  const found = t.top < 0 || t.bottom > innerHeight ? ["toast off the screen"] : [];
+  const parts = ".felt .seat-plate, .played .card, .bid-buttons button, .play-area .hand .card";
+  for (const part of document.querySelectorAll(parts)) {
+    const r = part.getBoundingClientRect();
+    if (getComputedStyle(part).visibility === "hidden" || !r.width) continue;
+    if (t.left < r.right && r.left < t.right && t.top < r.bottom && r.top < t.bottom) {
+      found.push(`toast over ${part.className}`);
+    }
+  }
+  return found;
+}"""
+
+
+def test_the_timeout_toast_covers_no_plate_trick_bid_or_hand(new_page: Any) -> None:
+    """On a phone a timeout's toast came under the top bar, over the partner's plate: it goes
+    where it covers no plate, trick card, bid button or card of the hand, wherever the page
+    is scrolled (it moves when the page does)."""
+    page = new_page(viewport=PHONE, **TOUCH)
+    made = page.request.post(
+        "/api/solo", data={"name": "Slow", "mode": "partnership", "turn_seconds": 3}
+    ).json()
+    open_with_token(page, made)
+    page.locator(".toast", has_text="Time's up: the bot").wait_for(timeout=20_000)
+    assert page.evaluate(TOAST_COVERS) == []
+    for where in ("0", "document.querySelector('.felt').getBoundingClientRect().top + scrollY"):
+        page.evaluate(f"scrollTo(0, {where})")
+        assert page.evaluate(TOAST_COVERS) == [], where

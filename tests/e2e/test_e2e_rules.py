@@ -56,6 +56,44 @@ def test_a_joiner_sees_every_house_rule_in_the_lobby(new_page: Any) -> None:
     assert "house rules: no nil, no blind nil" in summary and "penalty every 5 bags" in summary
 
 
+# The house rules of issue 60 away from their defaults too (whiz, mirror and suicide each
+# leave out the others; the jokers' room is tested below).
+HOUSE_60 = {
+    "blind_bid_deficit": 150,
+    "min_team_bid": 4,
+    "big_bid": 10,
+    "big_bid_value": 250,
+    "moon_bonus": 100,
+    "moon_wins": True,
+    "set_out_after": 2,
+    "mercy_score": 300,
+}
+
+
+def test_a_joiner_sees_the_bid_and_game_end_rules_too(new_page: Any) -> None:
+    host = new_page()
+    made = host.request.post(
+        "/api/rooms",
+        data={"name": "Hana", "mode": "partnership", "rules": HOUSE_60, "public": False},
+    ).json()
+    guest = new_page()
+    guest.goto(f"/r/{made['code']}")
+    rules = guest.locator(".house-rules")
+    expect(rules.locator("li")).to_have_count(len(HOUSE_60))
+    text = rules.inner_text()
+    for words in (
+        "behind by 150 points or more (standard: off)",
+        "at least 4 together",
+        "A big contract is worth 250 points (standard: 200)",
+        "scores 100 more",
+        "wins the game",
+        "set 2 hands in a row loses",
+        "−300 or below loses",
+    ):
+        assert words in text, words
+    assert "standard: 0" not in text
+
+
 def test_the_table_has_a_rules_sheet(new_page: Any) -> None:
     page = new_page()
     made = page.request.post(

@@ -8,6 +8,7 @@ import * as storage from "../storage.js";
 import { NAME_LENGTH, readSettings, settingsErrors } from "../views/settings.js";
 import { TABLE_FOCUS, focusDialogTop, focusSelector } from "./focus.js";
 import { refusalReason, shake } from "./refusal.js";
+import { ownCardFrom } from "../motion.js";
 
 /** The `data-action` handlers of the room page, over the room's shared `ctx` (room.js). */
 export function roomActions(ctx) {
@@ -45,6 +46,8 @@ export function roomActions(ctx) {
 
   return {
     play: (data) => {
+      // Where the card is: it travels to the trick from there once the server has it.
+      ctx.playedFrom = ownCardFrom(main.querySelector(`.hand [data-card='${data.card}']`));
       if (ctx.state.refusal) show({ refusal: null });
       send({ type: "play", card: data.card });
     },

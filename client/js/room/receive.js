@@ -7,7 +7,8 @@ import { announce } from "../announce.js";
 import { ErrorCode } from "../codes.js";
 import { reduce, seatName } from "../state.js";
 import * as storage from "../storage.js";
-import { getOptions } from "../options.js";
+import { getOptions, motionOn } from "../options.js";
+import { TRICK_HOLD_MS, TRICK_SWEEP_MS } from "../motion.js";
 import { playSound, vibrateTurn } from "../sound.js";
 import { quickWords } from "../views/options.js";
 import { settingsChanges } from "../views/settings.js";
@@ -28,7 +29,7 @@ function feel(before, state) {
   if (!pv || !nv || !before.room || before.room.game_id !== state.room.game_id) return;
   if (state.recentTrick && state.recentTrick !== before.recentTrick) playSound("trick");
   else if (nv.current_trick && nv.hand_number === pv.hand_number && nv.current_trick.cards.length > ((pv.current_trick && pv.current_trick.cards.length) || 0)) playSound("card");
-  if (nv.hand && (!pv.hand || nv.hand_number !== pv.hand_number)) state.dealing = true;
+  if (nv.hand && (!pv.hand || nv.hand_number !== pv.hand_number)) state.dealtAt = Date.now();
 }
 
 // Who clicked "Play again": the room says (`started_by`), except after a server restart;
@@ -98,6 +99,10 @@ export function roomReceiver(ctx) {
       state.playAgainAsked = false;
     }
     feel(before, state);
+    // A won trick goes to its winner (motion on): drawn again once it is gone.
+    if (state.recentTrick && state.recentTrick !== before.recentTrick && motionOn()) {
+      setTimeout(() => ctx.render(), TRICK_HOLD_MS + TRICK_SWEEP_MS + 30);
+    }
     if (msg.type === "quick") showQuick(msg);
     // The host put you out of your seat: said, and the seat's token forgotten.
     if (msg.type === "unseated") {

@@ -11,6 +11,7 @@ import { renderTable } from "../views/table.js";
 import { rulesSheet } from "../views/rules.js";
 import { optionsSheet } from "../views/options.js";
 import { getOptions } from "../options.js";
+import { aimMotion, noteDrawn } from "../motion.js";
 import { turnIsMine } from "./focus.js";
 
 /** `render`, `tick` and `collapsed` over the room's shared `ctx` (room.js). */
@@ -77,6 +78,11 @@ export function roomView(ctx) {
       content = renderLobby(ctx.state, { name: storage.getName() });
     }
     mount(main, content);
+    // The cards coming to the trick, and a won trick going to its winner: aimed from where
+    // their plates (and your card in your hand) are drawn now.
+    aimMotion(main, ctx.playedFrom);
+    // A toast showing stays clear of the table as it is drawn now.
+    if (ctx.toast && ctx.toast.place) ctx.toast.place();
     focusWideTables(main);
     // mount() draws the dialog anew for each state: only its first drawing fades in.
     const overlay = main.querySelector(".overlay");
@@ -91,9 +97,7 @@ export function roomView(ctx) {
     for (const el of [top, skip]) if (el && el.inert !== modal) el.inert = modal;
 
     const state = ctx.state;
-    state.dealing = false; // the deal's motion runs once, on the hand's first drawing
-    for (const el of main.querySelectorAll("[data-seen]")) state.seenTrickCards.add(el.dataset.seen);
-    if (state.seenTrickCards.size > 400) state.seenTrickCards = new Set([...state.seenTrickCards].slice(-100));
+    noteDrawn(state, main); // when each trick card was first drawn: its way in counts from then
     const log = main.querySelector(".chat-log");
     if (log && state.chat.length !== chatCount) log.scrollTop = log.scrollHeight;
     chatCount = state.chat.length;

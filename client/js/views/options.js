@@ -42,6 +42,7 @@ export function quickBubble(entry) {
 const SWITCHES = [
   ["sound", "Sound", "a card played, your turn, a trick won"],
   ["vibrate", "Vibrate on your turn", "on phones that can"],
+  ["motion", "Motion", "the deal, cards travelling to the trick and to its winner"],
   ["large", "Larger cards", null],
   ["fourColour", "Four-colour deck", "clubs green, diamonds blue"],
   ["autoPlay", "Play my last card for me", "when it is the only card left"],
@@ -52,7 +53,7 @@ const SWITCHES = [
 export function optionsSheet(options) {
   return dialog("options-title", "options-sheet",
     h("h2", { id: "options-title", tabindex: "-1", "data-key": "options-title" }, "Table options"),
-    h("p", { class: "muted small" }, "Kept in this browser. Motion follows your system's reduced-motion setting."),
+    h("p", { class: "muted small" }, "Kept in this browser. Motion stays off while your system asks for reduced motion."),
     h("div", { class: "option-list" },
       SWITCHES.map(([name, label, hint]) => h("label", { class: "check option", for: `opt-${name}` },
         h("input", { type: "checkbox", id: `opt-${name}`, "data-option": name, checked: Boolean(options[name]), "data-key": `opt-${name}` }),

@@ -333,7 +333,8 @@ export function houseRules(settings) {
   for (const [name, field] of Object.entries(RULES)) {
     if (rules[name] === field.default || rules[name] === undefined) continue;
     const words = RULE_WORDS[name] ? RULE_WORDS[name](rules[name]) : [`${title(field, name)}: ${shown(name, rules[name])}`, `${title(field, name).toLowerCase()} ${shown(name, rules[name])}`];
-    const standard = typeof field.default === "boolean" ? null : `standard: ${field.default}`;
+    // A rule that is off by default (0) says so, not "standard: 0" after its own words.
+    const standard = typeof field.default === "boolean" ? null : `standard: ${field.default === 0 ? "off" : field.default}`;
     out.push({ name, text: words[0], short: words[1], standard });
   }
   return out;

@@ -8,6 +8,7 @@ import { chatPanel } from "./chat.js";
 import { scoreboard, bagWarning } from "./score.js";
 import { quickBar, quickBubble } from "./options.js";
 import { getOptions } from "../options.js";
+import { FLY_MS, TRICK_HOLD_MS, TRICK_SWEEP_MS, dealAge, dealing, drawnAgo, trickAge, trickGone } from "../motion.js";
 
 function legalSet(view) {
   const plays = new Set();
@@ -74,8 +75,10 @@ function turnWord(room, view, seat) {
 function trickArea(state, me) {
   const { room, view } = state;
   const current = view.current_trick && view.current_trick.cards.length ? view.current_trick : null;
-  const shown = current || state.recentTrick;
-  if (view.phase === "bidding" && !state.recentTrick) {
+  // A won trick stays until the next lead; with motion on it goes to its winner before that.
+  const recent = state.recentTrick && !trickGone(state) ? state.recentTrick : null;
+  const shown = current || recent;
+  if (view.phase === "bidding" && !recent) {
     const pending = view.to_act;
     return h("div", { class: "trick-area bidding" },
       h("p", { class: "center-note" }, `Hand ${view.hand_number} · bidding`),
@@ -88,12 +91,20 @@ function trickArea(state, me) {
   const winnerPlace = done ? placeOf(shown.winner, me) : null;
   const leader = shown.leader ?? (shown.cards[0] && shown.cards[0].seat);
   const hand = shown.hand ?? view.hand_number;
-  return h("div", { class: ["trick-area", done ? `done to-${winnerPlace}` : null] },
+  // The sweep to the winner starts after the trick's moment whole on the table, counted from
+  // when it was won: a drawing in between (a chat line) does not start it again.
+  const sweep = done ? `--sweep-delay: ${TRICK_HOLD_MS - trickAge(state)}ms; --sweep-ms: ${TRICK_SWEEP_MS}ms` : null;
+  return h("div", { class: ["trick-area", done ? `done to-${winnerPlace}` : null], "data-winner-place": winnerPlace, style: sweep },
     h("ul", { class: "trick", "aria-label": done ? `Last trick, won by ${who(room, shown.winner)}` : "Current trick" },
       shown.cards.map(({ seat, card }) => {
         const key = `${hand}-${card}`;
-        const fresh = !state.seenTrickCards || !state.seenTrickCards.has(key);
-        return h("li", { class: ["played", `from-${placeOf(seat, me)}`, fresh ? "enter" : null, seat === leader ? "led" : null, done && seat === shown.winner ? "winner" : null], "data-seen": key },
+        const ago = drawnAgo(state, key);
+        const fresh = ago < FLY_MS;
+        const place = placeOf(seat, me);
+        return h("li", {
+          class: ["played", `from-${place}`, fresh ? "enter" : null, seat === leader ? "led" : null, done && seat === shown.winner ? "winner" : null],
+          "data-seen": key, "data-place": place, "data-card": card, style: fresh && ago > 0 ? `--fly-delay: ${-ago}ms` : null,
+        },
           cardFace(card),
           ...trickMarks(seat === leader, done && seat === shown.winner),
           h("span", { class: "sr-only" }, ` played by ${who(room, seat)}${seat === leader ? ", led" : ""}${done && seat === shown.winner ? ", won the trick" : ""}`));
@@ -225,7 +236,11 @@ function handRow(state, legal) {
   const rover = [state.handFocus, hinted, active ? view.hand.find((c) => legal.plays.has(c)) : null, view.hand[0]]
     .find((c) => c && view.hand.includes(c));
   let lastSuit = null;
-  return h("section", { class: ["hand", active ? "active" : null, state.dealing ? "deal" : null], "aria-label": `Your hand, ${view.hand.length} cards`, "data-group": "hand", "data-focus-home": "", tabindex: "-1", style: `--n:${Math.max(2, view.hand.length)}` },
+  const deal = dealing(state, view.hand.length);
+  return h("section", {
+    class: ["hand", active ? "active" : null, deal ? "deal" : null], "aria-label": `Your hand, ${view.hand.length} cards`, "data-group": "hand",
+    "data-focus-home": "", tabindex: "-1", style: `--n:${Math.max(2, view.hand.length)}${deal ? `; --deal-age: ${dealAge(state)}ms` : ""}`,
+  },
     view.hand.map((code, index) => {
       const gap = lastSuit !== null && lastSuit !== suitOf(code);
       lastSuit = suitOf(code);
