@@ -97,6 +97,16 @@ def test_a_player_sees_their_rating_chart_and_the_leaderboard(
 ) -> None:
     players = rated_game(server)
     me = players[0]
+    # The game's end reaches the sockets before the store's writer has committed it (and
+    # its ratings) on a loaded machine: the page is opened once the rating is there.
+    head = {"X-Spades-Player": me["credential"]}
+    for _ in range(300):
+        rated = httpx.get(f"{server}/api/players/{me['id']}/ratings", headers=head).json()
+        if rated["history"]:
+            break
+        threading.Event().wait(0.1)
+    else:
+        pytest.fail("the rated game's rating was never stored")
     page = new_page()
     page.goto("/")
     kept = json.dumps({"id": me["id"], "secret": me["credential"].split(":", 1)[1]})
