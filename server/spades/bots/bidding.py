@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from spades.engine.cards import NON_SPADE_MASK, RANK_OF, SPADE_MASK, SUIT_MASKS, cards_of
+from spades.engine.cards import NON_SPADE_MASK, SPADE_MASK, SUIT_MASKS, cards_of, deck_of
 from spades.engine.rules import DEFAULT_RULES
 
 from .state import NIL, UNKNOWN, bid_value, from_view
@@ -179,21 +179,33 @@ def nil_danger(hand: int) -> float:
 SUICIDE_NIL_BELOW = 3.0  # tricks: the first partner to bid under suicide bids nil below it
 
 
-def as_standard(hand: int, jokers: bool) -> int:
+def as_standard(hand: int, jokers: bool, deuces: bool) -> int:
     """A hand of a jokers game as the standard hand of about its strength, for the bid
-    counts: its trumps by their place among the 15 (the Big Joker as the ace, the Little
-    Joker as the king, the ace as the queen, ..., the 4 as the 2; the 3 and the 2 of spades
-    as the 2 too)."""
+    counts: its trumps by their place from the top among the 15 (16 under Deuce-Deuce):
+    the Big Joker as the ace, the Little Joker as the king, then (Deuce-Deuce) the 2 of
+    diamonds and the 2 of spades, the ace of spades, and so on down. The lowest trumps have
+    no place left below the 2: they take the lowest free places above, so the hand keeps
+    its number of trumps (a 4, 3 and 2 of spades of a jokers game as the 2, 3 and 4)."""
     if not jokers:
         return hand
+    trumps = deck_of(jokers, deuces) & SPADE_MASK
     out = hand & NON_SPADE_MASK
-    for card in cards_of(hand & SPADE_MASK):
-        out |= 1 << (39 + max(0, RANK_OF[card] - 2))
+    free = 0  # the lowest place (0 = the 2 of spades) not taken yet
+    for card in cards_of(hand & SPADE_MASK):  # lowest first
+        place = max(free, 12 - (trumps >> (card + 1)).bit_count())
+        out |= 1 << (39 + place)
+        free = place + 1
     return out
 
 
 def hand_for_bids(view: dict[str, Any], hand: int) -> int:
-    return as_standard(hand, bool((view.get("rules") or {}).get("jokers", DEFAULT_RULES.jokers)))
+    """The seat's hand as the bid counts read it (`as_standard` under the view's rules)."""
+    rules = view.get("rules") or {}
+    return as_standard(
+        hand,
+        bool(rules.get("jokers", DEFAULT_RULES.jokers)),
+        bool(rules.get("deuces", DEFAULT_RULES.deuces)),
+    )
 
 
 def choose_bid(view: dict[str, Any]) -> Action:

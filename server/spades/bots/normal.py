@@ -27,6 +27,7 @@ from .bidding import (
     choose_bid,
     count_tricks,
     estimate_tricks,
+    hand_for_bids,
     nil_odds,
     nil_pays,
 )
@@ -144,7 +145,8 @@ def normal_bid(view: dict[str, Any]) -> Action:
     partnership = view.get("mode") == "partnership"
     bids = [bid_value(b) for b in view.get("bids") or [None] * 4]
     st = from_view(view)
-    n = normal_bid_number(st.hands[seat], seat, bids, partnership, "nil" in kinds, view)
+    hand = hand_for_bids(view, st.hands[seat])  # (the top trumps of jokers and deuces)
+    n = normal_bid_number(hand, seat, bids, partnership, "nil" in kinds, view)
     if n == NIL:
         return {"type": "bid", "bid": "nil"}
     if n not in kinds:
