@@ -13,6 +13,7 @@ from typing import Any
 from spades.engine.cards import NON_SPADE_MASK, SPADE_MASK, SUIT_MASKS, cards_of, deck_of
 from spades.engine.rules import DEFAULT_RULES
 
+from .blind import blind_bid_choice
 from .state import NIL, UNKNOWN, bid_value, from_view
 
 Action = dict[str, Any]
@@ -208,6 +209,39 @@ def hand_for_bids(view: dict[str, Any], hand: int) -> int:
     )
 
 
+# A blind bid of a number (`blind_bid_deficit`): what an unseen hand takes on average, which
+# a partner bidding after it counts on (13 tricks over four seats).
+BLIND_HAND_TRICKS = 3.25
+
+
+# Tricks off a seat's count in a jokers deck, and under Deuce-Deuce: the counts are fitted on
+# the standard deck, where side suits have 13 cards and trumps are 13; with 15 or 16 trumps
+# side winners are ruffed sooner (measured with `bench.basic_ab --preset`; docs/bots.md).
+DECK_SHIFT: dict[str, float] = {"jokers": 0.0, "deuces": 0.0}
+
+
+def deck_shift(view: dict[str, Any]) -> float:
+    """`DECK_SHIFT` for the view's deck (0 for the standard deck)."""
+    rules = view.get("rules") or {}
+    if not rules.get("jokers", DEFAULT_RULES.jokers):
+        return 0.0
+    return DECK_SHIFT["deuces" if rules.get("deuces", DEFAULT_RULES.deuces) else "jokers"]
+
+
+def blind_partner_shift(view: dict[str, Any], seat: int) -> float:
+    """Tricks to take off the seat's count when its partner bid a blind number: the side's
+    contract is the sum of the two bids, and the partner's unseen hand brings only about
+    `BLIND_HAND_TRICKS` of its number (0 when the partner bid anything else)."""
+    if view.get("mode") != "partnership":
+        return 0.0
+    partner = (seat + 2) % 4
+    bid = (view.get("bids") or [None] * 4)[partner]
+    blind = (view.get("blind") or [False] * 4)[partner]
+    if blind and isinstance(bid, int) and not isinstance(bid, bool) and bid > 0:
+        return bid - BLIND_HAND_TRICKS
+    return 0.0
+
+
 def choose_bid(view: dict[str, Any]) -> Action:
     legal = view["legal"]
     kinds = {a.get("bid") if a["type"] == "bid" else "look" for a in legal}
@@ -224,6 +258,9 @@ def choose_bid(view: dict[str, Any]) -> Action:
         # Blind nil is open: take it when far behind with the opponents close to the target.
         if "blind nil" in kinds and wants_blind_nil(scores, side, target, partner, bids):
             return {"type": "bid", "bid": "blind nil"}
+        number = blind_bid_choice(view, kinds)
+        if number:
+            return {"type": "bid", "bid": f"blind {number}"}
         return {"type": "look"}
 
     st = from_view(view)
@@ -235,7 +272,10 @@ def choose_bid(view: dict[str, Any]) -> Action:
     first = rules.get("suicide") and "nil" in kinds and bids[partner] == UNKNOWN
     if first and count_tricks(hand, partnership) < SUICIDE_NIL_BELOW:
         return {"type": "bid", "bid": "nil"}
-    n = bid_number(hand, seat, bids, partnership, my_bags, "nil" in kinds, BidContext.of(view))
+    blind = blind_partner_shift(view, seat)  # (no nil then: the blind contract needs us)
+    nil_ok = "nil" in kinds and not blind
+    shift = blind + deck_shift(view)
+    n = bid_number(hand, seat, bids, partnership, my_bags, nil_ok, BidContext.of(view), shift)
     if n == NIL:
         return {"type": "bid", "bid": "nil"}
     if n not in kinds:
@@ -364,11 +404,13 @@ def bid_number(
     my_bags: int,
     nil_allowed: bool,
     ctx: BidContext | None = None,
+    shift: float = 0.0,
 ) -> int:
-    """The basic bid for a 13-card hand: 0 for nil, else 1..13 tricks."""
+    """The basic bid for a 13-card hand: 0 for nil, else 1..13 tricks. `shift`: tricks off
+    the count (`blind_partner_shift`, `deck_shift`)."""
     partner = (seat + 2) % 4 if partnership else -1
     side = seat % 2 if partnership else seat
-    n = bid_for_count(count_tricks(hand, partnership), seat, bids, partnership, my_bags)
+    n = bid_for_count(count_tricks(hand, partnership) - shift, seat, bids, partnership, my_bags)
     nil_ok = nil_allowed and not (partner >= 0 and bids[partner] == NIL)
     if nil_ok and estimate_tricks(hand) <= 3.5:
         partner_bid = bids[partner] if partner >= 0 else UNKNOWN

@@ -24,8 +24,10 @@ from .basic import NON_SPADE, _above, _below, _boss, _can_trump_after, _discard,
 from .bidding import (
     BidContext,
     bid_for_count,
+    blind_partner_shift,
     choose_bid,
     count_tricks,
+    deck_shift,
     estimate_tricks,
     hand_for_bids,
     nil_odds,
@@ -167,11 +169,12 @@ def normal_bid_number(
     partner = (seat + 2) % 4 if partnership else -1
     my_bags = ctx.bags[side] if side < len(ctx.bags) else 0
     partner_bid = bids[partner] if partner >= 0 else UNKNOWN
-    count = count_tricks(hand, partnership)
+    blind = blind_partner_shift(view, seat)  # the partner bid a blind number: it needs us
+    count = count_tricks(hand, partnership) - blind - deck_shift(view)
     if partner_bid == NIL:
         count += NIL_PARTNER_EXTRA
     n = bid_for_count(count, seat, bids, partnership, my_bags)
-    if nil_ok and partner_bid != NIL and estimate_tricks(hand) <= 3.5:
+    if nil_ok and not blind and partner_bid != NIL and estimate_tricks(hand) <= 3.5:
         p = nil_odds(hand, partnership, partner_bid)
         extra = NIL_EXTRA["partnership" if partnership else "individual"]
         if partnership and partner_bid >= 4:
