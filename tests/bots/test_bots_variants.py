@@ -105,3 +105,17 @@ def deal_with(first: list[str], deck: int) -> list[list[str]]:
     for seat in range(3):
         hands.append([card_text(c) for c in others[13 * seat : 13 * seat + 13]])
     return hands
+
+
+def test_under_suicide_a_weak_first_partner_takes_the_nil() -> None:
+    # South bids first of its team with a hand worth under three tricks: the nil is its
+    # (both the Normal and the Hard level), and North must then bid a number.
+    # (Worth about 2.7 tricks, with the king of spades: a poor nil by its odds, the
+    # weaker hand of the team all the same.)
+    weak = ["7C", "8C", "TC", "QC", "9D", "TD", "4H", "6H", "QH", "KH", "6S", "8S", "KS"]
+    deck = [card_text(c) for c in cards_of((1 << 52) - 1)]
+    rest = [c for c in deck if c not in weak]
+    hands = [weak, rest[:13], rest[13:26], rest[26:]]
+    for level in ("basic", "strong"):
+        game = Game.from_deal(Rules(suicide=True), hands, dealer=3, seed="weak")
+        assert bot_action(level, game, 1) == {"type": "bid", "bid": "nil"}, level

@@ -242,6 +242,18 @@ def blind_partner_shift(view: dict[str, Any], seat: int) -> float:
     return 0.0
 
 
+def suicide_nil_first(view: dict[str, Any], hand: int, offered: set[Any]) -> bool:
+    """Suicide, the first of the team to bid: the weaker hand of the two should be the nil,
+    and the partner's is unknown, so a hand worth under `SUICIDE_NIL_BELOW` tricks takes it."""
+    rules = view.get("rules") or {}
+    if not rules.get("suicide", DEFAULT_RULES.suicide) or "nil" not in offered:
+        return False
+    partner = (int(view["seat"]) + 2) % 4
+    if bid_value((view.get("bids") or [None] * 4)[partner]) != UNKNOWN:
+        return False
+    return count_tricks(hand, view.get("mode") == "partnership") < SUICIDE_NIL_BELOW
+
+
 def choose_bid(view: dict[str, Any]) -> Action:
     legal = view["legal"]
     kinds = {a.get("bid") if a["type"] == "bid" else "look" for a in legal}
@@ -267,10 +279,7 @@ def choose_bid(view: dict[str, Any]) -> Action:
     bags = list(view.get("bags") or [])
     my_bags = bags[side] if side < len(bags) else 0
     hand = hand_for_bids(view, st.hands[seat])
-    # Suicide, the first of the team to bid: the weaker hand of the two should be the nil,
-    # and the partner's is unknown, so a hand worth under three tricks takes it.
-    first = rules.get("suicide") and "nil" in kinds and bids[partner] == UNKNOWN
-    if first and count_tricks(hand, partnership) < SUICIDE_NIL_BELOW:
+    if suicide_nil_first(view, hand, kinds):
         return {"type": "bid", "bid": "nil"}
     blind = blind_partner_shift(view, seat)  # (no nil then: the blind contract needs us)
     nil_ok = "nil" in kinds and not blind

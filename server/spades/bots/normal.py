@@ -32,6 +32,7 @@ from .bidding import (
     hand_for_bids,
     nil_odds,
     nil_pays,
+    suicide_nil_first,
 )
 from .state import NIL, UNKNOWN, PlayState, bid_value, from_view, winning_index
 
@@ -148,6 +149,8 @@ def normal_bid(view: dict[str, Any]) -> Action:
     bids = [bid_value(b) for b in view.get("bids") or [None] * 4]
     st = from_view(view)
     hand = hand_for_bids(view, st.hands[seat])  # (the top trumps of jokers and deuces)
+    if suicide_nil_first(view, hand, kinds):
+        return {"type": "bid", "bid": "nil"}
     n = normal_bid_number(hand, seat, bids, partnership, "nil" in kinds, view)
     if n == NIL:
         return {"type": "bid", "bid": "nil"}
