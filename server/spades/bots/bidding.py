@@ -216,8 +216,10 @@ BLIND_HAND_TRICKS = 3.25
 
 # Tricks off a seat's count in a jokers deck, and under Deuce-Deuce: the counts are fitted on
 # the standard deck, where side suits have 13 cards and trumps are 13; with 15 or 16 trumps
-# side winners are ruffed sooner (measured with `bench.basic_ab --preset`; docs/bots.md).
-DECK_SHIFT: dict[str, float] = {"jokers": 0.0, "deuces": 0.0}
+# side winners are ruffed sooner. Measured in whole games of Normal against Normal with
+# `bench.basic_ab --preset` (docs/bots.md): 0.4 beats 0, 0.25 and 0.6 under Jokers, and 0.6
+# beats 0, 0.45, 0.8 and 1.0 under Deuce-Deuce.
+DECK_SHIFT: dict[str, float] = {"jokers": 0.4, "deuces": 0.6}
 
 
 def deck_shift(view: dict[str, Any]) -> float:

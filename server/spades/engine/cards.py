@@ -1,4 +1,5 @@
-"""Cards: a fast integer layer (card = 0..51, hand = 52-bit mask) and a friendly `Card` value.
+"""Cards: a fast integer layer (card = 0..51, 52..55 for the house rules' top trumps; hand = a
+bit mask) and a friendly `Card` value.
 
 Card number = suit * 13 + rank, with suits C, D, H, S = 0..3 and ranks 2..A = 0..12,
 so within a suit a higher number is a higher card and spades are 39..51. Above them lie
