@@ -113,3 +113,12 @@ def test_alone_a_blind_six_never_pays() -> None:
         game = Game.from_deal(rules, STRONG_SOUTH, dealer=3, scores=scores, seed="i")
         assert "blind 6" in {a.get("bid") for a in game.view(0)["legal"]}
         assert decide("basic", game.view(0)) == {"type": "look"}
+
+
+def test_under_suicide_no_blind_number_that_would_stand_alone() -> None:
+    # A blind number first of the team would force the partner's nil (suicide): the unseen
+    # hand would make its contract alone, so the bots look.
+    rules = Rules(blind_bid_deficit=250, suicide=True)
+    game = Game.from_deal(rules, STRONG_SOUTH, dealer=3, scores=[0, 300], seed="s")
+    assert "blind 6" in {a.get("bid") for a in game.view(0)["legal"]}
+    assert decide("basic", game.view(0)) == {"type": "look"}

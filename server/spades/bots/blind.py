@@ -96,6 +96,8 @@ def _odds_and_contract(
     """The chance the blind contract is made and its size in tricks (0, 0: do not bid it)."""
     if not partnership:
         return BLIND_BID_ODDS["alone"].get(number, 0.0), float(number)
+    if (view.get("rules") or {}).get("suicide", DEFAULT_RULES.suicide):
+        return 0.0, 0.0  # the partner must then bid nil: the unseen hand would be alone
     partner = (seat + 2) % 4
     bids = [bid_value(b) for b in view.get("bids") or [None] * 4]
     blind = list(view.get("blind") or [False] * 4)
