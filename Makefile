@@ -50,7 +50,7 @@ test: lint
 
 bench: dev
 	$(BIN)/python -m pip install -q -e '.[bench]' || echo "open-spiel unavailable: engine bench runs without the comparison"
-	$(BIN)/python -m bench.engine
+	$(BIN)/python -m bench.engine --repeat 3
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -13,7 +13,8 @@ setting is in force only while its seats decide. Printed: A's share of the games
 equal share is 1/2 or 1/4) and its final score minus the other side's (individual: the
 others' average) per hand, mean and standard error over the seeds. Games to 500 count the
 bags as the game does, which one hand from 0-0 cannot (a bag costs only once ten of them
-are reached); that is why settings about bags are judged here.
+are reached); that is why settings about bags are judged here. `--preset NAME` plays a
+named set of house rules (`spades.engine.RULE_PRESETS`, e.g. Jokers, Deuce-Deuce).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import statistics
 from typing import Any
 
 from spades.bots import basic, bidding, normal
-from spades.engine import Game, Rules
+from spades.engine import RULE_PRESETS, Game, Rules
 
 from . import frozen_basic
 
@@ -50,7 +51,7 @@ def _decide(setting: dict[str, Any], view: dict[str, Any]) -> dict[str, Any]:
             setattr(_owner(name), name, value)
 
 
-Job = tuple[int, int, str, dict[str, Any], dict[str, Any], int]
+Job = tuple[int, int, str, dict[str, Any], dict[str, Any], int, str]
 
 
 Result = tuple[int, bool, float, int, int]
@@ -58,8 +59,8 @@ Result = tuple[int, bool, float, int, int]
 
 def play_game(job: Job) -> Result:
     """(seed index, whether A won, A's score difference per hand, A's nils bid and made)."""
-    index, rotation, mode, a, b, target = job
-    rules = Rules.from_dict({"mode": mode, "target": target})
+    index, rotation, mode, a, b, target, preset = job
+    rules = Rules.from_dict({**RULE_PRESETS[preset], "mode": mode, "target": target})
     game = Game.new(rules, seed=f"basic-ab:{index}", dealer=index % 4)
     partnership = mode == "partnership"
     order = [a, b] * 2 if partnership else [a, b, b, b]
@@ -90,6 +91,7 @@ def main() -> None:
     parser.add_argument("--mode", choices=("partnership", "individual"), default="partnership")
     parser.add_argument("--target", type=int, default=500)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--preset", choices=list(RULE_PRESETS), default="Classic")
     args = parser.parse_args()
     a, b = ({FROZEN: True} if text == FROZEN else json.loads(text) for text in (args.a, args.b))
     for name in (*a, *b):
@@ -99,7 +101,9 @@ def main() -> None:
             parser.error(f"spades.bots.basic and spades.bots.bidding have no constant {name!r}")
     rotations = 2 if args.mode == "partnership" else 4
     jobs = [
-        (i, r, args.mode, a, b, args.target) for i in range(*args.games) for r in range(rotations)
+        (i, r, args.mode, a, b, args.target, args.preset)
+        for i in range(*args.games)
+        for r in range(rotations)
     ]
     with multiprocessing.Pool(args.workers) as pool:
         results = pool.map(play_game, jobs, chunksize=10)
@@ -112,6 +116,7 @@ def main() -> None:
         json.dumps(
             {
                 "mode": args.mode,
+                "preset": args.preset,
                 "games": len(results),
                 "a_win_share": round(sum(r[1] for r in results) / len(results), 4),
                 "equal_share": 1 / rotations,

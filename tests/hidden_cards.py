@@ -9,7 +9,8 @@ from typing import Any
 from spades.engine import Game, card_text
 from spades.engine.cards import cards_of
 
-CARD = re.compile(r"^(?:(?:[2-9TJQKA]|10)[CDHS]|LJ|BJ)$")  # (jokers: the `jokers` rule)
+# (LJ, BJ: the `jokers` rule; DD, DS: `deuces`, Deuce-Deuce)
+CARD = re.compile(r"^(?:(?:[2-9TJQKA]|10)[CDHS]|LJ|BJ|DD|DS)$")
 
 
 def card_strings(message: Any) -> set[str]:

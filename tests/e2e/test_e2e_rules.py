@@ -227,3 +227,84 @@ def test_a_joiner_reads_jokers_in_the_lobby(new_page: Any) -> None:
     expect(guest.locator(".house-rules")).to_contain_text(
         "Jokers: the Big and Little Joker are the top trumps"
     )
+
+
+def test_a_room_made_with_the_jokers_preset_shows_each_rule_to_a_joiner(new_page: Any) -> None:
+    from spades.engine import RULE_PRESETS
+
+    host = new_page()
+    host.goto("/")
+    create = host.locator("form[data-form='create']")
+    create.get_by_label("Rules preset").select_option("Jokers")
+    create.locator("summary", has_text="More rules").click()
+    expect(create.get_by_label("Jokers", exact=True)).to_be_checked()
+    host.get_by_role("button", name="Create room").click()
+    host.wait_for_url("**/r/*")
+    guest = new_page()
+    guest.goto(host.url)
+    rules = guest.locator(".house-rules")
+    expect(rules.locator("li")).to_have_count(len(RULE_PRESETS["Jokers"]))
+    expect(rules).to_contain_text("Jokers: the Big and Little Joker are the top trumps")
+    # Every preset: the joiner's lobby has one line per rule away from the standard.
+    words = {
+        "jokers": "Jokers:",
+        "deuces": "Deuce-Deuce: the 2 of diamonds, then the 2 of spades",
+        "whiz": "Whiz:",
+        "mirror": "Mirror:",
+        "suicide": "Suicide:",
+        "blind_bid_deficit": "Blind bids of 6 or more, scored double",
+        "min_team_bid": "Partners must bid at least 4 together",
+        "big_bid": "A contract of 10 or more",
+        "moon_bonus": "Taking all 13 tricks (contract made) scores 200 more",
+        "set_out_after": "A team set 3 hands in a row loses the game",
+        "mercy_score": "A team at −300 or below loses the game",
+    }
+    for preset in RULE_PRESETS.values():
+        made = host.request.post(
+            "/api/rooms", data={"name": "Pat", "rules": preset, "public": False}
+        ).json()
+        guest.goto(f"/r/{made['code']}")
+        rules = guest.locator(".house-rules")
+        expect(rules.locator("li")).to_have_count(len(preset))
+        for option in preset:
+            expect(rules).to_contain_text(words[option])
+
+
+def test_a_deuce_deuce_room_plays_a_hand_with_the_deuces_shown_as_trumps(new_page: Any) -> None:
+    from e2e_helpers import act, hand_cards, wait_turn
+
+    page = new_page()
+    # Solo rooms of the Deuce-Deuce preset until one deals this seat a deuce (odds about 0.44).
+    for _ in range(20):
+        made = page.request.post(
+            "/api/solo",
+            data={"name": "Dee", "mode": "partnership", "rules": {"jokers": True, "deuces": True}},
+        ).json()
+        open_with_token(page, made)
+        page.locator(".hand .card.in-hand").first.wait_for()
+        if {"DD", "DS"} & set(hand_cards(page)):
+            break
+    else:
+        pytest.fail("no deuce was dealt to the seat in 20 deals")
+    cards = hand_cards(page)
+    assert not {"2D", "2S", "2C", "2H"} & set(cards)
+    deuce = page.locator(".hand .card.top-trump").first
+    code = deuce.get_attribute("data-card")
+    assert code in ("DD", "DS") and deuce.locator(".rank").inner_text() == "2"
+    assert deuce.locator(".pip").inner_text() == ("♦" if code == "DD" else "♠")
+    name = "Deuce of Diamonds" if code == "DD" else "Deuce of Spades"
+    expect(deuce).to_contain_text(name)  # its accessible name, in a visually hidden text
+    # Sorted with the trumps: after any joker, before every spade, DD before DS.
+    order = ["BJ", "LJ", "DD", "DS"]
+    tops = [c for c in cards if c in order]
+    assert cards[: len(tops)] == sorted(tops, key=order.index)
+    colour = "red" if code == "DD" else "black"
+    assert colour in (deuce.get_attribute("class") or "").split()
+    wait_turn(page)
+    assert act(page) == "bid"
+    for _ in range(13):
+        wait_turn(page)
+        assert act(page) == "play"
+    sheet = page.locator(".hand-sheet")
+    sheet.wait_for()
+    assert "Hand 1 result" in sheet.inner_text()

@@ -11,16 +11,18 @@ SUITS = "CDHS"
 RANKS = "23456789TJQKA"
 
 
-JOKERS = {"LJ": 200, "BJ": 201}  # the highest trumps, the Big Joker above
+# The trumps above the ace of spades, lowest first: Deuce-Deuce's 2 of spades ("DS") and 2 of
+# diamonds ("DD"), then the Little and the Big Joker. Each follows suit as a spade.
+TOP_TRUMPS = {"DS": 198, "DD": 199, "LJ": 200, "BJ": 201}
 
 
 def _suit(card: str) -> str:
-    return "S" if card in JOKERS else card[1]
+    return "S" if card in TOP_TRUMPS else card[1]
 
 
 def _strength(card: str, led: str) -> int:
-    if card in JOKERS:
-        return JOKERS[card]
+    if card in TOP_TRUMPS:
+        return TOP_TRUMPS[card]
     rank = RANKS.index(card[0])
     if card[1] == "S":
         return 100 + rank
@@ -45,10 +47,10 @@ def hands_of(record: dict[str, Any]) -> list[dict[str, Any]]:
             continue
         if current is None:
             number = len(out) + 1
-            # The jokers deck: 2C (0) and 2H (26) out, the jokers (52, 53) in, lowest first.
-            deck = [c for c in range(54) if c not in (0, 26)] if rules["jokers"] else None
-            masks = deal_from_seed(hand_seed(record["seed"], number), deck)
-            dealt = [[SUITS_CARD[c] for c in range(54) if m >> c & 1] for m in masks]
+            deck = deck_texts(rules)
+            # The shuffle of positions 0..51, position k dealing the deck's k-th card.
+            masks = deal_from_seed(hand_seed(record["seed"], number))
+            dealt = [[deck[k] for k in range(52) if m >> k & 1] for m in masks]
             current = {"bids": [None] * 4, "blind": [False] * 4, "tricks": [0] * 4, "dealt": dealt}
             current["plays"] = 0
         if action["type"] == "bid":
@@ -71,7 +73,17 @@ def hands_of(record: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-SUITS_CARD = [RANKS[c % 13] + SUITS[c // 13] for c in range(52)] + ["LJ", "BJ"]
+STANDARD = [RANKS[c % 13] + SUITS[c // 13] for c in range(52)]  # clubs 2 .. spades A
+
+
+def deck_texts(rules: dict[str, Any]) -> list[str]:
+    """The 52 cards of the rules' deck, lowest first (docs/rules.md, "Jokers")."""
+    if not rules.get("jokers"):
+        return STANDARD
+    if rules.get("deuces"):
+        out = ("2C", "2H", "2D", "2S")
+        return [c for c in STANDARD if c not in out] + ["DS", "DD", "LJ", "BJ"]
+    return [c for c in STANDARD if c not in ("2C", "2H")] + ["LJ", "BJ"]
 
 
 def scores_of(record: dict[str, Any]) -> list[list[int]]:

@@ -39,8 +39,12 @@ def test_card_value_type_round_trips_through_repr() -> None:
     assert str(card) == "TH"
     assert card.symbol == "10♥"
     with pytest.raises(CardParseError):
-        Card(54)
-    assert Card.parse("bj").name == "Big Joker" and Card(52).text == "LJ"
+        Card(56)
+    assert Card.parse("bj").name == "Big Joker" and Card(54).text == "LJ"
+    # Deuce-Deuce's trumps: the 2 of spades (52) below the 2 of diamonds (53), then the jokers.
+    assert [Card(c).text for c in range(52, 56)] == ["DS", "DD", "LJ", "BJ"]
+    assert Card.parse("dd").name == "Deuce of Diamonds" and Card.parse("DD").symbol == "2♦"
+    assert Card.parse("ds").name == "Deuce of Spades" and Card.parse("DS").symbol == "2♠"
 
 
 def test_masks() -> None:

@@ -20,7 +20,7 @@ from spades.engine import (
     SpadesNotBroken,
     WrongPhase,
 )
-from spades.engine.cards import card_text
+from spades.engine.cards import ALL_CARDS, card_text
 from spades.engine.game import _Bid, _code_action, _Look, _op_code, _Play, _TimeUp
 
 
@@ -326,7 +326,7 @@ def test_commitment_and_seed_revealed_after_hand() -> None:
 
 
 def test_every_kind_of_action_is_kept_exactly_in_the_compact_log() -> None:
-    ops = [_Play(c) for c in range(52)] + [_Look(), _TimeUp()]
+    ops = [_Play(c) for c in range(ALL_CARDS)] + [_Look(), _TimeUp()]
     ops += [_Bid(t, blind=False) for t in range(14)] + [_Bid(0, blind=True)]
     for seat in (0, 1, 2, 3, None):
         for op in ops:

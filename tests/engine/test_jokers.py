@@ -78,3 +78,41 @@ def test_a_jokers_game_replays_from_its_record() -> None:
         game.apply(game.to_act, game.legal_actions()[-1])
     assert sum(game.history[0]["tricks"]) == 13
     assert Game.from_record(game.to_record()).state_key() == game.state_key()
+
+
+def test_a_jokers_deal_is_the_same_as_before_deuce_deuce() -> None:
+    # The jokers' card numbers moved up by two for Deuce-Deuce's deuces (docs/rules.md); the
+    # deal keeps each position's card, so a stored jokers game replays as it was played.
+    # (These hands were dealt by the engine before that change, seed and rules as here.)
+    game = Game.new(Rules(jokers=True), seed="stored-before-deuces")
+    hands = [[card_text(c) for c in cards_of(m)] for m in game.dealt]
+    assert hands[0] == [
+        "3C",
+        "4C",
+        "5C",
+        "6C",
+        "AC",
+        "2S",
+        "4S",
+        "5S",
+        "8S",
+        "TS",
+        "KS",
+        "AS",
+        "LJ",
+    ]
+    assert hands[3] == [
+        "9C",
+        "TC",
+        "JC",
+        "6D",
+        "JD",
+        "4H",
+        "6H",
+        "9H",
+        "TH",
+        "3S",
+        "JS",
+        "QS",
+        "BJ",
+    ]

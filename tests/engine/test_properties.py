@@ -10,9 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from spades.engine import ActionError, Game, Rules, card_text, parse_card
-from spades.engine.cards import cards_of, deck_of, sort_for_display
+from spades.engine.cards import ALL_CARDS, cards_of, deck_of, sort_for_display
 
-CARD_IN_JSON = re.compile(r'"((?:[2-9TJQKA])[CDHS]|LJ|BJ)"')
+CARD_IN_JSON = re.compile(r'"((?:[2-9TJQKA])[CDHS]|DS|DD|LJ|BJ)"')
 
 rules_strategy = st.builds(
     Rules,
@@ -50,7 +50,7 @@ def check_views(game: Game) -> None:
         text = json.dumps(view)
         own = set(view["hand"] or [])
         if seat is not None and view["hand"] is not None:
-            assert own == {card_text(c) for c in range(54) if game.hands[seat] >> c & 1}
+            assert own == {card_text(c) for c in range(ALL_CARDS) if game.hands[seat] >> c & 1}
             # In display order, however many times the hand was shown before (views keep it).
             assert view["hand"] == [
                 card_text(c) for c in sort_for_display(cards_of(game.hands[seat]))
@@ -80,7 +80,7 @@ def check_cards_conserved(game: Game) -> None:
     for c in played:
         assert not union >> c & 1
         union |= 1 << c
-    assert union == deck_of(game.rules.jokers)
+    assert union == deck_of(game.rules.jokers, game.rules.deuces)
 
 
 def play_random(game: Game, rng: random.Random, max_hands: int, *, check: bool) -> None:

@@ -67,9 +67,17 @@ def test_bid_rules_games_keep_every_invariant(rules: Rules, seed: int, choices: 
             assert bids[1] + bids[3] >= rules.min_team_bid
 
 
+# The decks: standard, jokers, and jokers with Deuce-Deuce (which needs them).
+DECKS = st.sampled_from([{}, {"jokers": True}, {"jokers": True, "deuces": True}])
+
+
+def with_deck(deck: dict[str, bool], **options: object) -> Rules:
+    return Rules.from_dict({**deck, **options})
+
+
 JOKER_RULES = st.builds(
-    Rules,
-    jokers=st.just(True),
+    with_deck,
+    DECKS.filter(bool),
     mode=st.sampled_from(["partnership", "individual"]),
     target=st.sampled_from([100, 300]),
     spades_must_be_broken=st.booleans(),
@@ -87,21 +95,25 @@ def test_jokers_games_keep_every_invariant(rules: Rules, seed: int, choices: int
     for hand in hands_of(json.loads(json.dumps(game.to_record()))):
         cards = {c for dealt in hand["dealt"] for c in dealt}
         assert {"LJ", "BJ"} <= cards and not {"2C", "2H"} & cards
+        if rules.deuces:  # Deuce-Deuce: the 2 of diamonds and of spades as DD and DS
+            assert {"DD", "DS"} <= cards and not {"2D", "2S"} & cards
+        else:
+            assert not {"DD", "DS"} & cards
 
 
 FORCED_RULES = st.builds(
-    Rules,
+    with_deck,
+    DECKS,
     whiz=st.just(True),
     mode=st.sampled_from(["partnership", "individual"]),
     target=st.sampled_from([100, 300]),
-    jokers=st.booleans(),
 ) | st.builds(
-    Rules,
+    with_deck,
+    DECKS,
     mirror=st.just(True),
     mode=st.sampled_from(["partnership", "individual"]),
     target=st.sampled_from([100, 300]),
     nil=st.booleans(),
-    jokers=st.booleans(),
 )
 
 
@@ -113,7 +125,7 @@ def test_forced_bids_games_keep_every_invariant(rules: Rules, seed: int, choices
     check_record(game)
     for hand in hands_of(json.loads(json.dumps(game.to_record()))):
         for seat in range(4):
-            held = sum(c[1] == "S" or c in ("LJ", "BJ") for c in hand["dealt"][seat])
+            held = sum(c[1] == "S" or c in ("DD", "LJ", "BJ") for c in hand["dealt"][seat])
             allowed = {0, held} if rules.whiz else {held}
             assert hand["bids"][seat] in allowed
             assert not hand["blind"][seat]
@@ -126,7 +138,7 @@ SUICIDE_RULES = st.builds(
     target=st.sampled_from([100, 300]),
     blind_nil_deficit=st.sampled_from([0, 100]),
     jokers=st.booleans(),
-)
+)  # (with jokers, Deuce-Deuce or not: the same bids)
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -94,9 +94,10 @@ def _over(conn: Conn) -> bool:
     return view is not None and view["phase"] == "over"
 
 
-async def test_house_rules_hide_the_jokers_and_blind_bids(tmp_path: Path) -> None:
-    """Jokers and blind 6+ through a room: every message checked as above, and the blind
-    numbers go over the wire as the room's protocol allows."""
+@pytest.mark.parametrize("deuces", [False, True])
+async def test_house_rules_hide_the_jokers_and_blind_bids(tmp_path: Path, deuces: bool) -> None:
+    """Jokers (with Deuce-Deuce or not) and blind 6+ through a room: every message checked
+    as above, and the blind numbers go over the wire as the room's protocol allows."""
     clock = ManualClock()
     store = await open_store(
         "sqlite+aiosqlite:///:memory:", clock=lambda: datetime.fromtimestamp(clock.now(), UTC)
@@ -104,7 +105,7 @@ async def test_house_rules_hide_the_jokers_and_blind_bids(tmp_path: Path) -> Non
     manager = manager_for(store, clock, tmp_path)
     await manager.start()
     rng = random.Random(100)
-    rules = {"jokers": True, "blind_bid_deficit": 1, "blind_nil_deficit": 1}
+    rules = {"jokers": True, "deuces": deuces, "blind_bid_deficit": 1, "blind_nil_deficit": 1}
     room, _, token = await manager.create("P0", {"target": 60, "rules": rules})
     conns = await seat_four(room, token)
     await room.call(room.handle, conns[0], {"type": "start"})
@@ -123,6 +124,7 @@ async def test_house_rules_hide_the_jokers_and_blind_bids(tmp_path: Path) -> Non
         await room.call(room.handle, conn, {**action})
     deals = deals_of(await store.export_game(room.game_id))
     assert any("BJ" in hand for game_deals in deals.values() for hand in game_deals)
+    assert any("DD" in hand for d in deals.values() for hand in d) == deuces
     for seat, conn in enumerate(conns):
         check(conn, seat, deals)
     await manager.stop()

@@ -1,13 +1,13 @@
 // Pieces shared by the room screens: cards, the top bar, the connection banner, toasts.
 
 import { h } from "../dom.js";
-import { parseCard } from "../cards.js";
+import { faceClasses, parseCard } from "../cards.js";
 import { CloseCode } from "../codes.js";
 
 /** A card face (not interactive), e.g. in the trick. */
 export function cardFace(code, attrs = {}) {
   const card = parseCard(code);
-  return h("span", { ...attrs, class: ["card", card.red ? "red" : "black", card.joker ? "joker" : `suit-${card.suit}`, attrs.class], "data-card": code },
+  return h("span", { ...attrs, class: ["card", ...faceClasses(card), attrs.class], "data-card": code },
     h("span", { class: "corner", "aria-hidden": "true" }, h("span", { class: "rank" }, card.label), h("span", { class: "pip" }, card.symbol)),
     h("span", { class: "center-pip", "aria-hidden": "true" }, card.symbol),
     h("span", { class: "sr-only" }, card.name));
@@ -19,7 +19,7 @@ export function cardButton(code, { legal, active, hinted, index, rover = true })
   const playable = active && legal;
   return h("button", {
     type: "button",
-    class: ["card", "in-hand", card.red ? "red" : "black", card.joker ? "joker" : `suit-${card.suit}`, active ? (legal ? "legal" : "dimmed") : null, hinted ? "hinted" : null],
+    class: ["card", "in-hand", ...faceClasses(card), active ? (legal ? "legal" : "dimmed") : null, hinted ? "hinted" : null],
     "aria-disabled": playable ? null : "true",
     "data-action": "play",
     "data-card": code,

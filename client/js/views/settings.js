@@ -282,6 +282,7 @@ const RULE_WORDS = {
   spades_must_be_broken: (on) => (on ? ["Spades may not be led until one has been played", "spades must be broken"] : ["Spades may be led at any time", "spades led any time"]),
   nil_tricks_count_for_partner: (on) => (on ? ["A failed nil's tricks count toward the partner's bid", "nil tricks count for partner"] : ["A failed nil's tricks do not count toward the partner's bid", "nil tricks not for partner"]),
   jokers: (on) => (on ? ["Jokers: the Big and Little Joker are the top trumps (the 2 of clubs and the 2 of hearts are out)", "jokers"] : ["No jokers", "no jokers"]),
+  deuces: (on) => (on ? ["Deuce-Deuce: the 2 of diamonds, then the 2 of spades, are the next trumps below the jokers (the 2 of diamonds counts as a spade)", "deuce-deuce"] : ["No Deuce-Deuce", "no deuce-deuce"]),
   whiz: (on) => (on ? ["Whiz: every player bids nil or the number of spades they hold", "whiz"] : ["No whiz", "no whiz"]),
   mirror: (on) => (on ? ["Mirror: every player bids the number of spades they hold (none: nil)", "mirror"] : ["No mirror", "no mirror"]),
   suicide: (on) => (on ? ["Suicide: one partner of each team bids nil, the other a number", "suicide"] : ["No suicide", "no suicide"]),

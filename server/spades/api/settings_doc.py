@@ -31,6 +31,7 @@ MEANING = {
     "spades_must_be_broken": "spades may not be led until broken (or the leader has only spades)",
     "nil_tricks_count_for_partner": "a nil bidder's tricks count toward the partner's bid",
     "jokers": "two jokers, the highest trumps, replace the 2 of clubs and the 2 of hearts",
+    "deuces": "with `jokers`: the 2 of diamonds (a spade then) and of spades are the next trumps",
     "whiz": "every bid is nil or the number of spades held (jokers count as spades)",
     "mirror": "every bid is the number of spades held; none held: nil",
     "suicide": "one partner of each team bids nil, the other `suicide_min_bid` or more",

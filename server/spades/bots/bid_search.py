@@ -8,7 +8,16 @@ import random
 import time
 from typing import Any
 
-from .bidding import BidContext, bid_for_count, bid_number, choose_bid, count_tricks, hand_for_bids
+from .bidding import (
+    BidContext,
+    bid_for_count,
+    bid_number,
+    blind_partner_shift,
+    choose_bid,
+    count_tricks,
+    deck_shift,
+    hand_for_bids,
+)
 from .card_search import THIN_SAMPLES, SearchStats
 from .outcome import NEAR_END, WIN_MODEL, Scorer, game_chance, game_swing
 from .state import NIL, UNKNOWN, PlayState, from_view
@@ -100,6 +109,7 @@ def _candidates(view: dict[str, Any], st: PlayState, seat: int, offered: set[Any
     side = seat % 2 if partnership else seat
     my_bags = bags[side] if side < len(bags) else 0
     count = count_tricks(hand_for_bids(view, st.hands[seat]), partnership)
+    count -= blind_partner_shift(view, seat) + deck_shift(view)
     base = bid_for_count(count, seat, st.bids, partnership, my_bags)
     cands: list[int] = []
     for n in (base, base - 1, base + 1):
@@ -144,8 +154,8 @@ class _BidDeals:
 
     def weight(self, hands: list[int]) -> float:
         log_w = 0.0
-        for s in range(4):
-            if s != self.seat and self.st.bids[s] != UNKNOWN:
+        for s in range(4):  # (a blind bid says nothing of the hand)
+            if s != self.seat and self.st.bids[s] != UNKNOWN and not self.blind[s]:
                 log_w += bid_fit(hands[s], self.st.bids[s])
         return math.exp(max(log_w, -30.0))
 

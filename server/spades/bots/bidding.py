@@ -10,9 +10,10 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from spades.engine.cards import NON_SPADE_MASK, RANK_OF, SPADE_MASK, SUIT_MASKS, cards_of
+from spades.engine.cards import NON_SPADE_MASK, SPADE_MASK, SUIT_MASKS, cards_of, deck_of
 from spades.engine.rules import DEFAULT_RULES
 
+from .blind import blind_bid_choice
 from .state import NIL, UNKNOWN, bid_value, from_view
 
 Action = dict[str, Any]
@@ -179,21 +180,80 @@ def nil_danger(hand: int) -> float:
 SUICIDE_NIL_BELOW = 3.0  # tricks: the first partner to bid under suicide bids nil below it
 
 
-def as_standard(hand: int, jokers: bool) -> int:
+def as_standard(hand: int, jokers: bool, deuces: bool) -> int:
     """A hand of a jokers game as the standard hand of about its strength, for the bid
-    counts: its trumps by their place among the 15 (the Big Joker as the ace, the Little
-    Joker as the king, the ace as the queen, ..., the 4 as the 2; the 3 and the 2 of spades
-    as the 2 too)."""
+    counts: its trumps by their place from the top among the 15 (16 under Deuce-Deuce):
+    the Big Joker as the ace, the Little Joker as the king, then (Deuce-Deuce) the 2 of
+    diamonds and the 2 of spades, the ace of spades, and so on down. The lowest trumps have
+    no place left below the 2: they take the lowest free places above, so the hand keeps
+    its number of trumps (a 4, 3 and 2 of spades of a jokers game as the 2, 3 and 4)."""
     if not jokers:
         return hand
+    trumps = deck_of(jokers, deuces) & SPADE_MASK
     out = hand & NON_SPADE_MASK
-    for card in cards_of(hand & SPADE_MASK):
-        out |= 1 << (39 + max(0, RANK_OF[card] - 2))
+    free = 0  # the lowest place (0 = the 2 of spades) not taken yet
+    for card in cards_of(hand & SPADE_MASK):  # lowest first
+        place = max(free, 12 - (trumps >> (card + 1)).bit_count())
+        out |= 1 << (39 + place)
+        free = place + 1
     return out
 
 
 def hand_for_bids(view: dict[str, Any], hand: int) -> int:
-    return as_standard(hand, bool((view.get("rules") or {}).get("jokers", DEFAULT_RULES.jokers)))
+    """The seat's hand as the bid counts read it (`as_standard` under the view's rules)."""
+    rules = view.get("rules") or {}
+    return as_standard(
+        hand,
+        bool(rules.get("jokers", DEFAULT_RULES.jokers)),
+        bool(rules.get("deuces", DEFAULT_RULES.deuces)),
+    )
+
+
+# A blind bid of a number (`blind_bid_deficit`): what an unseen hand takes on average, which
+# a partner bidding after it counts on (13 tricks over four seats).
+BLIND_HAND_TRICKS = 3.25
+
+
+# Tricks off a seat's count in a jokers deck, and under Deuce-Deuce: the counts are fitted on
+# the standard deck, where side suits have 13 cards and trumps are 13; with 15 or 16 trumps
+# side winners are ruffed sooner. Measured in whole games of Normal against Normal with
+# `bench.basic_ab --preset` (docs/bots.md): 0.4 beats 0, 0.25 and 0.6 under Jokers, and 0.6
+# beats 0, 0.45, 0.8 and 1.0 under Deuce-Deuce.
+DECK_SHIFT: dict[str, float] = {"jokers": 0.4, "deuces": 0.6}
+
+
+def deck_shift(view: dict[str, Any]) -> float:
+    """`DECK_SHIFT` for the view's deck (0 for the standard deck)."""
+    rules = view.get("rules") or {}
+    if not rules.get("jokers", DEFAULT_RULES.jokers):
+        return 0.0
+    return DECK_SHIFT["deuces" if rules.get("deuces", DEFAULT_RULES.deuces) else "jokers"]
+
+
+def blind_partner_shift(view: dict[str, Any], seat: int) -> float:
+    """Tricks to take off the seat's count when its partner bid a blind number: the side's
+    contract is the sum of the two bids, and the partner's unseen hand brings only about
+    `BLIND_HAND_TRICKS` of its number (0 when the partner bid anything else)."""
+    if view.get("mode") != "partnership":
+        return 0.0
+    partner = (seat + 2) % 4
+    bid = (view.get("bids") or [None] * 4)[partner]
+    blind = (view.get("blind") or [False] * 4)[partner]
+    if blind and isinstance(bid, int) and not isinstance(bid, bool) and bid > 0:
+        return bid - BLIND_HAND_TRICKS
+    return 0.0
+
+
+def suicide_nil_first(view: dict[str, Any], hand: int, offered: set[Any]) -> bool:
+    """Suicide, the first of the team to bid: the weaker hand of the two should be the nil,
+    and the partner's is unknown, so a hand worth under `SUICIDE_NIL_BELOW` tricks takes it."""
+    rules = view.get("rules") or {}
+    if not rules.get("suicide", DEFAULT_RULES.suicide) or "nil" not in offered:
+        return False
+    partner = (int(view["seat"]) + 2) % 4
+    if bid_value((view.get("bids") or [None] * 4)[partner]) != UNKNOWN:
+        return False
+    return count_tricks(hand, view.get("mode") == "partnership") < SUICIDE_NIL_BELOW
 
 
 def choose_bid(view: dict[str, Any]) -> Action:
@@ -212,18 +272,21 @@ def choose_bid(view: dict[str, Any]) -> Action:
         # Blind nil is open: take it when far behind with the opponents close to the target.
         if "blind nil" in kinds and wants_blind_nil(scores, side, target, partner, bids):
             return {"type": "bid", "bid": "blind nil"}
+        number = blind_bid_choice(view, kinds)
+        if number:
+            return {"type": "bid", "bid": f"blind {number}"}
         return {"type": "look"}
 
     st = from_view(view)
     bags = list(view.get("bags") or [])
     my_bags = bags[side] if side < len(bags) else 0
     hand = hand_for_bids(view, st.hands[seat])
-    # Suicide, the first of the team to bid: the weaker hand of the two should be the nil,
-    # and the partner's is unknown, so a hand worth under three tricks takes it.
-    first = rules.get("suicide") and "nil" in kinds and bids[partner] == UNKNOWN
-    if first and count_tricks(hand, partnership) < SUICIDE_NIL_BELOW:
+    if suicide_nil_first(view, hand, kinds):
         return {"type": "bid", "bid": "nil"}
-    n = bid_number(hand, seat, bids, partnership, my_bags, "nil" in kinds, BidContext.of(view))
+    blind = blind_partner_shift(view, seat)  # (no nil then: the blind contract needs us)
+    nil_ok = "nil" in kinds and not blind
+    shift = blind + deck_shift(view)
+    n = bid_number(hand, seat, bids, partnership, my_bags, nil_ok, BidContext.of(view), shift)
     if n == NIL:
         return {"type": "bid", "bid": "nil"}
     if n not in kinds:
@@ -352,11 +415,13 @@ def bid_number(
     my_bags: int,
     nil_allowed: bool,
     ctx: BidContext | None = None,
+    shift: float = 0.0,
 ) -> int:
-    """The basic bid for a 13-card hand: 0 for nil, else 1..13 tricks."""
+    """The basic bid for a 13-card hand: 0 for nil, else 1..13 tricks. `shift`: tricks off
+    the count (`blind_partner_shift`, `deck_shift`)."""
     partner = (seat + 2) % 4 if partnership else -1
     side = seat % 2 if partnership else seat
-    n = bid_for_count(count_tricks(hand, partnership), seat, bids, partnership, my_bags)
+    n = bid_for_count(count_tricks(hand, partnership) - shift, seat, bids, partnership, my_bags)
     nil_ok = nil_allowed and not (partner >= 0 and bids[partner] == NIL)
     if nil_ok and estimate_tricks(hand) <= 3.5:
         partner_bid = bids[partner] if partner >= 0 else UNKNOWN

@@ -15,7 +15,14 @@ from typing import Any
 from spades.engine.cards import RANK_OF, card_text, parse_card
 
 from .basic import choose_card
-from .bidding import BidContext, bid_number, hand_for_bids, nil_odds
+from .bidding import (
+    BidContext,
+    bid_number,
+    blind_partner_shift,
+    deck_shift,
+    hand_for_bids,
+    nil_odds,
+)
 from .state import NIL, bid_value, from_view
 
 Action = dict[str, Any]
@@ -46,8 +53,10 @@ def _bid(view: dict[str, Any], rng: random.Random) -> Action:
     bags = list(view.get("bags") or [])
     my_bags = bags[side] if side < len(bags) else 0
     hand = hand_for_bids(view, st.hands[seat])
-    n = bid_number(hand, seat, bids, partnership, my_bags, False, BidContext.of(view))
-    if "nil" in offered and nil_odds(hand, partnership) >= 0.8 and rng.random() < 0.7:
+    blind = blind_partner_shift(view, seat)  # (a partner's blind number needs our tricks)
+    shift = blind + deck_shift(view)
+    n = bid_number(hand, seat, bids, partnership, my_bags, False, BidContext.of(view), shift)
+    if "nil" in offered and not blind and nil_odds(hand, partnership) >= 0.8 and rng.random() < 0.7:
         return {"type": "bid", "bid": "nil"}
     if rng.random() < MISBID:
         n += 1 if rng.random() < 0.65 else -1

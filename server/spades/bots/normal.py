@@ -24,11 +24,15 @@ from .basic import NON_SPADE, _above, _below, _boss, _can_trump_after, _discard,
 from .bidding import (
     BidContext,
     bid_for_count,
+    blind_partner_shift,
     choose_bid,
     count_tricks,
+    deck_shift,
     estimate_tricks,
+    hand_for_bids,
     nil_odds,
     nil_pays,
+    suicide_nil_first,
 )
 from .state import NIL, UNKNOWN, PlayState, bid_value, from_view, winning_index
 
@@ -144,7 +148,10 @@ def normal_bid(view: dict[str, Any]) -> Action:
     partnership = view.get("mode") == "partnership"
     bids = [bid_value(b) for b in view.get("bids") or [None] * 4]
     st = from_view(view)
-    n = normal_bid_number(st.hands[seat], seat, bids, partnership, "nil" in kinds, view)
+    hand = hand_for_bids(view, st.hands[seat])  # (the top trumps of jokers and deuces)
+    if suicide_nil_first(view, hand, kinds):
+        return {"type": "bid", "bid": "nil"}
+    n = normal_bid_number(hand, seat, bids, partnership, "nil" in kinds, view)
     if n == NIL:
         return {"type": "bid", "bid": "nil"}
     if n not in kinds:
@@ -165,11 +172,12 @@ def normal_bid_number(
     partner = (seat + 2) % 4 if partnership else -1
     my_bags = ctx.bags[side] if side < len(ctx.bags) else 0
     partner_bid = bids[partner] if partner >= 0 else UNKNOWN
-    count = count_tricks(hand, partnership)
+    blind = blind_partner_shift(view, seat)  # the partner bid a blind number: it needs us
+    count = count_tricks(hand, partnership) - blind - deck_shift(view)
     if partner_bid == NIL:
         count += NIL_PARTNER_EXTRA
     n = bid_for_count(count, seat, bids, partnership, my_bags)
-    if nil_ok and partner_bid != NIL and estimate_tricks(hand) <= 3.5:
+    if nil_ok and not blind and partner_bid != NIL and estimate_tricks(hand) <= 3.5:
         p = nil_odds(hand, partnership, partner_bid)
         extra = NIL_EXTRA["partnership" if partnership else "individual"]
         if partnership and partner_bid >= 4:

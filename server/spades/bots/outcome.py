@@ -58,6 +58,7 @@ class Scorer:
         contract = 0
         counted = 0
         bags = 0
+        worth = 10  # a trick of the contract (20: a blind number in it, Blind 6+)
         for s in seats:
             b = self.bids[s]
             if b == NIL:
@@ -70,12 +71,14 @@ class Scorer:
             else:
                 contract += b
                 counted += tricks[s]
+                if blind[s]:
+                    worth = 20
         if contract > 0:
             if counted >= contract:
-                points += 10 * contract
+                points += worth * contract
                 bags += counted - contract
             else:
-                points -= 10 * contract
+                points -= worth * contract
         else:
             bags += counted
         points += bags * self.bag_value

@@ -21,6 +21,7 @@ from spades.engine import RULE_PRESETS, Game, Rules
 
 from . import LEVELS, decide
 from .args import non_negative_float, positive_int
+from .simulate_print import print_report
 
 MAX_HANDS = 200  # a game that never reaches the target (random bots) stops here
 
@@ -37,6 +38,8 @@ class SideStats:
     nil_made: int = 0
     blind_nil: int = 0
     blind_nil_made: int = 0
+    blind_bids: int = 0  # blind numbers (Blind 6+), and the side's contracts made with one
+    blind_bids_made: int = 0
 
     def add(self, other: SideStats) -> None:
         for name in self.__dataclass_fields__:
@@ -140,8 +143,12 @@ def _count_hand(
         st.bags += entry["bags_added"][engine_side]
         contract = 0
         taken = 0
+        blind = False
         for s in seats:
             b = bids[s]
+            if isinstance(b, int) and entry["blind"][s]:
+                blind = True
+                st.blind_bids += 1
             if isinstance(b, str):
                 if b == "blind nil":
                     st.blind_nil += 1
@@ -155,6 +162,7 @@ def _count_hand(
         if contract > 0:
             st.contracts += 1
             st.contracts_made += bool(entry["contract_made"][engine_side])
+            st.blind_bids_made += blind and bool(entry["contract_made"][engine_side])
             st.bid_tricks += contract
             st.taken_tricks += taken
 
@@ -397,6 +405,8 @@ def report(
         "nil_made_pct": [pct(t.nil_made, t.nil) for t in totals],
         "blind_nil_attempts": [t.blind_nil for t in totals],
         "blind_nil_made_pct": [pct(t.blind_nil_made, t.blind_nil) for t in totals],
+        "blind_bid_attempts": [t.blind_bids for t in totals],
+        "blind_bid_made_pct": [pct(t.blind_bids_made, t.blind_bids) for t in totals],
         "bags_per_hand": [round(t.bags / t.hands, 3) if t.hands else 0.0 for t in totals],
         "point_diff_per_hand": [mean_ci(d) for d in diffs],
         "tricks_per_bid": [
@@ -415,78 +425,6 @@ def report(
         },
         "seconds": round(elapsed, 1),
     }
-
-
-def print_report(rep: dict[str, Any]) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    console = Console()
-    dup = "independent deals"
-    if rep["duplicate"]:
-        dup = "duplicate deals, " + (
-            "sides swapped" if rep["mode"] == "partnership" else "seats rotated four ways"
-        )
-    console.print(
-        f"[bold]{rep['games']} games[/bold], {rep['mode']} to {rep['target']}, {dup}; "
-        f"{rep['hands']} hands, {rep['draws']} undecided, {rep['seconds']} s"
-    )
-    table = Table()
-    table.add_column("")
-    n_sides = len(rep["sides"])
-    for i in range(n_sides):
-        table.add_column(f"side {i}", justify="right")
-
-    def row(name: str, cells: list[str]) -> None:
-        table.add_row(name, *cells)
-
-    row("bots", list(rep["sides"]))
-    row("wins", [str(w) for w in rep["wins"]])
-    row("win %", [f"{100 * w:.1f}" for w in rep["win_rate"]])
-    row("95% CI", [f"{100 * lo:.1f}-{100 * hi:.1f}" for lo, hi in rep["ci95"]])
-    row("contracts made", [_fmt_pct(v) for v in rep["contracts_made_pct"]])
-    row(
-        "nil tries (made)",
-        [
-            f"{n} ({_fmt_pct(m)})"
-            for n, m in zip(rep["nil_attempts"], rep["nil_made_pct"], strict=True)
-        ],
-    )
-    row(
-        "blind nil tries (made)",
-        [
-            f"{n} ({_fmt_pct(m)})"
-            for n, m in zip(rep["blind_nil_attempts"], rep["blind_nil_made_pct"], strict=True)
-        ],
-    )
-    row("bags per hand", [f"{v:.2f}" for v in rep["bags_per_hand"]])
-    row(
-        "points per hand vs others (95% CI)",
-        [
-            "-" if d["mean"] is None else f"{d['mean']:+.1f} ({d['lo']:+.1f} to {d['hi']:+.1f})"
-            for d in rep["point_diff_per_hand"]
-        ],
-    )
-    row("tricks per trick bid", ["-" if v is None else f"{v:.2f}" for v in rep["tricks_per_bid"]])
-    console.print(table)
-    timing = Table(title="decision time, ms (wall clock; CPU of the deciding thread)")
-    for col in ("level", "decisions", "p50", "p99", "max", "cpu p50", "cpu p99"):
-        timing.add_column(col)
-    for level, t in rep["decision_ms"].items():
-        timing.add_row(
-            level,
-            str(t["n"]),
-            f"{t['p50']:.3f}",
-            f"{t['p99']:.3f}",
-            f"{t['max']:.1f}",
-            f"{t['cpu_p50']:.3f}",
-            f"{t['cpu_p99']:.3f}",
-        )
-    console.print(timing)
-
-
-def _fmt_pct(v: float | None) -> str:
-    return "-" if v is None else f"{v:.1f}%"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

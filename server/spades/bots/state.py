@@ -68,7 +68,7 @@ class PlayState:
         self.must_break = True
         self.partnership = True
         self.nil_counts = False  # rules.nil_tricks_count_for_partner
-        self.deck = FULL_DECK  # the cards dealt (rules.jokers: the jokers deck)
+        self.deck = FULL_DECK  # the cards dealt (rules.jokers, rules.deuces: another deck)
         self.scores: list[int] = []
         self.bags: list[int] = []
         self.bag_limit = DEFAULT_RULES.bag_limit
@@ -201,7 +201,10 @@ def from_view(view: dict[str, Any]) -> PlayState:
         rules.get("nil_tricks_count_for_partner", DEFAULT_RULES.nil_tricks_count_for_partner)
     )
     st.bag_limit = int(rules.get("bag_limit", DEFAULT_RULES.bag_limit))
-    st.deck = deck_of(bool(rules.get("jokers", DEFAULT_RULES.jokers)))
+    st.deck = deck_of(
+        bool(rules.get("jokers", DEFAULT_RULES.jokers)),
+        bool(rules.get("deuces", DEFAULT_RULES.deuces)),
+    )
     st.target = int(rules.get("target", DEFAULT_RULES.target))
     hand = view.get("hand")
     mask = 0

@@ -1,9 +1,13 @@
-"""Cards: a fast integer layer (card = 0..51, hand = 52-bit mask) and a friendly `Card` value.
+"""Cards: a fast integer layer (card = 0..51, 52..55 for the house rules' top trumps; hand = a
+bit mask) and a friendly `Card` value.
 
 Card number = suit * 13 + rank, with suits C, D, H, S = 0..3 and ranks 2..A = 0..12,
-so within a suit a higher number is a higher card and spades are 39..51. Under the
-`jokers` rule the Little Joker is 52 and the Big Joker 53 ("LJ", "BJ"): above every spade,
-and trumps (`SUIT_OF` 3, in `SUIT_MASKS[SPADES]`); `card // 13` is 4 for them.
+so within a suit a higher number is a higher card and spades are 39..51. Above them lie
+the top trumps of the house rules, lowest first: under `deuces` (Deuce-Deuce) the 2 of
+spades is 52 ("DS") and the 2 of diamonds 53 ("DD") in place of 39 and 13; under `jokers`
+the Little Joker is 54 and the Big Joker 55 ("LJ", "BJ"). They are trumps (`SUIT_OF` 3, in
+`SUIT_MASKS[SPADES]`), and `card // 13` is 4 for them, so the fast layer compares them as
+numbers with no table.
 """
 
 from __future__ import annotations
@@ -32,32 +36,49 @@ RANK_NAMES = (
     "Ace",
 )
 
-LITTLE_JOKER, BIG_JOKER = 52, 53
-JOKER_MASK = 3 << 52
+# The top trumps, above the ace of spades, lowest first.
+DEUCE_OF_SPADES, DEUCE_OF_DIAMONDS, LITTLE_JOKER, BIG_JOKER = 52, 53, 54, 55
+DEUCE_MASK = 3 << 52
+JOKER_MASK = 3 << 54
+TOP_TRUMPS = DEUCE_MASK | JOKER_MASK
 FULL_SUIT = (1 << 13) - 1
-# Indexed by `card // 13`: the fifth entry is the jokers', which are trumps like spades.
+# Indexed by `card // 13`: the fifth entry is the top trumps', which are trumps like spades.
 SUIT_MASKS = (
     *(FULL_SUIT << (13 * s) for s in range(3)),
-    FULL_SUIT << 39 | JOKER_MASK,
-    FULL_SUIT << 39 | JOKER_MASK,
+    FULL_SUIT << 39 | TOP_TRUMPS,
+    FULL_SUIT << 39 | TOP_TRUMPS,
 )
 SPADE_MASK = SUIT_MASKS[SPADES]
 NON_SPADE_MASK = SUIT_MASKS[CLUBS] | SUIT_MASKS[DIAMONDS] | SUIT_MASKS[HEARTS]
 FULL_DECK = (1 << 52) - 1
 # The jokers deck: the 2 of clubs and the 2 of hearts out, the two jokers in.
 JOKER_DECK = (FULL_DECK & ~(1 << 0) & ~(1 << 26)) | JOKER_MASK
-ALL_CARDS = 54  # card numbers are 0..53
-# The suit a card follows as (jokers are spades) and its rank (jokers above the ace).
-SUIT_OF: tuple[int, ...] = (*(c // 13 for c in range(52)), SPADES, SPADES)
-RANK_OF: tuple[int, ...] = (*(c % 13 for c in range(52)), 13, 14)
+# Deuce-Deuce (with jokers): the 2 of diamonds and the 2 of spades as the trumps 53 and 52.
+PROMOTED = {13: DEUCE_OF_DIAMONDS, 39: DEUCE_OF_SPADES}
+DEUCE_DECK = (JOKER_DECK & ~(1 << 13) & ~(1 << 39)) | DEUCE_MASK
+ALL_CARDS = 56  # card numbers are 0..55
+# The suit a card follows as (the top trumps are spades) and its rank (they are above the ace).
+SUIT_OF: tuple[int, ...] = (*(c // 13 for c in range(52)), SPADES, SPADES, SPADES, SPADES)
+RANK_OF: tuple[int, ...] = (*(c % 13 for c in range(52)), 13, 14, 15, 16)
 
-_TEXT = (*(RANKS[c % 13] + SUITS[c // 13] for c in range(52)), "LJ", "BJ")
-_JOKER_TEXT = {"LJ": LITTLE_JOKER, "BJ": BIG_JOKER}
+_TEXT = (*(RANKS[c % 13] + SUITS[c // 13] for c in range(52)), "DS", "DD", "LJ", "BJ")
+_TOP_TEXT = {"DS": DEUCE_OF_SPADES, "DD": DEUCE_OF_DIAMONDS, "LJ": LITTLE_JOKER, "BJ": BIG_JOKER}
+_TOP_NAMES = ("Deuce of Spades", "Deuce of Diamonds", "Little Joker", "Big Joker")
 
 
-def deck_of(jokers: bool) -> int:
-    """The mask of the 52 cards dealt: the standard deck, or the jokers deck."""
-    return JOKER_DECK if jokers else FULL_DECK
+def deck_of(jokers: bool, deuces: bool) -> int:
+    """The mask of the 52 cards dealt: the standard deck, the jokers deck, or (with both)
+    the Deuce-Deuce deck."""
+    if not jokers:
+        return FULL_DECK
+    return DEUCE_DECK if deuces else JOKER_DECK
+
+
+def as_dealt(card: int, deuces: bool) -> int:
+    """`card` as the deck of the rules has it: under Deuce-Deuce the plain 2 of diamonds
+    and 2 of spades (13, 39: what `parse_card` reads "2D" and "2S" as) are the trumps
+    `DD` and `DS`; any other card is itself."""
+    return PROMOTED.get(card, card) if deuces else card
 
 
 class CardParseError(ValueError):
@@ -82,8 +103,8 @@ def parse_card(text: str) -> int:
     if not isinstance(text, str):
         raise CardParseError(f"a card is text like 'AS', not {text!r}")
     raw = text.strip().upper()
-    if raw in _JOKER_TEXT:
-        return _JOKER_TEXT[raw]
+    if raw in _TOP_TEXT:
+        return _TOP_TEXT[raw]
     if len(raw) == 3 and raw.startswith("10"):
         raw = "T" + raw[2]
     if len(raw) != 2 or raw[0] not in RANKS or raw[1] not in SUITS:
@@ -93,8 +114,8 @@ def parse_card(text: str) -> int:
 
 def card_name(card: int) -> str:
     """`50` -> `'King of Spades'`."""
-    if card >= LITTLE_JOKER:
-        return "Little Joker" if card == LITTLE_JOKER else "Big Joker"
+    if card >= DEUCE_OF_SPADES:
+        return _TOP_NAMES[card - DEUCE_OF_SPADES]
     return f"{RANK_NAMES[card % 13]} of {SUIT_NAMES[card // 13]}"
 
 
@@ -150,7 +171,7 @@ def lowest(mask: int) -> int:
 
 
 class Card(int):
-    """One card, an int 0..51 with a parser, a formatter and a name for people.
+    """One card, an int 0..55 (`ALL_CARDS`) with a parser, a formatter and a name for people.
 
     >>> Card.parse("10h")
     Card.parse('TH')
@@ -189,6 +210,8 @@ class Card(int):
     def symbol(self) -> str:
         if self >= LITTLE_JOKER:
             return "🃏" + self.text[0]
+        if self >= DEUCE_OF_SPADES:
+            return "2" + SUIT_SYMBOLS[SPADES if self == DEUCE_OF_SPADES else DIAMONDS]
         return RANKS[self.rank].replace("T", "10") + SUIT_SYMBOLS[self.suit]
 
     def __str__(self) -> str:
@@ -199,7 +222,7 @@ class Card(int):
 
 
 def sort_for_display(cards: Iterable[int]) -> list[int]:
-    """Jokers (big first) and spades first, then hearts, clubs, diamonds (alternating
-    colours), high to low."""
+    """The top trumps (the Big Joker first) and spades first, then hearts, clubs, diamonds
+    (alternating colours), high to low."""
     order = {4: 0, SPADES: 0, HEARTS: 1, CLUBS: 2, DIAMONDS: 3}
     return sorted(cards, key=lambda c: (order[c // 13], -RANK_OF[c]))

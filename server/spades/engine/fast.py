@@ -90,7 +90,7 @@ class FastHand:
             self.win_seat = seat
         else:
             win = self.win_card
-            ws = win // 13  # (4 for a joker: a trump above every spade)
+            ws = win // 13  # (4 for a joker or a Deuce-Deuce deuce: a trump above every spade)
             if (suit == ws and card > win) or (suit >= SPADES and (ws < SPADES or card > win)):
                 self.win_card = card
                 self.win_seat = seat
@@ -168,7 +168,7 @@ def deal_from_seed(seed: str, cards: Sequence[int] | None = None) -> list[int]:
     """Shuffle 0..51: for i = 51..1, swap deck[i] with deck[j], j = SHA-256(seed:i) mod (i+1).
 
     Seat s receives deck[13*s : 13*s + 13]. With `cards` (the 52 card numbers of another
-    deck, lowest first: the jokers deck), position k of the shuffle is cards[k].
+    deck, lowest first: the jokers or Deuce-Deuce deck), position k of the shuffle is cards[k].
     """
     deck = list(range(52))
     for i in range(51, 0, -1):

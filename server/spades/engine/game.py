@@ -18,8 +18,10 @@ from typing import Any
 from . import errors
 from .cards import (
     ALL_CARDS,
+    DEUCE_DECK,
     JOKER_DECK,
     NON_SPADE_MASK,
+    PROMOTED,
     RANKS_IN,
     SPADE_MASK,
     SPADES,
@@ -27,6 +29,7 @@ from .cards import (
     SUIT_NAMES,
     SUIT_OF,
     CardParseError,
+    as_dealt,
     card_text,
     cards_of,
     deck_of,
@@ -98,7 +101,7 @@ class Game:
         self._rules_dict = rules.to_dict()  # views repeat it on every message: build it once
         self.seed = seed
         self.first_dealer = first_dealer
-        deck = deck_of(rules.jokers)
+        deck = deck_of(rules.jokers, rules.deuces)
         self.explicit_deals: list[tuple[int, ...]] = [_check_deal(d, deck) for d in deals]
         self.start_scores = tuple(scores) if scores is not None else (0,) * n
         self.start_bags = tuple(bags) if bags is not None else (0,) * n
@@ -154,7 +157,7 @@ class Game:
         seed: str | int | None = None,
     ) -> Game:
         """A game whose first hand is the given deal (later hands come from the seed)."""
-        deal = [mask_of(_as_card(c) for c in hand) for hand in hands]
+        deal = [mask_of(as_dealt(_as_card(c), rules.deuces) for c in hand) for hand in hands]
         master = secrets.token_hex(16) if seed is None else str(seed)
         return cls(rules, seed=master, first_dealer=dealer, deals=[deal], scores=scores, bags=bags)
 
@@ -169,7 +172,9 @@ class Game:
             self.commitment: str | None = None
         else:
             self.hand_seed = hand_seed(self.seed, self.hand_number)
-            dealt = deal_from_seed(self.hand_seed, _JOKER_CARDS if self.rules.jokers else None)
+            dealt = deal_from_seed(
+                self.hand_seed, _DECK_CARDS[self.rules.jokers, self.rules.deuces]
+            )
             self.commitment = deal_commitment(self.hand_seed)
         self.dealt = tuple(dealt)
         self.phase = "bidding"
@@ -675,7 +680,7 @@ class Game:
                 seed=str(record["seed"]),
                 first_dealer=int(record["first_dealer"]),
                 deals=[
-                    [mask_of(parse_card(c) for c in hand) for hand in deal]
+                    [mask_of(as_dealt(parse_card(c), rules.deuces) for c in hand) for hand in deal]
                     for deal in record.get("deals", [])
                 ],
                 scores=record.get("scores"),
@@ -730,7 +735,14 @@ _PLAY_ACTIONS: tuple[Action, ...] = tuple(
 _SUIT_PLAYS: tuple[tuple[Action, ...], ...] = tuple(
     _PLAY_ACTIONS[13 * s : 13 * s + 13] for s in range(5)
 )
-_JOKER_CARDS: tuple[int, ...] = tuple(cards_of(JOKER_DECK))
+# The cards of each deck, lowest first, by (jokers, deuces): the deal's positions 0..51 give
+# them in this order (`deal_from_seed`); None is the standard deck.
+_DECK_CARDS: dict[tuple[bool, bool], tuple[int, ...] | None] = {
+    (False, False): None,
+    (False, True): None,  # (refused by `Rules`)
+    (True, False): tuple(cards_of(JOKER_DECK)),
+    (True, True): tuple(cards_of(DEUCE_DECK)),
+}
 # The bids a seat may make (copied for each list given out): 1..13, nil first where played.
 _BIDS: tuple[Action, ...] = tuple({"type": "bid", "bid": n} for n in range(1, 14))
 _BIDS_WITH_NIL: tuple[Action, ...] = ({"type": "bid", "bid": "nil"}, *_BIDS)
@@ -739,6 +751,11 @@ _BLIND_BIDS: tuple[Action, ...] = tuple({"type": "bid", "bid": f"blind {n}"} for
 _TEXT: tuple[str, ...] = tuple(card_text(c) for c in range(ALL_CARDS))
 # A play's operation by the card's text as the server writes it: parsed once, not per move.
 _PLAY_OPS: dict[str, _Play] = {card_text(c): _Play(c) for c in range(ALL_CARDS)}
+# Under Deuce-Deuce "2D" and "2S" are taken for the trumps `DD` and `DS` (`as_dealt`).
+_DEUCE_PLAY_OPS: dict[str, _Play] = {
+    **_PLAY_OPS,
+    **{card_text(plain): _PLAY_OPS[card_text(trump)] for plain, trump in PROMOTED.items()},
+}
 
 
 @functools.lru_cache(maxsize=8192)
@@ -777,11 +794,12 @@ def _parse(action: Any, rules: Rules) -> _Op:
     kind = action.get("type")
     if kind == "play":
         card = action.get("card")
-        op = _PLAY_OPS.get(card) if type(card) is str else None
+        ops = _DEUCE_PLAY_OPS if rules.deuces else _PLAY_OPS
+        op = ops.get(card) if type(card) is str else None
         if op is not None:  # a card as the server writes it ('AS', 'TH'): the usual case
             return op
         try:
-            return _Play(parse_card(card))  # type: ignore[arg-type]
+            return _Play(as_dealt(parse_card(card), rules.deuces))  # type: ignore[arg-type]
         except CardParseError as exc:
             raise errors.MalformedAction(str(exc)) from exc
     if kind == "bid":
@@ -819,7 +837,7 @@ def _parse_bid(value: Any, rules: Rules) -> _Bid:
 
 
 # An action's code: the seat (0-3, or 4 for the game clock) in the low three bits, above it
-# the operation: a card 0-53 for a play, then the bids, then look and time_up.
+# the operation: a card 0-55 for a play, then the bids, then look and time_up.
 _NO_SEAT = 4
 _BID_CODE = ALL_CARDS  # + tricks, + _BLIND more when blind
 _BLIND = 14  # bids 0 (nil) to 13

@@ -55,6 +55,9 @@ class Rules:
     nil_tricks_count_for_partner: bool = False
     # The deck: two jokers, the highest trumps, for the 2 of clubs and the 2 of hearts.
     jokers: bool = False
+    # Deuce-Deuce (needs jokers): the 2 of diamonds and the 2 of spades are trumps just below
+    # the jokers, the 2 of diamonds the higher; the 2 of diamonds follows as a spade.
+    deuces: bool = False
     # Forced bids: nil or the number of spades held (whiz), or that number (mirror).
     whiz: bool = False
     mirror: bool = False
@@ -85,6 +88,8 @@ class Rules:
             value = getattr(self, name)
             if not low <= value <= high:
                 raise RulesError(f"{name} must be between {low} and {high}, not {value}")
+        if self.deuces and not self.jokers:
+            raise RulesError("deuces (Deuce-Deuce) needs jokers: its deuces rank below them")
         if self.whiz and self.mirror:
             raise RulesError("whiz and mirror are two ways of forcing the bids: pick one")
         if (self.whiz or self.mirror) and self.min_team_bid:
@@ -145,6 +150,7 @@ DEFAULT_RULES = Rules()
 RULE_PRESETS: dict[str, dict[str, Any]] = {
     "Classic": {},
     "Jokers": {"jokers": True},
+    "Deuce-Deuce": {"jokers": True, "deuces": True},
     "Whiz": {"whiz": True},
     "Mirror": {"mirror": True},
     "Suicide": {"suicide": True},

@@ -167,7 +167,10 @@ class Bid(ClientMessageBase):
 @message(commands.game_action, cost=3.0)
 class Play(ClientMessageBase):
     type: Literal["play"]
-    card: str = Field(max_length=CARD_LENGTH, description="rank then suit: AS, TH, 10H, 2C")
+    card: str = Field(
+        max_length=CARD_LENGTH,
+        description="rank then suit: AS, TH, 10H, 2C (house rules: BJ, LJ, DD, DS)",
+    )
 
 
 @message(commands.hint, cost=5.0)

@@ -107,6 +107,11 @@ class RuleOptions(_Frozen):
         title="Jokers",
         description="Big and Little Joker are the top trumps; the 2 of clubs and of hearts go",
     )
+    deuces: bool = Field(
+        _RULES.deuces,
+        title="Deuce-Deuce",
+        description="with jokers: the 2 of diamonds, then the 2 of spades, rank just below them",
+    )
     whiz: bool = Field(
         _RULES.whiz,
         title="Whiz",
