@@ -6,10 +6,11 @@ seated, and the wait from "enough players queued" to "seated" is measured.
 
 Every player has the default rating, so each table is four players in the order they
 queued: a table's "enough" is the time its fourth player's join was answered, and each of
-its players' wait ends with the poll that hands them their seat (polls every `--poll`
-seconds, 0.25 by default: the figure includes up to that much polling delay). Tables are
-left alone once seated (no turn timer). Prints one JSON line per run, then the min /
-median / max over the runs.
+its players' wait ends with the poll that hands them their seat. Each poll waits for the
+seat (`?wait=`, as the web client's do) and the next is sent at once; `--wait 0` polls
+every `--poll` seconds instead (the figure then includes up to that much polling delay).
+Tables are left alone once seated (no turn timer). Prints one JSON line per run, then the
+min / median / max over the runs.
 """
 
 from __future__ import annotations
@@ -34,7 +35,15 @@ async def make_players(http: httpx.AsyncClient, urls: list[str], count: int) -> 
 
     async def one(i: int) -> str:
         async with limit:
-            response = await http.post(f"{urls[i % len(urls)]}/api/players", json={"name": f"P{i}"})
+            for attempt in range(3):  # (a kept-alive connection closed under the request)
+                try:
+                    response = await http.post(
+                        f"{urls[i % len(urls)]}/api/players", json={"name": f"P{i}"}
+                    )
+                    break
+                except httpx.TransportError:
+                    if attempt == 2:
+                        raise
             response.raise_for_status()
             return str(response.json()["credential"])
 
@@ -60,23 +69,29 @@ class LostAnswer(Exception):
     pass
 
 
+REQUESTS = [0]  # requests sent, retries included
+
+
 async def play_now(
-    http: httpx.AsyncClient, url: str, credential: str, poll: float
+    http: httpx.AsyncClient, url: str, credential: str, poll: float, wait: float
 ) -> tuple[float, float, str]:
     """Queue, poll until seated: (join answered at, seated at, room code)."""
     headers = {HEADER: credential}
     body = {"mode": "partnership", "target": 300}
+    REQUESTS[0] += 1
     response = await ask(http, "POST", f"{url}/api/quickplay", json=body, headers=headers)
     if response.status_code != 409:  # (409: queued by a first try whose answer was lost)
         response.raise_for_status()
     joined = time.monotonic()
     state = response.json() if response.status_code == 200 else {"status": "waiting"}
+    params = {"wait": wait} if wait > 0 else None
     while state["status"] != "matched":
-        await asyncio.sleep(poll)
-        response = await ask(http, "GET", f"{url}/api/quickplay", headers=headers)
+        if not params:
+            await asyncio.sleep(poll)
+        REQUESTS[0] += 1
+        response = await ask(http, "GET", f"{url}/api/quickplay", headers=headers, params=params)
         if response.status_code == 404 and credential in RETRIED:
-            # A poll whose answer (the seat, handed out once) was lost, asked again.
-            raise LostAnswer
+            raise LostAnswer  # (a seat is handed again: this is a real loss)
         response.raise_for_status()
         state = response.json()
     return joined, time.monotonic(), str(state["code"])
@@ -89,12 +104,18 @@ async def run_once(args: argparse.Namespace) -> dict[str, Any]:
         "SPADES_QUICKPLAY_TICK": "0.5",
     }
     cluster = ClusterServer(args.processes, extra=extra)
+    REQUESTS[0] = 0
+    load_before = os.getloadavg()[0]
     try:
         await cluster.wait_ready()
         urls = [node.url for node in cluster.nodes]
+        # As many connections as players (a browser has its own): a poll that waits holds
+        # its connection, and a pool smaller than the players waiting would queue the joins
+        # behind their polls. (The server closes a connection idle for 5 s: never reused so
+        # late.)
         limits = httpx.Limits(
-            max_connections=400, max_keepalive_connections=400, keepalive_expiry=2.0
-        )  # (the server closes a connection idle for 5 s: never reused so late)
+            max_connections=None, max_keepalive_connections=None, keepalive_expiry=2.0
+        )
         async with httpx.AsyncClient(timeout=60, limits=limits) as http:
             credentials = await make_players(http, urls, args.players)
             cluster.cpu_percent()
@@ -105,7 +126,7 @@ async def run_once(args: argparse.Namespace) -> dict[str, Any]:
                 await asyncio.sleep(i * gap)
                 try:  # a player not seated in `--give-up` seconds counts as not seated
                     return await asyncio.wait_for(
-                        play_now(http, urls[i % len(urls)], credentials[i], args.poll),
+                        play_now(http, urls[i % len(urls)], credentials[i], args.poll, args.wait),
                         args.give_up,
                     )
                 except (TimeoutError, LostAnswer):
@@ -129,11 +150,12 @@ async def run_once(args: argparse.Namespace) -> dict[str, Any]:
         "seated": len(results),
         "tables": len(tables),
         "full_tables": sum(1 for seats in tables.values() if len(seats) == 4),
+        "requests": REQUESTS[0],
         "requests_sent_again": len(RETRIED),
         "seconds": round(took, 1),
         "wait_ms": percentiles(waits),
         "cpu_percent_sum": round(cpu, 1),
-        "load_average": round(os.getloadavg()[0], 1),
+        "load_average": [round(load_before, 1), round(os.getloadavg()[0], 1)],
     }
 
 
@@ -142,7 +164,12 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=2000)
     parser.add_argument("--spread", type=float, default=60.0, help="seconds the joins span")
     parser.add_argument("--processes", type=int, default=2)
-    parser.add_argument("--poll", type=float, default=0.25, help="seconds between polls")
+    parser.add_argument(
+        "--wait", type=float, default=30.0, help="seconds a poll may wait (the server cuts it)"
+    )
+    parser.add_argument(
+        "--poll", type=float, default=0.25, help="with --wait 0: seconds between polls"
+    )
     parser.add_argument("--give-up", type=float, default=60.0, help="seconds a player waits")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()

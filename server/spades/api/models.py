@@ -172,8 +172,9 @@ class QuickPlayState(BaseModel):
 
     status: Literal["waiting", "seating", "matched", "left"] = Field(
         description="`waiting`: in the queue, poll again; `seating`: a table is being made "
-        "for you (you cannot leave now), poll again; `matched`: your seat, handed out once "
-        "(connect to /ws/{code} with `token`); `left`: you left the queue"
+        "for you (you cannot leave now), poll again; `matched`: your seat (connect to "
+        "/ws/{code} with `token`; asked again within two minutes, it is answered again); "
+        "`left`: you left the queue"
     )
     mode: str | None = None
     target: int | None = None
@@ -190,7 +191,11 @@ class QuickPlayState(BaseModel):
     poll_seconds: float | None = Field(
         None,
         description="poll GET /api/quickplay about this often: the poll keeps your place "
-        "(no poll for SPADES_QUICKPLAY_EXPIRE seconds drops you from the queue)",
+        "(no poll for SPADES_QUICKPLAY_EXPIRE seconds drops you from the queue); a poll "
+        "that waits (`?wait=`) is followed by the next at once",
+    )
+    wait_seconds: float | None = Field(
+        None, description="the longest a poll may wait for your seat (`?wait=`), in seconds"
     )
     code: str | None = Field(None, description="matched: the room's code")
     seat: int | None = Field(None, description="matched: your seat")

@@ -5,7 +5,9 @@ Each process runs one matcher (`run`): every `tick` seconds, and at once after a
 reads each queue, picks groups (`quickplay.find_groups`), claims each group in the queue
 (atomic: a group another process claimed first is skipped), makes its room here, and
 hands the seats over through the queue, from which each player's next poll, on whichever
-process, takes theirs once. The queue is `quickplay_local.LocalQueue` (one process) or
+process, takes theirs. A poll may wait for the seat (`wait`): the queue tells every
+process which players were just seated (`QuickPlayQueue.watch`), and their waiting polls
+answer at once. The queue is `quickplay_local.LocalQueue` (one process) or
 `spades.cluster.quickplay.RedisQueue` (a cluster).
 """
 
@@ -16,6 +18,7 @@ import contextlib
 import logging
 import math
 import secrets
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 
@@ -25,9 +28,7 @@ from .errors import RoomError
 from .manager import RoomManager
 from .matchrating import RatingLookup, rating_for_matching
 from .quickplay import (
-    ALL_QUEUES,
     MODES,
-    TARGETS,
     Entry,
     Group,
     Left,
@@ -44,6 +45,18 @@ from .quickplay import (
 from .settings import clean_name, distinct_name
 
 log = logging.getLogger(__name__)
+
+STOP_WAIT = 5.0  # seconds the stop waits for the matcher's tasks to end
+
+
+class _Listening:
+    """The polls of one player waiting here, and what ends them (their seat was made)."""
+
+    __slots__ = ("polls", "seated")
+
+    def __init__(self) -> None:
+        self.polls = 0
+        self.seated = asyncio.Event()
 
 
 class QuickPlay:
@@ -66,21 +79,42 @@ class QuickPlay:
         )
         self.tables = 0  # tables seated by this process
         self._wake = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
+        self._tasks: list[asyncio.Task[None]] = []
         self._seating: set[asyncio.Task[int]] = set()  # tables being made
+        # The polls waiting here for their player's seat, by player.
+        self._polls: dict[str, _Listening] = {}
+        self._closing = False
 
     def start(self) -> None:
-        self._task = asyncio.get_running_loop().create_task(self.run(), name="quickplay")
+        loop = asyncio.get_running_loop()
+        self._tasks = [
+            loop.create_task(self.run(), name="quickplay"),
+            loop.create_task(self.queue.watch(self.seated), name="quickplay-seated"),
+        ]
+
+    def seated(self, players: Sequence[str]) -> None:
+        """Seats were made for `players` (by any process): their waiting polls answer now."""
+        for player_id in players:
+            listening = self._polls.get(player_id)
+            if listening is not None:
+                listening.seated.set()
+
+    def close_polls(self) -> None:
+        """The server is stopping: every waiting poll answers now, and none waits again."""
+        self._closing = True
+        for listening in self._polls.values():
+            listening.seated.set()
 
     async def stop(self) -> None:
         # A table left half made: its group is held until its deadline, then waits again.
-        tasks = [t for t in (self._task, *self._seating) if t is not None]
+        self.close_polls()
+        tasks = [*self._tasks, *self._seating]
         for task in tasks:
             task.cancel()
-        for task in tasks:
-            with contextlib.suppress(BaseException):
-                await task
-        self._task = None
+        # (A cancellation the Redis client swallowed while connecting is not waited for.)
+        if tasks:
+            await asyncio.wait(tasks, timeout=STOP_WAIT)
+        self._tasks = []
 
     # --- the players' requests ---------------------------------------------------------
 
@@ -93,9 +127,10 @@ class QuickPlay:
                 ErrorCode.UNKNOWN_MODE,
                 422,
             )
-        if target not in TARGETS:
+        targets = self.config.targets
+        if target not in targets:
             raise QuickPlayRefused(
-                f"quick play plays to one of {', '.join(map(str, TARGETS))}",
+                f"quick play plays to one of {', '.join(map(str, targets))}",
                 ErrorCode.NOT_A_PRESET,
                 422,
             )
@@ -107,6 +142,11 @@ class QuickPlay:
         bots_at = None if bots_after is None else now + bots_after
         entry = Entry(player_id, name, queue_name(mode, target), rating, now, bots_at)
         if not await self.queue.join(entry, now):
+            # A seat made for the player and not handed to them yet (their poll's answer
+            # was lost): this answer hands it over. Else they wait already.
+            state = await self.queue.poll(player_id, now)
+            if isinstance(state, Seated):
+                return state
             raise QuickPlayRefused(
                 "you are in quick play already; leave it first",
                 ErrorCode.ALREADY_QUEUED,
@@ -150,14 +190,38 @@ class QuickPlay:
                 retry_after=math.ceil(left),
             )
 
-    async def poll(self, player_id: str) -> Waiting | Seated:
+    async def poll(self, player_id: str, wait: float = 0.0) -> Waiting | Seated:
+        """The player's state; while they wait, up to `wait` seconds (at most
+        `config.max_wait`) until their seat is made."""
+        wait = min(max(0.0, wait), self.config.max_wait)
+        if wait <= 0 or self._closing:
+            return await self._poll_now(player_id)
+        # Listening before the first look: a seat made in between is not missed.
+        listening = self._polls.get(player_id)
+        if listening is None:
+            listening = self._polls[player_id] = _Listening()
+        listening.polls += 1
+        try:
+            state = await self._poll_now(player_id)
+            if isinstance(state, Seated):
+                return state
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(wait):
+                    await listening.seated.wait()
+            return await self._poll_now(player_id)
+        finally:
+            listening.polls -= 1
+            if not listening.polls and self._polls.get(player_id) is listening:
+                del self._polls[player_id]
+
+    async def _poll_now(self, player_id: str) -> Waiting | Seated:
         state = await self.queue.poll(player_id, self.clock.now())
         if state is None:
             raise self.not_queued()
         return state
 
     async def leave(self, player_id: str) -> Waiting | Seated | Left:
-        state = await self.queue.leave(player_id)
+        state = await self.queue.leave(player_id, self.clock.now())
         if state is None:
             raise self.not_queued()
         return state
@@ -203,7 +267,7 @@ class QuickPlay:
 
     async def match_all(self) -> int:
         seated = 0
-        for queue in ALL_QUEUES:
+        for queue in self.config.queues:
             seated += await self.match_queue(queue)
         return seated
 
