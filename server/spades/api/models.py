@@ -77,6 +77,20 @@ class SeatOut(BaseModel):
     connected: bool
     away: bool
     timed_out: bool
+    rating: int | None = Field(
+        None,
+        description="in a rated room, the seated player's shown rating in the room's mode "
+        '(docs/rules.md "Ratings"); null elsewhere, for a bot, or a seat with no player',
+    )
+    provisional: bool = Field(
+        False, description="the rating is provisional (fewer than 10 rated games)"
+    )
+
+
+class RatingChangeShown(BaseModel):
+    seat: int
+    before: int = Field(description="the seat's player's shown rating before the game")
+    after: int = Field(description="and after it")
 
 
 class RoomOut(BaseModel):
@@ -106,6 +120,11 @@ class RoomOut(BaseModel):
     )
     spectators: int = Field(
         0, description="connections watching (not seated), counted up to 10: 10 = ten or more"
+    )
+    rating_changes: list[RatingChangeShown] = Field(
+        default_factory=list,
+        description="after a rated game: each rated seat's rating before and after it "
+        "(empty during a game, in an unrated room, and after a server restart)",
     )
 
 

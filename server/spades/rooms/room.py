@@ -40,6 +40,7 @@ from .match import Match
 from .observer import NO_OBSERVER, Observer, now
 from .presence import attach, detach
 from .protocol import COMMANDS, GAME_ACTIONS
+from .ratings_io import load_ratings
 from .recovery import stored_seats
 from .seating import Seating
 from .seats import Seat
@@ -289,6 +290,8 @@ class Room:
         if taken is not None:
             if join_id is not None and token is not None:
                 self.recent_joins.remember(join_id, taken, token, at)
+            if player is not None and player not in self.table.ratings:
+                await load_ratings(self.store, self.table)  # (a rated room's only)
             self.changed()
         return taken, token
 
@@ -314,6 +317,7 @@ class Room:
         await self.match.previous_stored()
         await self.seating.fill_with_bots()
         await self._unrate_with_bots()
+        await load_ratings(self.store, self.table)  # as they are now (a rated room's)
         await self.match.start()
 
     async def _unrate_with_bots(self) -> None:
@@ -397,6 +401,7 @@ class Room:
         """Inside the actor, after a reload: finish what the crash interrupted, restart bots
         and clocks."""
         await self.match.resume()
+        await load_ratings(self.store, self.table)
         self.changed()
 
     async def abandon(self, why: str = "this room was closed: nobody was playing") -> None:
