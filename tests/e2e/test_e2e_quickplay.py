@@ -159,3 +159,30 @@ def test_four_strangers_play_a_rated_game_and_a_fifth_gets_bots(
     code = alone.url.rsplit("/", 1)[1]
     unrated = alone.request.get(f"/api/rooms/{code}").json()
     assert unrated["settings"]["rated"] is False and unrated["settings"]["mode"] == "individual"
+
+
+@pytest.mark.parametrize("back", ["next poll", "reload"])
+def test_a_seat_made_while_the_polls_were_lost_is_still_taken(new_page: Any, back: str) -> None:
+    """The page's polls fail (the network drops their answers) while its table is made: the
+    seat is kept for the player, and the next poll that gets through takes them to it, or
+    the page, reloaded, asks where it stands and goes there."""
+    page = new_page()
+    page.route(re.compile(r"/api/quickplay\?wait="), lambda route: route.abort())
+    play_now(page, "Lost Lou", "Every player for themself", "200", "10")
+    player = page.evaluate("JSON.parse(localStorage.getItem('spades.player'))")
+    headers = {"X-Spades-Player": f"{player['id']}:{player['secret']}"}
+    deadline = time.monotonic() + 120  # a guard against a hang, not a timing assertion
+    state = page.request.get("/api/quickplay", headers=headers).json()
+    while state["status"] != "matched" and time.monotonic() < deadline:
+        page.wait_for_timeout(250)
+        state = page.request.get("/api/quickplay", headers=headers).json()
+    assert state["status"] == "matched"
+    assert "/r/" not in page.url  # every answer the page asked for was lost
+    if back == "reload":
+        page.reload()  # (its polls are still lost: the page's first look finds the seat)
+    else:
+        page.unroute(re.compile(r"/api/quickplay\?wait="))
+    page.wait_for_url(re.compile(r"/r/[^/]+$"), timeout=30_000)
+    page.locator(".table-screen").wait_for()
+    assert page.url.endswith(f"/r/{state['code']}")
+    assert page.locator(".seat-plate.mine").get_by_text("Lost Lou").count() == 1
