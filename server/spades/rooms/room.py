@@ -15,6 +15,7 @@ new state to every connection with it, and plans the next turn by it.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from functools import partial
@@ -317,8 +318,9 @@ class Room:
         await self.match.previous_stored()
         await self.seating.fill_with_bots()
         await self._unrate_with_bots()
-        await load_ratings(self.store, self.table)  # as they are now (a rated room's)
-        await self.match.start()
+        # The players' ratings as they are now (a rated room's), read while the deal is
+        # stored: a quick play table is handed to its players no later for it.
+        await asyncio.gather(load_ratings(self.store, self.table), self.match.start())
 
     async def _unrate_with_bots(self) -> None:
         """A rated room whose game starts with a bot in a seat is not rated from then on
