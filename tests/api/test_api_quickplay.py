@@ -80,6 +80,8 @@ async def test_four_players_are_seated_together_in_a_rated_room(server: Server) 
     assert {s["code"] for s in seats} == {seats[0]["code"]}
     assert sorted(s["seat"] for s in seats) == [0, 1, 2, 3]
     assert all(s["rated"] for s in seats)
+    metrics = (await server.get("/metrics")).text  # (a table of people: timed)
+    assert "spades_quickplay_seat_wait_seconds_count 1.0" in metrics
     # The answer lost (a network error, the page reloaded): the next poll hands the seat again.
     assert await poll(server, players[0]) == seats[0]
     code = seats[0]["code"]
@@ -145,6 +147,8 @@ async def test_a_player_alone_gets_bots_after_the_wait_chosen(
     assert room["settings"]["rated"] is False and room["settings"]["mode"] == "individual"
     assert [s["kind"] for s in room["seats"]].count("bot") == 3
     assert room["status"] == "playing"
+    metrics = (await server.get("/metrics")).text  # (bots: no wait for people to time)
+    assert "spades_quickplay_seat_wait_seconds_count 0.0" in metrics
     # The other player, who chose to wait for people, still waits.
     assert (await poll(server, patient))["status"] == "waiting"
 

@@ -23,10 +23,11 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 from spades.codes import ErrorCode
+from spades.store.protocol import QueueFacts
 
 from .errors import RoomError
 from .manager import RoomManager
-from .matchrating import RatingLookup, rating_for_matching
+from .matchrating import RatingLookup, matched_by
 from .quickplay import (
     MODES,
     Entry,
@@ -72,11 +73,9 @@ class QuickPlay:
         self.manager = manager
         self.config = config
         self.clock = manager.clock
-        store = manager.store
-        # Where a player's rating for matching comes from (matchrating.py); replaceable.
-        self.rating: RatingLookup = rating or (
-            lambda player_id, mode: rating_for_matching(player_id, mode, store=store)
-        )
+        # Where a player's rating for matching comes from (matchrating.py): the store's,
+        # read with the join's other checks, unless a lookup is given (a test's).
+        self.rating: RatingLookup | None = rating
         self.tables = 0  # tables seated by this process
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
@@ -135,9 +134,13 @@ class QuickPlay:
                 422,
             )
         name = clean_name(name, self.manager.config.name_length)
-        await self._not_in_rated_game(player_id)
-        await self._not_just_after_quitting(player_id)
-        rating = await self.rating(player_id, mode)
+        facts = await self.manager.store.queue_facts(player_id, mode)  # (one read)
+        self._not_in_rated_game(facts)
+        self._not_just_after_quitting(facts)
+        if self.rating is not None:
+            rating = await self.rating(player_id, mode)
+        else:
+            rating = matched_by(facts.rating)
         now = self.clock.now()
         bots_at = None if bots_after is None else now + bots_after
         entry = Entry(player_id, name, queue_name(mode, target), rating, now, bots_at)
@@ -160,23 +163,22 @@ class QuickPlay:
             raise self.not_queued()
         return state
 
-    async def _not_in_rated_game(self, player_id: str) -> None:
-        for stored in await self.manager.store.player_rooms(player_id):
-            room = stored.room
-            if room.status == "playing" and room.settings.get("rated"):
-                raise QuickPlayRefused(
-                    f"you have a seat in room {room.code}, a rated game being played: "
-                    "finish it (or leave its seat) first",
-                    ErrorCode.IN_RATED_GAME,
-                    409,
-                )
+    @staticmethod
+    def _not_in_rated_game(facts: QueueFacts) -> None:
+        if facts.rated_games:
+            raise QuickPlayRefused(
+                f"you have a seat in room {facts.rated_games[0]}, a rated game being played: "
+                "finish it (or leave its seat) first",
+                ErrorCode.IN_RATED_GAME,
+                409,
+            )
 
-    async def _not_just_after_quitting(self, player_id: str) -> None:
+    def _not_just_after_quitting(self, facts: QueueFacts) -> None:
         """Fair play: a player who left a rated game before its end (the bot finished it
         for them) waits `quit_wait` seconds from that game's end before queueing again."""
         if self.config.quit_wait <= 0:
             return
-        quit_at = await self.manager.store.last_quit(player_id)
+        quit_at = facts.last_quit
         if quit_at is None:
             return
         left = quit_at.timestamp() + self.config.quit_wait - self.clock.now()
@@ -323,6 +325,9 @@ class QuickPlay:
             seats[entry.player_id] = Seated(room.code, index, token, rated)
         if await self.queue.deliver(group.group_id, seats):
             self.tables += 1
+            if not group.bots:
+                last = max(e.joined for e in group.players)
+                self.manager.observer.quickplay_seated(self.clock.now() - last)
             log.info("quick play: table %s seated (%s)", room.code, group.queue)
             return 1
         # Too late: the group lapsed and its players wait again. Nobody has this room.
