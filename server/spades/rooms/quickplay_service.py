@@ -78,6 +78,7 @@ class QuickPlay:
         self.rating: RatingLookup | None = rating
         self.tables = 0  # tables seated by this process
         self._wake = asyncio.Event()
+        self._joined: set[str] = set()  # queues joined here since the matcher last looked
         self._tasks: list[asyncio.Task[None]] = []
         self._seating: set[asyncio.Task[int]] = set()  # tables being made
         # The polls waiting here for their player's seat, by player.
@@ -155,6 +156,7 @@ class QuickPlay:
                 ErrorCode.ALREADY_QUEUED,
                 409,
             )
+        self._joined.add(entry.queue)
         self._wake.set()
         # Seated already (another process matched the player meanwhile): the seat is
         # handed out in this answer, as a poll would.
@@ -240,10 +242,21 @@ class QuickPlay:
 
     async def run(self) -> None:
         failing = False  # said once when matching starts failing, and once when it is back
+        next_tick = self.clock.now()
         while True:
-            await self._nap()
+            await self._nap(next_tick)
+            # Every queue each tick (the windows widen, bots come due); between ticks, only
+            # the queues joined since the last look (a join wants a look at once).
+            queues: Sequence[str]
+            if self.clock.now() >= next_tick:
+                queues, next_tick = self.config.queues, self.clock.now() + self.config.tick
+                self._joined.clear()
+            else:
+                queues = sorted(self._joined)
+                self._joined.clear()
             try:
-                await self.match_all()
+                for queue in queues:
+                    await self.match_queue(queue)
             except Exception:
                 if not failing:
                     log.exception("quick play: matching failed (tried again every tick)")
@@ -253,12 +266,10 @@ class QuickPlay:
                     log.info("quick play: matching works again")
                 failing = False
 
-    async def _nap(self) -> None:
-        """Until the next tick, or a join (which wants a look at once)."""
+    async def _nap(self, until: float) -> None:
+        """Until `until` (the next tick), or a join (which wants a look at once)."""
         if not self._wake.is_set():
-            sleeper = asyncio.ensure_future(
-                self.clock.sleep_until(self.clock.now() + self.config.tick)
-            )
+            sleeper = asyncio.ensure_future(self.clock.sleep_until(until))
             waker = asyncio.ensure_future(self._wake.wait())
             try:
                 await asyncio.wait({sleeper, waker}, return_when=asyncio.FIRST_COMPLETED)
