@@ -295,10 +295,12 @@ class RoomManager:
 
     async def create_table(
         self, players: list[tuple[str, str] | None], settings: RoomSettings
-    ) -> tuple[Room, list[str | None]]:
+    ) -> tuple[Room, list[str | None], asyncio.Future[Any]]:
         """A room made with its four seats taken (quick play): `players` per seat, a
-        (name, player id) or None for a bot; the first is host. The game starts at once.
-        Returns the room and each seat's token (None for a bot)."""
+        (name, player id) or None for a bot; the first is host. Returns once the room and
+        its seats are stored: the room, each seat's token (None for a bot), and the deal,
+        queued first in the room's actor (so any hello comes after it) and still to await
+        (it raises what `start_game` raises)."""
         self._check_cap()
         now = self.clock.now()
         seats: list[Seat] = []
@@ -315,8 +317,8 @@ class RoomManager:
             tokens.append(token)
         room = await self._open(seats, settings, "playing")
         log.info("room %s created (quick play)", room.code, extra={"room": room.code})
-        await room.call(self._start_now, room)
-        return room, tokens
+        dealt = asyncio.ensure_future(room.call(self._start_now, room))
+        return room, tokens, dealt
 
     def _check_cap(self) -> None:
         cap = self.config.max_rooms

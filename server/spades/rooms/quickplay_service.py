@@ -21,6 +21,7 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
+from typing import Any
 
 from spades.codes import ErrorCode
 from spades.store.protocol import QueueFacts
@@ -43,6 +44,7 @@ from .quickplay import (
     room_settings,
     seat_order,
 )
+from .room import Room
 from .settings import clean_name, distinct_name
 
 log = logging.getLogger(__name__)
@@ -324,7 +326,7 @@ class QuickPlay:
             mode, int(target), rated=rated, turn_seconds=self.config.turn_seconds
         )
         try:
-            room, tokens = await self.manager.create_table(players, settings)
+            room, tokens, dealt = await self.manager.create_table(players, settings)
         except (RoomError, OSError) as exc:
             log.warning("quick play: a table could not be made (%s); queued again", exc)
             await self.queue.release(group.group_id)
@@ -334,16 +336,32 @@ class QuickPlay:
             token = tokens[index]
             assert token is not None
             seats[entry.player_id] = Seated(room.code, index, token, rated)
-        if await self.queue.deliver(group.group_id, seats):
-            self.tables += 1
-            if not group.bots:
-                last = max(e.joined for e in group.players)
-                self.manager.observer.quickplay_seated(self.clock.now() - last)
-            log.info("quick play: table %s seated (%s)", room.code, group.queue)
-            return 1
-        # Too late: the group lapsed and its players wait again. Nobody has this room.
-        log.warning("quick play: table %s made too late; closed", room.code)
+        # The seats are handed over while the deal is stored: a player's hello is queued in
+        # the room after the deal, so nobody sees the table before its cards.
+        if not await self.queue.deliver(group.group_id, seats):
+            # Too late: the group lapsed and its players wait again. Nobody has this room.
+            log.warning("quick play: table %s made too late; closed", room.code)
+            await self._close(room, dealt)
+            return 0
+        self.tables += 1
+        if not group.bots:
+            last = max(e.joined for e in group.players)
+            self.manager.observer.quickplay_seated(self.clock.now() - last)
+        try:
+            await dealt
+        except (RoomError, OSError) as exc:
+            # The deal could not be stored: the table is closed, and its players' sockets
+            # are told so (their page says the room closed; Play now takes them again).
+            log.warning("quick play: table %s could not be dealt (%s); closed", room.code, exc)
+            await self._close(room, None)
+            return 0
+        log.info("quick play: table %s seated (%s)", room.code, group.queue)
+        return 1
+
+    async def _close(self, room: Room, dealt: asyncio.Future[Any] | None) -> None:
+        if dealt is not None:
+            with contextlib.suppress(Exception):
+                await dealt
         with contextlib.suppress(RoomError):
-            await room.call(room.abandon)
+            await room.call(room.abandon, "this table could not be set: press Play now again")
         await self.manager.drop(room.room_id, release=True)
-        return 0
