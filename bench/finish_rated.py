@@ -4,11 +4,13 @@
 
 For each database (SQLite with its writer process; PostgreSQL in a throwaway database when
 it answers), `--games` games of four players are dealt and finished one after another as a
-room finishes them, interleaved: half unrated (`finish_game(stats=...)`), half rated (the
-players' ratings read, `rooms.rating.rate_game`, then `finish_game(stats=..., ratings=...)`,
-as `rooms.match.Match.finish` does). Printed per finish, min / median / max over `--runs`
-runs: the wall time awaited, and this process's CPU time (the room process's: a SQLite
-writer process's or PostgreSQL's own CPU is not in it), for each kind and the difference.
+room finishes them, interleaved: half unrated (`finish_game(stats=...)`), half rated (as
+`rooms.match.Match.finish` does: `rooms.ratings_io.rating_changes`, which reads the players'
+ratings and rates the game, then `finish_game(stats=..., ratings=...)`, then
+`ratings_io.show_changes`, what the room shows of it). Printed per finish, min / median /
+max over `--runs` runs: the wall time awaited, and this process's CPU time (the room
+process's: a SQLite writer process's or PostgreSQL's own CPU is not in it), for each kind
+and the difference.
 """
 
 from __future__ import annotations
@@ -25,7 +27,11 @@ from sqlalchemy.engine import make_url
 
 from bench.finish_stats import STATS, deal, spread
 from bench.store import DEFAULT_PG, pg_admin
-from spades.rooms.rating import RatedSeat, Rating, rate_game
+from spades.rooms.rating import RatedSeat
+from spades.rooms.ratings_io import rating_changes, show_changes
+from spades.rooms.seats import Seat
+from spades.rooms.settings import RoomSettings
+from spades.rooms.table import Table
 from spades.store import open_store, upgrade
 from spades.store.sql import SqlStore
 
@@ -33,11 +39,18 @@ from spades.store.sql import SqlStore
 async def finish_rated(store: SqlStore, game_id: int) -> None:
     players = await store.game_seat_players(game_id)
     seats = [RatedSeat(s, p) for s, p in enumerate(players) if p is not None]
+    table = Table(
+        room_id="BENCH",
+        code="BENCH",
+        invite_url="/r/BENCH",
+        settings=RoomSettings.parse({"rated": True}),
+        seats=[Seat(i) for i in range(4)],
+        host_seat=0,
+    )
     started_wall, started_cpu = time.perf_counter(), time.process_time()
-    stored = await store.ratings([s.player_id for s in seats if s.player_id], "partnership")
-    current = {p: Rating(r.mu, r.sigma, r.games) for p, r in stored.items()}
-    changes = [c.to_dict() for c in rate_game("partnership", seats, [500, 300], 0, current)]
+    changes, current = await rating_changes(store, "partnership", seats, [500, 300], 0)
     await store.finish_game(game_id, 0, [500, 300], stats=STATS, ratings=changes)
+    show_changes(table, changes, current)
     TIMES[True][0] += time.perf_counter() - started_wall
     TIMES[True][1] += time.process_time() - started_cpu
 

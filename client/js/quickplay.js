@@ -1,27 +1,32 @@
 // "Play now" on the home page: quick play. The player picks a mode, a target (the server's
-// presets) and whether bots may fill the table after a wait; the server seats four players
-// of similar rating at a new rated table. While waiting the page polls GET /api/quickplay
-// (the poll keeps the place in the queue) and shows how many wait and for how long; once
-// matched it keeps the seat's token and goes to the table. Leaving the page leaves the
-// queue (a DELETE sent as the page goes; the server drops anyone who stops polling anyway).
+// quick play targets) and whether bots may fill the table after a wait; the server seats
+// four players of similar rating at a new rated table. While waiting the page polls GET
+// /api/quickplay?wait= (each poll keeps the place in the queue and waits on the server for
+// the seat, so the table is taken the moment it is made) and shows how many wait and for
+// how long; once matched it keeps the seat's token and goes to the table. Leaving the page
+// leaves the queue (a DELETE sent as the page goes; the server drops anyone who stops
+// polling anyway). A seat made meanwhile is kept for the player: a poll whose answer was
+// lost is sent again, and a page reloaded while queued asks for its state once it is back.
 
 import { ApiError, csrfHeaders, playerHeaders, UNREACHABLE } from "./api.js";
 import { h, mount } from "./dom.js";
 import { ensurePlayer, keepName, nameKept } from "./player.js";
 import * as storage from "./storage.js";
-import { targetPresets } from "./views/settings.js";
+import { quickPlayTargets } from "./views/settings.js";
 
 const CHOICE_KEY = "spades.quickplay";
+// Set while this tab has a place in the queue: a reload asks the server where it stands.
+const PENDING_KEY = "spades.quickplay.pending";
 const MODES = [["partnership", "Partners (2 vs 2)"], ["individual", "Every player for themself"]];
 // Seconds after which bots may fill the table (then it is not rated); 0: wait for people.
 const BOTS_AFTER = [[0, "Never: wait for people"], [10, "After 10 s"], [30, "After 30 s"], [60, "After 1 min"], [120, "After 2 min"]];
 
 // The three calls of /api/quickplay, in this browser's player's name (its guest credential,
 // or its session cookie with the CSRF token a change needs).
-async function request(method, body) {
+async function request(method, body, query = "") {
   let response;
   try {
-    response = await fetch("/api/quickplay", {
+    response = await fetch(`/api/quickplay${query}`, {
       method,
       credentials: "same-origin", // a signed-in browser is named by its session cookie
       headers: { ...(body ? { "Content-Type": "application/json" } : {}), ...playerHeaders(), ...csrfHeaders(method) },
@@ -54,6 +59,23 @@ function savedChoice() {
   return {};
 }
 
+function pending(on) {
+  try {
+    if (on) sessionStorage.setItem(PENDING_KEY, "1");
+    else sessionStorage.removeItem(PENDING_KEY);
+  } catch {
+    // no storage: a reload forgets the queue (the server drops the place soon)
+  }
+}
+
+function wasPending() {
+  try {
+    return sessionStorage.getItem(PENDING_KEY) === "1";
+  } catch {
+    return false;
+  }
+}
+
 function saveChoice(choice) {
   try {
     localStorage.setItem(CHOICE_KEY, JSON.stringify(choice));
@@ -76,7 +98,7 @@ function chip(name, value, checked, label) {
 }
 
 function choiceForm(model) {
-  const presets = targetPresets();
+  const presets = quickPlayTargets();
   const choice = model.choice;
   const target = presets.includes(Number(choice.target)) ? Number(choice.target) : presets[0];
   return h("form", { class: "quickplay-form", "data-form": "quickplay" },
@@ -96,6 +118,18 @@ function choiceForm(model) {
     model.error ? h("p", { class: "form-error", role: "alert" }, model.error) : null);
 }
 
+// The waiting view's clocks run here between two answers (a poll may wait several seconds).
+function clocks(state) {
+  const since = (performance.now() - (state.receivedAt || performance.now())) / 1000;
+  const botsIn = state.bots_in === null || state.bots_in === undefined ? null : Math.max(0, state.bots_in - since);
+  return { waited: (state.waited || 0) + since, botsIn };
+}
+
+function timeText(state) {
+  const { waited, botsIn } = clocks(state);
+  return `You have waited ${clockText(waited)}` + (botsIn === null ? "" : ` · bots fill your table in ${clockText(botsIn)}`);
+}
+
 function waitingView(state) {
   const seating = state.status === "seating";
   const others = Math.max(0, (state.waiting || 1) - 1);
@@ -105,8 +139,7 @@ function waitingView(state) {
     h("p", { class: "quickplay-count" },
       `${others} other ${others === 1 ? "player" : "players"} waiting for ${modeWord(state.mode)} to ${state.target}`,
       state.waiting_mode > state.waiting ? ` (${state.waiting_mode} for ${modeWord(state.mode)} in all)` : ""),
-    h("p", { class: "quickplay-time" }, `You have waited ${clockText(state.waited)}`,
-      state.bots_in !== null && state.bots_in !== undefined ? ` · bots fill your table in ${clockText(state.bots_in)}` : ""),
+    h("p", { class: "quickplay-time", "data-qp": "time" }, timeText(state)),
     h("button", { type: "button", class: "btn", "data-qp": "cancel", disabled: seating }, "Cancel"));
 }
 
@@ -130,24 +163,46 @@ function homeName() {
 export function startQuickPlay(el, { currentName = homeName } = {}) {
   const model = { choice: savedChoice(), state: null, busy: false, error: null };
   let timer = null;
+  let round = 0; // each poll's answer counts only while no newer poll or cancel came after
   const show = () => render(el, model);
+  // The clocks of the waiting view, once a second (the text alone: focus stays put).
+  const ticker = setInterval(() => {
+    const time = model.state && el.querySelector("[data-qp='time']");
+    if (time) time.textContent = timeText(model.state);
+  }, 1000);
 
   const stop = () => {
+    round += 1;
     if (timer) clearTimeout(timer);
     timer = null;
   };
 
   const seated = (state) => {
     stop();
+    clearInterval(ticker);
+    pending(false);
     model.state = null;
     storage.setToken(state.code, state.token);
     location.assign(`/r/${encodeURIComponent(state.code)}`);
   };
 
+  const waiting = (state) => {
+    if (state.status === "matched") return seated(state);
+    pending(true);
+    model.state = { ...state, receivedAt: performance.now() };
+    show();
+    next(state.wait_seconds ? 0.1 : (state.poll_seconds || 1.5));
+  };
+
+  const next = (seconds) => {
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(poll, seconds * 1000);
+  };
+
   const join = async () => {
     const body = {
       mode: model.choice.mode || "partnership",
-      target: Number(model.choice.target) || targetPresets()[0],
+      target: Number(model.choice.target) || quickPlayTargets()[0],
       bots_after: Number(model.choice.bots_after) || null,
     };
     body.name = currentName();
@@ -158,10 +213,13 @@ export function startQuickPlay(el, { currentName = homeName } = {}) {
   const poll = async () => {
     timer = null;
     if (!model.state) return;
+    const mine = ++round;
+    const wait = model.state.wait_seconds || 0;
     let state;
     try {
-      state = await request("GET");
+      state = await request("GET", null, wait ? `?wait=${wait}` : "");
     } catch (err) {
+      if (mine !== round) return; // cancelled meanwhile
       // Dropped (the server restarted, or this page slept past the expiry): queue again.
       if (err.status === 404) {
         try {
@@ -172,18 +230,19 @@ export function startQuickPlay(el, { currentName = homeName } = {}) {
       } else if (err.status === 403) {
         return fail(err); // banned while waiting: out of the queue, and the reason said
       } else {
-        timer = setTimeout(poll, 3000); // the server is away: keep trying
+        // The server is away, or the answer was lost: ask again (a seat made meanwhile
+        // is handed again).
+        next(3);
         return;
       }
     }
-    if (state.status === "matched") return seated(state);
-    model.state = state;
-    show();
-    timer = setTimeout(poll, (state.poll_seconds || 1.5) * 1000);
+    if (mine !== round) return;
+    waiting(state);
   };
 
   const fail = (err) => {
     stop();
+    pending(false);
     model.state = null;
     model.busy = false;
     model.error = err.message || "Quick play is not available just now.";
@@ -210,10 +269,7 @@ export function startQuickPlay(el, { currentName = homeName } = {}) {
       await ensurePlayer();
       const state = await join();
       model.busy = false;
-      if (state.status === "matched") return seated(state);
-      model.state = state;
-      show();
-      timer = setTimeout(poll, (state.poll_seconds || 1.5) * 1000);
+      waiting(state);
     } catch (err) {
       fail(err);
     }
@@ -226,14 +282,15 @@ export function startQuickPlay(el, { currentName = homeName } = {}) {
       const state = await request("DELETE");
       if (state.status === "matched") return seated(state);
       if (state.status === "seating") {
-        model.state = state;
+        model.state = { ...state, receivedAt: performance.now() };
         show();
-        timer = setTimeout(poll, 500);
+        next(0.5);
         return;
       }
     } catch (err) {
       if (err.status !== 404) return fail(err);
     }
+    pending(false);
     model.state = null;
     show();
   });
@@ -244,4 +301,10 @@ export function startQuickPlay(el, { currentName = homeName } = {}) {
   });
 
   show();
+  // Back after a reload while queued (or matched, the answer lost): where do we stand?
+  if (wasPending()) {
+    request("GET").then((state) => {
+      if (!model.state && !model.busy) waiting(state);
+    }, () => pending(false));
+  }
 }

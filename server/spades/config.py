@@ -8,11 +8,13 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from spades.codes import CloseCode
-from spades.rooms.settings import CHAT_LENGTH, NAME_LENGTH
+from spades.rooms.settings import CHAT_LENGTH, MIN_TARGET, NAME_LENGTH, PRESETS
+
+MAX_QUICKPLAY_TARGET = 10_000
 
 
 class Settings(BaseSettings):
@@ -141,6 +143,11 @@ class Settings(BaseSettings):
     quickplay_turn_seconds: int = Field(
         30, ge=0, le=600, description="the turn timer of a quick play room (0 = untimed)"
     )
+    quickplay_targets: str = Field(
+        ",".join(map(str, PRESETS["target"])),
+        description=f"the targets quick play offers, comma-separated ({MIN_TARGET} to "
+        f"{MAX_QUICKPLAY_TARGET}); every process of a cluster must offer the same",
+    )
 
     # garbage collector (server/spades/api/gc_policy.py); gc_freeze_every 0 = CPython's default
     gc_freeze_every: float = Field(
@@ -225,6 +232,26 @@ class Settings(BaseSettings):
         description="addresses or networks that may read /metrics "
         "(comma-separated); empty = nobody",
     )
+
+    @field_validator("quickplay_targets")
+    @classmethod
+    def _targets(cls, value: str) -> str:
+        return ",".join(map(str, targets_of(value)))
+
+    @property
+    def quickplay_target_list(self) -> tuple[int, ...]:
+        return targets_of(self.quickplay_targets)
+
+
+def targets_of(text: str) -> tuple[int, ...]:
+    """Quick play's targets from their setting: whole numbers in range, each once, sorted."""
+    try:
+        targets = sorted({int(part) for part in text.split(",")})
+    except ValueError:
+        raise ValueError("a comma-separated list of whole numbers, such as 200,300,500") from None
+    if not targets or not all(MIN_TARGET <= t <= MAX_QUICKPLAY_TARGET for t in targets):
+        raise ValueError(f"each target is {MIN_TARGET} to {MAX_QUICKPLAY_TARGET}")
+    return tuple(targets)
 
 
 @lru_cache(maxsize=1)

@@ -12,7 +12,8 @@ from typing import Any
 
 import httpx
 import pytest
-from api_helpers import Server, running_server
+from api_helpers import Server, make_settings, running_server
+from pydantic import ValidationError
 
 from spades.rooms import ManualClock
 
@@ -79,9 +80,10 @@ async def test_four_players_are_seated_together_in_a_rated_room(server: Server) 
     assert {s["code"] for s in seats} == {seats[0]["code"]}
     assert sorted(s["seat"] for s in seats) == [0, 1, 2, 3]
     assert all(s["rated"] for s in seats)
-    # The seat is handed out once: the next poll finds nobody waiting.
-    again = await server.http.get("/api/quickplay", headers=auth(players[0]))
-    assert again.status_code == 404 and again.json()["code"] == "not_queued"
+    metrics = (await server.get("/metrics")).text  # (a table of people: timed)
+    assert "spades_quickplay_seat_wait_seconds_count 1.0" in metrics
+    # The answer lost (a network error, the page reloaded): the next poll hands the seat again.
+    assert await poll(server, players[0]) == seats[0]
     code = seats[0]["code"]
     room = (await server.get(f"/api/rooms/{code}")).json()
     assert room["settings"]["rated"] is True and room["settings"]["public"] is False
@@ -145,6 +147,8 @@ async def test_a_player_alone_gets_bots_after_the_wait_chosen(
     assert room["settings"]["rated"] is False and room["settings"]["mode"] == "individual"
     assert [s["kind"] for s in room["seats"]].count("bot") == 3
     assert room["status"] == "playing"
+    metrics = (await server.get("/metrics")).text  # (bots: no wait for people to time)
+    assert "spades_quickplay_seat_wait_seconds_count 0.0" in metrics
     # The other player, who chose to wait for people, still waits.
     assert (await poll(server, patient))["status"] == "waiting"
 
@@ -221,3 +225,79 @@ async def test_a_signed_in_browser_queues_by_its_session(server: Server) -> None
         assert (await browser.get("/api/quickplay")).json()["status"] == "waiting"
         left = await browser.delete("/api/quickplay", headers=csrf)
         assert left.json()["status"] == "left"
+
+
+async def test_a_poll_that_waits_is_answered_when_the_seat_is_made(
+    tmp_path: Path, clock: ManualClock
+) -> None:
+    """`?wait=`: the poll answers the moment the table is made, not at its next turn; and
+    `wait_seconds` says how long a poll may wait (half the expiry)."""
+    async with running_server(tmp_path, clock=clock, quickplay_expire=1200.0) as server:
+        await _waits(server, clock)
+
+
+async def _waits(server: Server, clock: ManualClock) -> None:
+    ann = await new_player(server, "Ann")
+    state = (await queue(server, ann, mode="individual", bots_after=10)).json()
+    assert state["wait_seconds"] == 600.0  # half of this server's expiry (no timeout here)
+    service = quickplay(server)
+    waiting = asyncio.create_task(
+        server.http.get("/api/quickplay", params={"wait": 600}, headers=auth(ann), timeout=None)
+    )
+    for _ in range(POLLS):  # until the poll listens
+        if ann["id"] in service._polls:
+            break
+        await asyncio.sleep(0.005)
+    assert ann["id"] in service._polls and not waiting.done()
+    clock.advance(10)  # bots now: the matcher makes the table
+    await service.match_all()
+    answer = await waiting
+    assert answer.status_code == 200 and answer.json()["status"] == "matched"
+    assert ann["id"] not in service._polls
+    # A poll asking to wait longer than the server allows waits as long as it allows.
+    bob = await new_player(server, "Bob")
+    assert (await queue(server, bob)).status_code == 200
+    bad = await server.http.get("/api/quickplay", params={"wait": -1}, headers=auth(bob))
+    assert bad.status_code == 422
+
+
+async def test_a_seat_whose_answer_was_lost_is_handed_on_the_next_request(
+    server: Server, clock: ManualClock
+) -> None:
+    """Matched while their poll was lost (or their page reloaded): the player's next request,
+    a poll or pressing Play now again, hands them the same seat."""
+    ann, bob = await new_player(server, "Ann"), await new_player(server, "Bob")
+    assert (await queue(server, ann, bots_after=5)).status_code == 200
+    assert (await queue(server, bob, bots_after=5)).status_code == 200
+    clock.advance(5)
+    service = quickplay(server)
+    assert await service.match_all() == 2  # two tables, made while nobody polled
+    for _ in range(POLLS):
+        if service.tables == 2:
+            break
+        await asyncio.sleep(0.01)
+    again = await queue(server, ann, bots_after=5)  # the page reloaded: Play now again
+    assert again.status_code == 200 and again.json()["status"] == "matched"
+    assert await poll(server, ann) == again.json()  # and again, for a while
+    seat = await poll(server, bob)
+    assert seat["status"] == "matched" and seat["code"] != again.json()["code"]
+    left = await server.http.delete("/api/quickplay", headers=auth(bob))  # (Cancel, too late)
+    assert left.status_code == 200 and left.json() == seat
+    # Once handed, a seat does not hold the player: Play now queues them anew.
+    anew = await queue(server, bob, bots_after=5)
+    assert anew.status_code == 200 and anew.json()["status"] == "waiting"
+
+
+async def test_the_targets_quick_play_offers_are_a_setting(tmp_path: Path) -> None:
+    for bad in ("", "abc", "200,x", "10", "200,20000"):
+        with pytest.raises(ValidationError):
+            make_settings(tmp_path, quickplay_targets=bad)
+    async with running_server(tmp_path, quickplay_targets="100, 50,100") as server:
+        schema = (await server.get("/api/settings")).json()
+        assert schema["quickplay"] == {"targets": [50, 100]}
+        ann = await new_player(server, "Ann")
+        assert (await queue(server, ann, target=50)).status_code == 200
+        bob = await new_player(server, "Bob")
+        refused = await queue(server, bob, target=200)
+        assert refused.status_code == 422 and refused.json()["code"] == "not_a_preset"
+        assert "50, 100" in refused.json()["detail"]

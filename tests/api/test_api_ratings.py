@@ -212,3 +212,38 @@ async def test_a_player_who_leaves_takes_the_loss(tmp_path: Path) -> None:
         assert "you left a rated game before its end" in refused.json()["detail"]
         queued = await s.http.post("/api/quickplay", json=body, headers=auth(players[0]))
         assert queued.status_code in (200, 201, 202), queued.text
+
+
+async def test_a_rated_room_shows_ratings_by_the_seats_and_each_change_at_the_end(
+    server: Server,
+) -> None:
+    """What the client shows beside names: each seated player's rating in a rated room
+    (provisional at first), and at the game's end each seat's "before -> after", which
+    the next rated room then shows as the players' ratings. An unrated room shows none."""
+    players = [await new_player(server, f"P{i}") for i in range(4)]
+    clients = await table(server, players, rated=True)
+    lobby = clients[0].state["room"]
+    assert [(s["rating"], s["provisional"]) for s in lobby["seats"]] == [(1000, True)] * 4
+    assert lobby["rating_changes"] == []
+    await clients[0].send(type="start", id="go")
+    finals = await asyncio.gather(*(play_until_over(c) for c in clients))
+    for c in clients:
+        await c.close()
+    end = finals[0]["room"]
+    changes = {c["seat"]: c for c in end["rating_changes"]}
+    assert sorted(changes) == [0, 1, 2, 3]
+    for seat, player in enumerate(players):
+        got = (await ratings(server, player))["modes"][0]
+        assert changes[seat]["before"] == 1000 and changes[seat]["after"] == got["rating"]
+        assert end["seats"][seat]["rating"] == got["rating"] and end["seats"][seat]["provisional"]
+    rest = (await server.get(f"/api/rooms/{end['code']}")).json()
+    assert rest["rating_changes"] == end["rating_changes"]
+    # The next rated room shows the ratings as they are now; an unrated one shows none.
+    again = await table(server, players, rated=True)
+    assert [s["rating"] for s in again[3].state["room"]["seats"]] == [
+        changes[seat]["after"] for seat in range(4)
+    ]
+    unrated = await table(server, players, rated=False)
+    assert {s["rating"] for s in unrated[3].state["room"]["seats"]} == {None}
+    for c in (*again, *unrated):
+        await c.close()

@@ -1,10 +1,20 @@
 """Quick play's picking, on its own: four neighbours in rating whose spread fits every
 one's window (which widens with the wait), then bots for whoever's chosen wait is over;
-partners balanced; the in-memory queue's rules (once, expiry, a lapsed group back)."""
+partners balanced; the in-memory queue's rules (once, expiry, a lapsed group back, a seat
+handed again for a while)."""
 
 from __future__ import annotations
 
-from spades.rooms.quickplay import Entry, Group, Policy, Seated, Waiting, find_groups, seat_order
+from spades.rooms.quickplay import (
+    SEAT_AGAIN,
+    Entry,
+    Group,
+    Policy,
+    Seated,
+    Waiting,
+    find_groups,
+    seat_order,
+)
 from spades.rooms.quickplay_local import LocalQueue
 
 POLICY = Policy(window=100.0, widen=10.0)
@@ -70,8 +80,26 @@ async def test_the_local_queue_keeps_the_same_rules() -> None:
     seat = Seated("ROOM", 0, "token", True)
     assert await queue.deliver("g3", {"a": seat})
     assert await queue.poll("a", 12.0) == seat
-    assert await queue.poll("a", 12.0) is None
-    assert await queue.leave("b") is None  # seated without a seat for them: gone
+    # Handed again to the same player for SEAT_AGAIN (their answer was lost), then gone.
+    assert await queue.poll("a", 12.0 + SEAT_AGAIN) == seat
+    assert await queue.leave("a", 12.0 + SEAT_AGAIN) == seat
+    assert await queue.poll("a", 12.1 + SEAT_AGAIN) is None
+    assert await queue.leave("b", 12.0) is None  # seated without a seat for them: gone
     assert await queue.join(entry("e", 1500), 12.0)
     assert await queue.waiting(Q, 28.0) == []  # not polled for 15 s
     assert await queue.poll("e", 28.0) is None
+
+
+async def test_a_seat_not_handed_out_holds_the_player_one_handed_out_does_not() -> None:
+    queue = LocalQueue(expire=15.0)
+    told: list[list[str]] = []
+    queue.notify = lambda players: told.append(list(players))
+    group = Group("g", Q, (entry("a", 1500),), bots=True)
+    assert await queue.join(entry("a", 1500), 0.0) and await queue.claim(group, 10.0)
+    seat = Seated("ROOM", 0, "token", False)
+    assert await queue.deliver("g", {"a": seat})
+    assert told == [["a"]]  # a poll waiting for the seat hears of it at once
+    assert not await queue.join(entry("a", 1500), 1.0)  # their seat waits for them
+    assert await queue.poll("a", 1.0) == seat
+    assert await queue.join(entry("a", 1500), 2.0)  # handed: they moved on
+    assert isinstance(await queue.poll("a", 2.0), Waiting)

@@ -151,3 +151,29 @@ async def test_two_processes_finish_games_of_one_player_at_once(
         assert len(await store.rating_history("ann")) == 2
     finally:
         await other.close()
+
+
+async def test_what_quick_play_checks_is_read_at_once(store: SqlStore) -> None:
+    """`queue_facts`: the rated rooms being played with a seat of the player's (not an
+    unrated one, nor one not playing), the end of their last quit, their rating."""
+    from spades.store import RoomRow, SeatRow
+
+    await store.create_player(PlayerRow(id="ann", secret_hash="h"))
+    empty = await store.queue_facts("ann", "partnership")
+    assert (empty.rated_games, empty.last_quit, empty.rating) == ([], None, None)
+    for room_id, rated, status in (("r1", True, "playing"), ("r2", False, "playing")):
+        seats = [SeatRow(room_id, 0, name="Ann", token_hash="t", player_id="ann")]
+        row = RoomRow(id=room_id, code=room_id.upper(), settings={"rated": rated}, host_seat=0)
+        await store.create_room(row, seats)
+        await store.update_room(room_id, status=status)
+    await room(store, "r3", {2: "ann"}, 0)  # (open, not rated)
+    game = await store.start_game("r1", {}, 0, "s")
+    quit_change = {**change(0, "ann", (25, 8), (22, 7.5)), "quit": True}
+    await store.finish_game(
+        game, 1, [100, 500], stats=seat_stats("partnership", (0, 1, 0, 1)), ratings=[quit_change]
+    )
+    facts = await store.queue_facts("ann", "partnership")
+    assert facts.rated_games == ["R1"]
+    assert facts.last_quit == await store.last_quit("ann") and facts.last_quit is not None
+    assert facts.rating == StoredRating(22.0, 7.5, 1)
+    assert (await store.queue_facts("ann", "individual")).rating is None

@@ -88,3 +88,20 @@ export function awayNotice(state, key = "back") {
     h("span", {}, "A bot is playing for you: your time ran out, or you were away."),
     h("button", { type: "button", class: "btn primary small", "data-action": "back", "data-key": key }, "I'm back"));
 }
+
+const PROVISIONAL = "provisional: fewer than 10 rated games";
+
+/** A rated room's seat: its player's rating, "★ 1510" ("★ 1000?" while provisional). */
+export function ratingTag(info) {
+  if (!info || info.rating === null || info.rating === undefined) return null;
+  const words = `Rating ${info.rating}${info.provisional ? `, ${PROVISIONAL}` : ""}`;
+  return h("span", { class: ["tag", "rating", info.provisional ? "provisional" : null], title: words },
+    h("span", { "aria-hidden": "true" }, `★ ${info.rating}${info.provisional ? "?" : ""}`),
+    h("span", { class: "sr-only" }, words));
+}
+
+/** A rating's change by one game: "1510 → 1523 (+13)". */
+export function ratingChangeText(before, after) {
+  const diff = after - before;
+  return `${before} → ${after} (${diff < 0 ? "−" : "+"}${Math.abs(diff)})`;
+}

@@ -5,7 +5,7 @@ import { SEAT_NAMES, placeOf } from "../cards.js";
 import { seatName } from "../state.js";
 import { settingsFields, settingsSummary, BOT_LEVELS } from "./settings.js";
 import { chatPanel } from "./chat.js";
-import { countdown } from "./common.js";
+import { countdown, ratingTag } from "./common.js";
 import { pastGames } from "./sheets.js";
 import { houseRulesBlock } from "./rules.js";
 import { NAME_LENGTH } from "../messages.js";
@@ -23,6 +23,7 @@ function teams(room) {
 
 function marks(room, info) {
   const out = [];
+  out.push(ratingTag(info)); // a rated room's players
   if (info.seat === room.host_seat) out.push(h("span", { class: "tag host" }, "Host"));
   if (info.kind === "bot") {
     const level = BOT_LEVELS.find(([v]) => v === info.bot_level);

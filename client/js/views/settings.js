@@ -46,6 +46,11 @@ const clockWords = (minutes) => {
 
 /** The targets offered as one click, within the server's limits. */
 export const targetPresets = () => preset("target").filter((t) => within(FIELDS.target, t));
+/** The targets quick play offers (the server's SPADES_QUICKPLAY_TARGETS). */
+export const quickPlayTargets = () => {
+  const targets = (SCHEMA.quickplay || {}).targets;
+  return Array.isArray(targets) && targets.length ? targets : targetPresets();
+};
 /** The turn timers offered, as [seconds, words]. */
 export const turnChoices = () => preset("turn_seconds").map((s) => [s, turnWords(s)]);
 const clockChoices = () => preset("game_minutes").map((m) => [m, clockWords(m)]);

@@ -3,7 +3,7 @@
 import { h, s } from "../dom.js";
 import { bidText, cardName, parseCard } from "../cards.js";
 import { sideName, who, myClockRuns } from "../state.js";
-import { awayNotice, countdown } from "./common.js";
+import { awayNotice, countdown, ratingChangeText } from "./common.js";
 import { sideSeats, mySideOf } from "./score.js";
 
 // A dialog opens at its top: room.js focuses its heading (tabindex -1), not a button at the
@@ -271,6 +271,7 @@ export function gameOver(state, { past = false, live = null } = {}) {
         side === mySide && view.mode === "partnership" ? h("span", { class: "tag you-tag" }, "Your team") : null),
       h("strong", {}, String(view.scores[side]))))),
     past ? h("p", { class: "muted small" }, "A new game has started since; this is how the last one ended.") : null,
+    past ? null : myRatingChange(room),
     past ? null : againNote(room),
     // The buttons under the final scores, the main one first: in view without scrolling on a
     // phone, and one Tab from the heading (which has the focus).
@@ -282,11 +283,36 @@ export function gameOver(state, { past = false, live = null } = {}) {
         : null,
       past ? null : h("a", { class: "btn", href: "/" }, "Home"),
       past ? null : h("button", { type: "button", class: "btn ghost", "data-action": "close-over", "data-key": "close-over" }, "Close")),
+    past ? null : ratingChanges(room),
     scoreChart(room, view),
     h("details", { class: "by-hand", "data-key": "by-hand", "data-keep-open": "" },
       h("summary", {}, "Score sheet by hand"),
       scoreTable(room, view, view.history)),
     past ? null : pastGames(state));
+}
+
+/** After a rated game: your own rating's change, in one line above the buttons. */
+function myRatingChange(room) {
+  const mine = (room.rating_changes || []).find((c) => c.seat === room.you);
+  if (!mine) return null;
+  return h("p", { class: "my-rating-change", "data-testid": "my-rating-change" },
+    "Your rating: ", h("strong", {}, ratingChangeText(mine.before, mine.after)),
+    room.seats[mine.seat].provisional ? h("span", { class: "muted small" }, " (provisional)") : null);
+}
+
+/** After a rated game: each rated player's rating before and after it. */
+function ratingChanges(room) {
+  const changes = room.rating_changes || [];
+  if (!changes.length) return null;
+  return h("section", { class: "rating-changes", "aria-labelledby": "rating-changes-title", "data-testid": "rating-changes" },
+    h("h3", { id: "rating-changes-title", class: "small" }, "Ratings"),
+    h("ul", {}, changes.map((c) => {
+      const down = c.after < c.before;
+      return h("li", { class: c.seat === room.you ? "mine" : null },
+        h("span", { class: "name" }, who(room, c.seat)),
+        h("span", { class: ["rating-change", down ? "down" : "up"] }, ratingChangeText(c.before, c.after),
+          room.seats[c.seat].provisional ? h("span", { class: "muted small" }, " (provisional)") : null));
+    })));
 }
 
 /** Who asked for the next game (it starts once every player here has asked), and who the

@@ -3,7 +3,7 @@
 import { h } from "../dom.js";
 import { bidText, cardName, placeOf, SEAT_NAMES, suitOf } from "../cards.js";
 import { seatName, who, sideName, hintText, contractOf } from "../state.js";
-import { awayNotice, cardButton, cardFace, cardBack, countdown } from "./common.js";
+import { awayNotice, cardButton, cardFace, cardBack, countdown, ratingTag } from "./common.js";
 import { chatPanel } from "./chat.js";
 import { scoreboard, bagWarning } from "./score.js";
 import { quickBar, quickBubble } from "./options.js";
@@ -29,6 +29,8 @@ function seatPlate(state, seat, me) {
   const turn = view.to_act === seat && view.phase !== "over";
   const bid = view.bids[seat];
   const tags = [];
+  const rating = ratingTag(info); // a rated room's players
+  if (rating) tags.push(rating);
   if (view.dealer === seat) tags.push(h("span", { class: "tag dealer", title: "Dealer" }, "Dealer"));
   if (info.kind === "bot") tags.push(h("span", { class: "tag bot" }, "Bot"));
   // Away says it all (a bot plays the seat): "Timed out" beside it said the same twice, and

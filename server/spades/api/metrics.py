@@ -51,6 +51,7 @@ STORE_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 BATCH_BUCKETS = (0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
 LAG_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 GC_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
+SEAT_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 LAG_PROBE_SECONDS = 0.1
 
 
@@ -283,6 +284,14 @@ class Metrics(Observer):
             registry=r,
         )
 
+        self.quickplay_wait = Histogram(
+            "spades_quickplay_seat_wait_seconds",
+            "Quick play, per table of people made here: from its last player's join to the "
+            "seats handed over (each waiting poll is answered then)",
+            buckets=SEAT_BUCKETS,
+            registry=r,
+        )
+
     def _bot_metrics(self, r: CollectorRegistry) -> None:
         self.bot_time = Histogram(
             "spades_bot_decision_seconds",
@@ -431,6 +440,9 @@ class Metrics(Observer):
 
     def store_append(self, seconds: float) -> None:
         self.store_time.observe(seconds)
+
+    def quickplay_seated(self, seconds: float) -> None:
+        self.quickplay_wait.observe(max(0.0, seconds))
 
     # --- the store's commit hook ---------------------------------------------------------
 

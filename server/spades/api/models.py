@@ -77,6 +77,20 @@ class SeatOut(BaseModel):
     connected: bool
     away: bool
     timed_out: bool
+    rating: int | None = Field(
+        None,
+        description="in a rated room, the seated player's shown rating in the room's mode "
+        '(docs/rules.md "Ratings"); null elsewhere, for a bot, or a seat with no player',
+    )
+    provisional: bool = Field(
+        False, description="the rating is provisional (fewer than 10 rated games)"
+    )
+
+
+class RatingChangeShown(BaseModel):
+    seat: int
+    before: int = Field(description="the seat's player's shown rating before the game")
+    after: int = Field(description="and after it")
 
 
 class RoomOut(BaseModel):
@@ -106,6 +120,11 @@ class RoomOut(BaseModel):
     )
     spectators: int = Field(
         0, description="connections watching (not seated), counted up to 10: 10 = ten or more"
+    )
+    rating_changes: list[RatingChangeShown] = Field(
+        default_factory=list,
+        description="after a rated game: each rated seat's rating before and after it "
+        "(empty during a game, in an unrated room, and after a server restart)",
     )
 
 
@@ -172,8 +191,9 @@ class QuickPlayState(BaseModel):
 
     status: Literal["waiting", "seating", "matched", "left"] = Field(
         description="`waiting`: in the queue, poll again; `seating`: a table is being made "
-        "for you (you cannot leave now), poll again; `matched`: your seat, handed out once "
-        "(connect to /ws/{code} with `token`); `left`: you left the queue"
+        "for you (you cannot leave now), poll again; `matched`: your seat (connect to "
+        "/ws/{code} with `token`; asked again within two minutes, it is answered again); "
+        "`left`: you left the queue"
     )
     mode: str | None = None
     target: int | None = None
@@ -190,7 +210,11 @@ class QuickPlayState(BaseModel):
     poll_seconds: float | None = Field(
         None,
         description="poll GET /api/quickplay about this often: the poll keeps your place "
-        "(no poll for SPADES_QUICKPLAY_EXPIRE seconds drops you from the queue)",
+        "(no poll for SPADES_QUICKPLAY_EXPIRE seconds drops you from the queue); a poll "
+        "that waits (`?wait=`) is followed by the next at once",
+    )
+    wait_seconds: float | None = Field(
+        None, description="the longest a poll may wait for your seat (`?wait=`), in seconds"
     )
     code: str | None = Field(None, description="matched: the room's code")
     seat: int | None = Field(None, description="matched: your seat")

@@ -157,6 +157,11 @@ class DrainingServer(uvicorn.Server):
         self._draining = False
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        # Quick play's polls that wait for a seat answer now: the server waits for every
+        # request to end before it stops.
+        services = getattr(self.app.state, "services", None)
+        if services is not None:
+            asyncio.get_event_loop().call_soon_threadsafe(services.quickplay.close_polls)
         cluster = getattr(self.app.state, "cluster", None)
         if sig != signal.SIGTERM or cluster is None or self._draining:
             super().handle_exit(sig, frame)

@@ -119,16 +119,21 @@ def quick_play(settings: Settings, manager: RoomManager, cluster: ClusterNode | 
         tick=settings.quickplay_tick,
         turn_seconds=settings.quickplay_turn_seconds,
         quit_wait=settings.quickplay_quit_wait,
+        targets=settings.quickplay_target_list,
     )
     queue: QuickPlayQueue
     if cluster is not None:
         from spades.cluster.quickplay import RedisQueue
 
         queue = RedisQueue(
-            cluster.redis, prefix=settings.redis_prefix, expire=config.expire, seal=cluster.seal
+            cluster.redis,
+            prefix=settings.redis_prefix,
+            expire=config.expire,
+            seal=cluster.seal,
+            targets=config.targets,
         )
     else:
-        queue = LocalQueue(expire=config.expire)
+        queue = LocalQueue(expire=config.expire, targets=config.targets)
     return QuickPlay(queue, manager, config)
 
 

@@ -10,7 +10,11 @@ out by the one poll that reads and deletes it (`POLL`). Keys, under `{prefix}qp:
 - `q:{mode}:{target}` sorted set of the players waiting in that queue (not being seated)
 - `seating` hash, player -> the group being seated; `held` hash, group -> its queue,
   deadline and players
-- `seat:{player}`: the seat made for the player (JSON), until polled or `seat_kept` passes
+- `seated:{player}` hash: the seat made for the player (`seat`, JSON, sealed) and whether it
+  was handed out (`handed`); kept `seat_kept` seconds, or `SEAT_AGAIN` once handed (a poll
+  whose answer was lost, a page reloaded: the same player is handed the same seat again)
+- the channel `seated`: the players of each table made (a poll that waits is answered at
+  once, on whichever process it waits)
 
 Nothing here lives in a process's memory: a process that dies while seating a group leaves
 it in `held` until its deadline; the next look at that queue by any process puts its
@@ -19,23 +23,41 @@ players back (`WAITING`), and an entry nobody polls for `expire` seconds is drop
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
+import logging
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from redis.exceptions import RedisError
 
 from spades.codes import ErrorCode
 from spades.rooms import RoomError
-from spades.rooms.quickplay import ALL_QUEUES, Entry, Group, Left, Seated, Waiting
+from spades.rooms.quickplay import (
+    SEAT_AGAIN,
+    TARGETS,
+    Entry,
+    Group,
+    Left,
+    Seated,
+    Waiting,
+    all_queues,
+)
 
 from .seal import Seal
+
+log = logging.getLogger(__name__)
 
 SEAT_KEPT = 600.0  # seconds a seat made for a player waits to be handed to them
 
 # KEYS: entries, seen, the queue, the player's seat. ARGV: player, entry, now.
+# A seat not handed out yet refuses; one handed out already is forgotten (moved on).
 JOIN = """
-if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 or redis.call('EXISTS', KEYS[4]) == 1 then
-  return 0
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 0 end
+if redis.call('EXISTS', KEYS[4]) == 1 then
+  if redis.call('HGET', KEYS[4], 'handed') ~= '1' then return 0 end
+  redis.call('DEL', KEYS[4])
 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
@@ -44,12 +66,16 @@ return 1
 """
 
 # KEYS: entries, seen, seating, the player's seat, then every queue. ARGV: player, now
-# ('' for a leave), leave ('1' or '0').
+# ('' for a leave), leave ('1' or '0'), ms a seat is handed again after its first time.
 # {'seat', seat} | {'wait', entry, seating, count per queue...} | {'left'} | nil
 POLL = """
-local seat = redis.call('GET', KEYS[4])
+local seat = redis.call('HGET', KEYS[4], 'seat')
 if seat then
-  redis.call('DEL', KEYS[4])
+  if redis.call('HGET', KEYS[4], 'handed') ~= '1' then
+    redis.call('HSET', KEYS[4], 'handed', '1')
+    local left = redis.call('PTTL', KEYS[4])
+    if left < 0 or left > tonumber(ARGV[4]) then redis.call('PEXPIRE', KEYS[4], ARGV[4]) end
+  end
   return {'seat', seat}
 end
 local entry = redis.call('HGET', KEYS[1], ARGV[1])
@@ -116,18 +142,23 @@ return 1
 """
 
 # KEYS: entries, seen, seating, held, then each player's seat key. ARGV: group id, seat
-# kept ms, then player, seat (JSON) per player, in the order of the seat keys.
+# kept ms, the channel, then player, seat (JSON) per player, in the order of the seat keys.
 DELIVER = """
 if redis.call('HEXISTS', KEYS[4], ARGV[1]) == 0 then return 0 end
 redis.call('HDEL', KEYS[4], ARGV[1])
 local k = 5
-for i = 3, #ARGV, 2 do
+local players = {}
+for i = 4, #ARGV, 2 do
   redis.call('HDEL', KEYS[3], ARGV[i])
   redis.call('HDEL', KEYS[1], ARGV[i])
   redis.call('ZREM', KEYS[2], ARGV[i])
-  redis.call('SET', KEYS[k], ARGV[i + 1], 'PX', ARGV[2])
+  redis.call('DEL', KEYS[k])
+  redis.call('HSET', KEYS[k], 'seat', ARGV[i + 1])
+  redis.call('PEXPIRE', KEYS[k], ARGV[2])
+  players[#players + 1] = ARGV[i]
   k = k + 1
 end
+redis.call('PUBLISH', ARGV[3], table.concat(players, ' '))
 return 1
 """
 
@@ -176,7 +207,9 @@ class RedisQueue:
         prefix: str,
         expire: float,
         seat_kept: float = SEAT_KEPT,
+        seat_again: float = SEAT_AGAIN,
         seal: Seal | None = None,
+        targets: tuple[int, ...] = TARGETS,
     ) -> None:
         self.redis = redis
         # A seat made for a player carries its seat token: sealed with the cluster secret
@@ -185,6 +218,9 @@ class RedisQueue:
         self.prefix = f"{prefix}qp:"
         self.expire = expire
         self.seat_kept = seat_kept
+        self.seat_again = seat_again
+        self.queues = all_queues(targets)  # every process of a cluster: the same targets
+        self.channel = self._key("seated")
         self._join = _guarded(redis.register_script(JOIN))
         self._poll = _guarded(redis.register_script(POLL))
         self._waiting = _guarded(redis.register_script(WAITING))
@@ -199,7 +235,7 @@ class RedisQueue:
         return self._key(f"q:{queue}")
 
     def seat_key(self, player_id: str) -> str:
-        return self._key(f"seat:{player_id}")
+        return self._key(f"seated:{player_id}")
 
     async def join(self, entry: Entry, now: float) -> bool:
         keys = [
@@ -216,10 +252,11 @@ class RedisQueue:
             self._key("seen"),
             self._key("seating"),
             self.seat_key(player_id),
-            *(self.queue_key(q) for q in ALL_QUEUES),
+            *(self.queue_key(q) for q in self.queues),
         ]
         leave = now is None
-        args = [player_id, "" if leave else now, "1" if leave else "0"]
+        again = round(self.seat_again * 1000)
+        args = [player_id, "" if leave else now, "1" if leave else "0", again]
         return await self._poll(keys=keys, args=args)
 
     def _sealed(self, seat: Seated, player_id: str) -> str | bytes:
@@ -246,7 +283,7 @@ class RedisQueue:
         if kind == "left":
             return "left"
         entry = Entry.from_json(reply[1])
-        counts = dict(zip(ALL_QUEUES, (int(c) for c in reply[3:]), strict=True))
+        counts = dict(zip(self.queues, (int(c) for c in reply[3:]), strict=True))
         mode = entry.queue.partition(":")[0]
         return Waiting(
             queue=entry.queue,
@@ -262,8 +299,27 @@ class RedisQueue:
         assert answer != "left"
         return answer
 
-    async def leave(self, player_id: str) -> Waiting | Seated | Left | None:
+    async def leave(self, player_id: str, now: float) -> Waiting | Seated | Left | None:
         return self._answer(await self._ask(player_id, None), player_id)
+
+    async def watch(self, notify: Callable[[Sequence[str]], None]) -> None:
+        """Hear the tables made by every process (DELIVER publishes their players). Redis
+        gone: subscribe again until it is back; meanwhile a waiting poll ends at its time."""
+        while True:
+            pubsub = self.redis.pubsub()
+            try:
+                await pubsub.subscribe(self.channel)
+                async for item in pubsub.listen():
+                    if item.get("type") == "message":
+                        notify(_text(item["data"]).split())
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.debug("quick play: not hearing seated players (%r)", exc)
+            finally:
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()
+            await asyncio.sleep(0.5)
 
     async def waiting(self, queue: str, now: float) -> list[Entry]:
         keys = [
@@ -284,7 +340,7 @@ class RedisQueue:
 
     async def deliver(self, group_id: str, seats: dict[str, Seated]) -> bool:
         keys = [self._key("entries"), self._key("seen"), self._key("seating"), self._key("held")]
-        args: list[Any] = [group_id, round(self.seat_kept * 1000)]
+        args: list[Any] = [group_id, round(self.seat_kept * 1000), self.channel]
         for player_id, seat in seats.items():
             keys.append(self.seat_key(player_id))
             args += [player_id, self._sealed(seat, player_id)]

@@ -295,10 +295,12 @@ class RoomManager:
 
     async def create_table(
         self, players: list[tuple[str, str] | None], settings: RoomSettings
-    ) -> tuple[Room, list[str | None]]:
+    ) -> tuple[Room, list[str | None], asyncio.Future[Any]]:
         """A room made with its four seats taken (quick play): `players` per seat, a
-        (name, player id) or None for a bot; the first is host. The game starts at once.
-        Returns the room and each seat's token (None for a bot)."""
+        (name, player id) or None for a bot; the first is host. Returns once the room and
+        its seats are stored: the room, each seat's token (None for a bot), and the deal,
+        queued first in the room's actor (so any hello comes after it) and still to await
+        (it raises what `start_game` raises)."""
         self._check_cap()
         now = self.clock.now()
         seats: list[Seat] = []
@@ -315,8 +317,8 @@ class RoomManager:
             tokens.append(token)
         room = await self._open(seats, settings, "playing")
         log.info("room %s created (quick play)", room.code, extra={"room": room.code})
-        await room.call(self._start_now, room)
-        return room, tokens
+        dealt = asyncio.ensure_future(room.call(self._start_now, room))
+        return room, tokens, dealt
 
     def _check_cap(self) -> None:
         cap = self.config.max_rooms
@@ -329,7 +331,7 @@ class RoomManager:
         """A new room with these seats, stored (the room and its seats in one write) and
         started; in a cluster leased first. A code taken meanwhile: another code."""
         while True:
-            code = await self._free_code()
+            code = self._free_code()
             fence: int | None = None
             if not self.ownership.owns_everything:
                 fence = await self._lease_new(code)
@@ -400,21 +402,18 @@ class RoomManager:
         await room.start_game()
         room.changed()
 
-    async def _free_code(self) -> str:
-        """A code no room has, reserved until the caller drops it from `_reserved`."""
+    def _free_code(self) -> str:
+        """A code no room of this process has, reserved until the caller drops it from
+        `_reserved`. The store is not asked first: its `create_room` refuses a code taken
+        (`CodeTaken`, and `_open` draws another), so a lookup before it only cost every new
+        room a read (a stored code is drawn as often as the stored rooms are a share of
+        31^6, about 887 million codes)."""
         while True:
             code = new_code()
             if code in self.rooms or code in self._reserved:
                 continue
             self._reserved.add(code)
-            try:
-                await self.store.get_room(code)
-            except NotFound:
-                return code
-            except BaseException:
-                self._reserved.discard(code)  # the store failed (StorageUnavailable)
-                raise
-            self._reserved.discard(code)
+            return code
 
     async def get(self, code: str) -> Room:
         """A live room by join code; a finished room not in memory is loaded from the store."""

@@ -29,7 +29,8 @@ from .clock import Clock
 from .errors import RoomError, RoomMoved
 from .gameclock import GameClock
 from .observer import Observer, now
-from .ratings_io import rated_seats, rating_changes
+from .rating import Rating
+from .ratings_io import rated_seats, rating_changes, show_changes
 from .recovery import replay, stored_elapsed
 from .table import Table
 from .writes import Bookkeeping, store_failures, write_first
@@ -131,6 +132,7 @@ class Match:
         )
         self.game, self.game_id = game, game_id
         self.again = set()
+        table.rating_changes = ()
         self.moves = [[0, 0] for _ in range(4)]
         log.info("room %s: game %s started", self.code, game_id, extra=self._ctx(None))
         if self.status != "playing":
@@ -160,10 +162,13 @@ class Match:
         async def write() -> None:
             # Rated: the changes from the ratings as they are just before the finish (read
             # again by a retry; the finish applies them once per game, the store says how).
-            changes = None
+            changes: list[dict[str, Any]] | None = None
+            current: dict[str, Rating] = {}
             if rated:
-                changes = await rating_changes(self.store, mode, rated, scores, winner)
+                changes, current = await rating_changes(self.store, mode, rated, scores, winner)
             await self.store.finish_game(game_id, winner, scores, stats=stats, ratings=changes)
+            if changes:
+                show_changes(self.table, changes, current)
 
         await self.bookkeeping.write(f"finishing game {game_id}", write)
         await self.bookkeeping.write(

@@ -43,5 +43,9 @@ class Observer:
     def store_append(self, seconds: float) -> None:
         """One `append_action` write of the store took this long (failed ones included)."""
 
+    def quickplay_seated(self, seconds: float) -> None:
+        """Quick play handed a table of people their seats `seconds` after its last player
+        joined the queue (on the rooms' clock)."""
+
 
 NO_OBSERVER = Observer()

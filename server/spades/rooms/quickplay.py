@@ -12,6 +12,7 @@ again with the time they had; a seat is handed to its player once.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Literal, Protocol
 
@@ -26,15 +27,22 @@ MIN_BOTS_AFTER = 5  # seconds: the shortest wait a player may pick before bots f
 MAX_BOTS_AFTER = 600
 
 
+# How long a seat already handed to its player is handed again to the same player (their
+# answer lost, their page reloaded): a seat is never lost with the answer that carried it.
+SEAT_AGAIN = 120.0
+
+
 def queue_name(mode: str, target: int) -> str:
     return f"{mode}:{target}"
 
 
-def queues_of(mode: str) -> list[str]:
-    return [queue_name(mode, target) for target in TARGETS]
+def queues_of(mode: str, targets: tuple[int, ...] = TARGETS) -> list[str]:
+    return [queue_name(mode, target) for target in targets]
 
 
-ALL_QUEUES: tuple[str, ...] = tuple(q for mode in MODES for q in queues_of(mode))
+def all_queues(targets: tuple[int, ...] = TARGETS) -> tuple[str, ...]:
+    """Every queue: one per mode and target."""
+    return tuple(q for mode in MODES for q in queues_of(mode, targets))
 
 
 class QuickPlayRefused(RoomError):
@@ -71,10 +79,21 @@ class QuickPlayConfig:
     tick: float  # seconds between two looks for matches (each process)
     turn_seconds: int  # the turn timer of a quick play room
     quit_wait: float = 600.0  # seconds a player who quit a rated game waits to queue again
+    targets: tuple[int, ...] = TARGETS  # the targets quick play offers
 
     @property
     def policy(self) -> Policy:
         return Policy(self.window, self.widen)
+
+    @property
+    def queues(self) -> tuple[str, ...]:
+        return all_queues(self.targets)
+
+    @property
+    def max_wait(self) -> float:
+        """The longest a poll waits for a seat (GET /api/quickplay?wait=), in seconds: half
+        the expiry, so that the polls of a player who waits still keep their place."""
+        return self.expire / 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,17 +162,24 @@ class QuickPlayQueue(Protocol):
 
     async def join(self, entry: Entry, now: float) -> bool:
         """Queue `entry`; False (nothing changed) when its player waits already, is being
-        seated, or has a seat not yet handed to them."""
+        seated, or has a seat not yet handed to them. A seat handed already is forgotten:
+        its player has moved on."""
         ...
 
     async def poll(self, player_id: str, now: float) -> Waiting | Seated | None:
-        """The player's state, refreshing their entry (the heartbeat); a seat is handed
-        out once and forgotten. None: not queued."""
+        """The player's state, refreshing their entry (the heartbeat). A seat made for the
+        player is handed out, and again to the same player for `SEAT_AGAIN` seconds after
+        (an answer lost on its way, a page reloaded). None: not queued."""
         ...
 
-    async def leave(self, player_id: str) -> Waiting | Seated | Left | None:
+    async def leave(self, player_id: str, now: float) -> Waiting | Seated | Left | None:
         """Leave: "left"; a seat already made is handed out instead; while a table is being
         set the player cannot leave (Waiting with `seating`). None: not queued."""
+        ...
+
+    async def watch(self, notify: Callable[[Sequence[str]], None]) -> None:
+        """Call `notify` with the players whose seats were just made (by any process),
+        until cancelled: a poll that waits is answered at once."""
         ...
 
     async def waiting(self, queue: str, now: float) -> list[Entry]:

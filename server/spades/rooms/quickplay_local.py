@@ -9,11 +9,20 @@ there: see `quickplay.QuickPlayQueue`.
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from .quickplay import Entry, Group, Left, Seated, Waiting, queues_of
+from .quickplay import SEAT_AGAIN, TARGETS, Entry, Group, Left, Seated, Waiting, queues_of
 
 SEAT_KEPT = 600.0  # seconds a seat made for a player waits to be handed to them
+
+
+@dataclass(slots=True)
+class _Kept:
+    seat: Seated
+    until: float
+    handed: bool = False
 
 
 @dataclass(slots=True)
@@ -26,29 +35,40 @@ class _Held:
 class LocalQueue:
     expire: float
     seat_kept: float = SEAT_KEPT
+    targets: tuple[int, ...] = TARGETS
+    seat_again: float = SEAT_AGAIN
     entries: dict[str, Entry] = field(default_factory=dict)  # waiting or being seated
     seen: dict[str, float] = field(default_factory=dict)
     queues: dict[str, dict[str, Entry]] = field(default_factory=dict)  # waiting, per queue
     held: dict[str, _Held] = field(default_factory=dict)  # group id: players being seated
     seating: dict[str, str] = field(default_factory=dict)  # player: group id
-    seats: dict[str, tuple[Seated, float]] = field(default_factory=dict)  # player: seat, until
+    seats: dict[str, _Kept] = field(default_factory=dict)  # player: their seat
+    notify: Callable[[Sequence[str]], None] | None = None
 
     def _queue(self, name: str) -> dict[str, Entry]:
         return self.queues.setdefault(name, {})
 
-    def _seat_for(self, player_id: str, now: float) -> Seated | None:
+    def _kept(self, player_id: str, now: float) -> _Kept | None:
         kept = self.seats.get(player_id)
-        if kept is None:
-            return None
-        if kept[1] < now:
+        if kept is not None and kept.until < now:
             del self.seats[player_id]
             return None
-        return kept[0]
+        return kept
+
+    def _hand(self, kept: _Kept, now: float) -> Seated:
+        """Hand the seat out; it is handed again to the same player for `seat_again`."""
+        if not kept.handed:
+            kept.handed = True
+            kept.until = min(kept.until, now + self.seat_again)
+        return kept.seat
 
     async def join(self, entry: Entry, now: float) -> bool:
         pid = entry.player_id
-        if pid in self.entries or self._seat_for(pid, now) is not None:
+        kept = self._kept(pid, now)
+        if pid in self.entries or (kept is not None and not kept.handed):
             return False
+        if kept is not None:  # handed already: the player has moved on
+            del self.seats[pid]
         self.entries[pid] = entry
         self.seen[pid] = now
         self._queue(entry.queue)[pid] = entry
@@ -61,25 +81,24 @@ class LocalQueue:
             joined=entry.joined,
             bots_at=entry.bots_at,
             waiting=len(self._queue(entry.queue)),
-            waiting_mode=sum(len(self._queue(q)) for q in queues_of(mode)),
+            waiting_mode=sum(len(self._queue(q)) for q in queues_of(mode, self.targets)),
             seating=entry.player_id in self.seating,
         )
 
     async def poll(self, player_id: str, now: float) -> Waiting | Seated | None:
-        seat = self._seat_for(player_id, now)
-        if seat is not None:
-            del self.seats[player_id]
-            return seat
+        kept = self._kept(player_id, now)
+        if kept is not None:
+            return self._hand(kept, now)
         entry = self.entries.get(player_id)
         if entry is None:
             return None
         self.seen[player_id] = now
         return self._waiting(entry)
 
-    async def leave(self, player_id: str) -> Waiting | Seated | Left | None:
-        seat = self.seats.pop(player_id, None)
-        if seat is not None:
-            return seat[0]
+    async def leave(self, player_id: str, now: float) -> Waiting | Seated | Left | None:
+        kept = self._kept(player_id, now)
+        if kept is not None:
+            return self._hand(kept, now)
         entry = self.entries.get(player_id)
         if entry is None:
             return None
@@ -95,8 +114,8 @@ class LocalQueue:
         self._queue(entry.queue).pop(pid, None)
 
     async def waiting(self, queue: str, now: float) -> list[Entry]:
-        for pid, (_seat, until) in list(self.seats.items()):
-            if until < now:  # never fetched: its player closed the page
+        for pid, kept in list(self.seats.items()):
+            if kept.until < now:  # never fetched (its player closed the page), or long ago
                 del self.seats[pid]
         for group_id, held in list(self.held.items()):
             if held.group.queue == queue and held.deadline < now:
@@ -127,8 +146,17 @@ class LocalQueue:
             self.seating.pop(pid, None)
             self._drop(entry)
             if pid in seats:
-                self.seats[pid] = (seats[pid], until)
+                self.seats[pid] = _Kept(seats[pid], until)
+        if self.notify is not None:
+            self.notify(list(seats))
         return True
+
+    async def watch(self, notify: Callable[[Sequence[str]], None]) -> None:
+        self.notify = notify  # told by `deliver`, in this process (the only one)
+        try:
+            await asyncio.Event().wait()  # until cancelled
+        finally:
+            self.notify = None
 
     async def release(self, group_id: str) -> None:
         held = self.held.pop(group_id, None)

@@ -5,7 +5,9 @@ Each process runs one matcher (`run`): every `tick` seconds, and at once after a
 reads each queue, picks groups (`quickplay.find_groups`), claims each group in the queue
 (atomic: a group another process claimed first is skipped), makes its room here, and
 hands the seats over through the queue, from which each player's next poll, on whichever
-process, takes theirs once. The queue is `quickplay_local.LocalQueue` (one process) or
+process, takes theirs. A poll may wait for the seat (`wait`): the queue tells every
+process which players were just seated (`QuickPlayQueue.watch`), and their waiting polls
+answer at once. The queue is `quickplay_local.LocalQueue` (one process) or
 `spades.cluster.quickplay.RedisQueue` (a cluster).
 """
 
@@ -16,18 +18,19 @@ import contextlib
 import logging
 import math
 import secrets
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
+from typing import Any
 
 from spades.codes import ErrorCode
+from spades.store.protocol import QueueFacts
 
 from .errors import RoomError
 from .manager import RoomManager
-from .matchrating import RatingLookup, rating_for_matching
+from .matchrating import RatingLookup, matched_by
 from .quickplay import (
-    ALL_QUEUES,
     MODES,
-    TARGETS,
     Entry,
     Group,
     Left,
@@ -41,9 +44,22 @@ from .quickplay import (
     room_settings,
     seat_order,
 )
+from .room import Room
 from .settings import clean_name, distinct_name
 
 log = logging.getLogger(__name__)
+
+STOP_WAIT = 5.0  # seconds the stop waits for the matcher's tasks to end
+
+
+class _Listening:
+    """The polls of one player waiting here, and what ends them (their seat was made)."""
+
+    __slots__ = ("polls", "seated")
+
+    def __init__(self) -> None:
+        self.polls = 0
+        self.seated = asyncio.Event()
 
 
 class QuickPlay:
@@ -59,28 +75,48 @@ class QuickPlay:
         self.manager = manager
         self.config = config
         self.clock = manager.clock
-        store = manager.store
-        # Where a player's rating for matching comes from (matchrating.py); replaceable.
-        self.rating: RatingLookup = rating or (
-            lambda player_id, mode: rating_for_matching(player_id, mode, store=store)
-        )
+        # Where a player's rating for matching comes from (matchrating.py): the store's,
+        # read with the join's other checks, unless a lookup is given (a test's).
+        self.rating: RatingLookup | None = rating
         self.tables = 0  # tables seated by this process
         self._wake = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
+        self._joined: set[str] = set()  # queues joined here since the matcher last looked
+        self._tasks: list[asyncio.Task[None]] = []
         self._seating: set[asyncio.Task[int]] = set()  # tables being made
+        # The polls waiting here for their player's seat, by player.
+        self._polls: dict[str, _Listening] = {}
+        self._closing = False
 
     def start(self) -> None:
-        self._task = asyncio.get_running_loop().create_task(self.run(), name="quickplay")
+        loop = asyncio.get_running_loop()
+        self._tasks = [
+            loop.create_task(self.run(), name="quickplay"),
+            loop.create_task(self.queue.watch(self.seated), name="quickplay-seated"),
+        ]
+
+    def seated(self, players: Sequence[str]) -> None:
+        """Seats were made for `players` (by any process): their waiting polls answer now."""
+        for player_id in players:
+            listening = self._polls.get(player_id)
+            if listening is not None:
+                listening.seated.set()
+
+    def close_polls(self) -> None:
+        """The server is stopping: every waiting poll answers now, and none waits again."""
+        self._closing = True
+        for listening in self._polls.values():
+            listening.seated.set()
 
     async def stop(self) -> None:
         # A table left half made: its group is held until its deadline, then waits again.
-        tasks = [t for t in (self._task, *self._seating) if t is not None]
+        self.close_polls()
+        tasks = [*self._tasks, *self._seating]
         for task in tasks:
             task.cancel()
-        for task in tasks:
-            with contextlib.suppress(BaseException):
-                await task
-        self._task = None
+        # (A cancellation the Redis client swallowed while connecting is not waited for.)
+        if tasks:
+            await asyncio.wait(tasks, timeout=STOP_WAIT)
+        self._tasks = []
 
     # --- the players' requests ---------------------------------------------------------
 
@@ -93,25 +129,36 @@ class QuickPlay:
                 ErrorCode.UNKNOWN_MODE,
                 422,
             )
-        if target not in TARGETS:
+        targets = self.config.targets
+        if target not in targets:
             raise QuickPlayRefused(
-                f"quick play plays to one of {', '.join(map(str, TARGETS))}",
+                f"quick play plays to one of {', '.join(map(str, targets))}",
                 ErrorCode.NOT_A_PRESET,
                 422,
             )
         name = clean_name(name, self.manager.config.name_length)
-        await self._not_in_rated_game(player_id)
-        await self._not_just_after_quitting(player_id)
-        rating = await self.rating(player_id, mode)
+        facts = await self.manager.store.queue_facts(player_id, mode)  # (one read)
+        self._not_in_rated_game(facts)
+        self._not_just_after_quitting(facts)
+        if self.rating is not None:
+            rating = await self.rating(player_id, mode)
+        else:
+            rating = matched_by(facts.rating)
         now = self.clock.now()
         bots_at = None if bots_after is None else now + bots_after
         entry = Entry(player_id, name, queue_name(mode, target), rating, now, bots_at)
         if not await self.queue.join(entry, now):
+            # A seat made for the player and not handed to them yet (their poll's answer
+            # was lost): this answer hands it over. Else they wait already.
+            state = await self.queue.poll(player_id, now)
+            if isinstance(state, Seated):
+                return state
             raise QuickPlayRefused(
                 "you are in quick play already; leave it first",
                 ErrorCode.ALREADY_QUEUED,
                 409,
             )
+        self._joined.add(entry.queue)
         self._wake.set()
         # Seated already (another process matched the player meanwhile): the seat is
         # handed out in this answer, as a poll would.
@@ -120,23 +167,22 @@ class QuickPlay:
             raise self.not_queued()
         return state
 
-    async def _not_in_rated_game(self, player_id: str) -> None:
-        for stored in await self.manager.store.player_rooms(player_id):
-            room = stored.room
-            if room.status == "playing" and room.settings.get("rated"):
-                raise QuickPlayRefused(
-                    f"you have a seat in room {room.code}, a rated game being played: "
-                    "finish it (or leave its seat) first",
-                    ErrorCode.IN_RATED_GAME,
-                    409,
-                )
+    @staticmethod
+    def _not_in_rated_game(facts: QueueFacts) -> None:
+        if facts.rated_games:
+            raise QuickPlayRefused(
+                f"you have a seat in room {facts.rated_games[0]}, a rated game being played: "
+                "finish it (or leave its seat) first",
+                ErrorCode.IN_RATED_GAME,
+                409,
+            )
 
-    async def _not_just_after_quitting(self, player_id: str) -> None:
+    def _not_just_after_quitting(self, facts: QueueFacts) -> None:
         """Fair play: a player who left a rated game before its end (the bot finished it
         for them) waits `quit_wait` seconds from that game's end before queueing again."""
         if self.config.quit_wait <= 0:
             return
-        quit_at = await self.manager.store.last_quit(player_id)
+        quit_at = facts.last_quit
         if quit_at is None:
             return
         left = quit_at.timestamp() + self.config.quit_wait - self.clock.now()
@@ -150,14 +196,38 @@ class QuickPlay:
                 retry_after=math.ceil(left),
             )
 
-    async def poll(self, player_id: str) -> Waiting | Seated:
+    async def poll(self, player_id: str, wait: float = 0.0) -> Waiting | Seated:
+        """The player's state; while they wait, up to `wait` seconds (at most
+        `config.max_wait`) until their seat is made."""
+        wait = min(max(0.0, wait), self.config.max_wait)
+        if wait <= 0 or self._closing:
+            return await self._poll_now(player_id)
+        # Listening before the first look: a seat made in between is not missed.
+        listening = self._polls.get(player_id)
+        if listening is None:
+            listening = self._polls[player_id] = _Listening()
+        listening.polls += 1
+        try:
+            state = await self._poll_now(player_id)
+            if isinstance(state, Seated):
+                return state
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(wait):
+                    await listening.seated.wait()
+            return await self._poll_now(player_id)
+        finally:
+            listening.polls -= 1
+            if not listening.polls and self._polls.get(player_id) is listening:
+                del self._polls[player_id]
+
+    async def _poll_now(self, player_id: str) -> Waiting | Seated:
         state = await self.queue.poll(player_id, self.clock.now())
         if state is None:
             raise self.not_queued()
         return state
 
     async def leave(self, player_id: str) -> Waiting | Seated | Left:
-        state = await self.queue.leave(player_id)
+        state = await self.queue.leave(player_id, self.clock.now())
         if state is None:
             raise self.not_queued()
         return state
@@ -174,10 +244,21 @@ class QuickPlay:
 
     async def run(self) -> None:
         failing = False  # said once when matching starts failing, and once when it is back
+        next_tick = self.clock.now()
         while True:
-            await self._nap()
+            await self._nap(next_tick)
+            # Every queue each tick (the windows widen, bots come due); between ticks, only
+            # the queues joined since the last look (a join wants a look at once).
+            queues: Sequence[str]
+            if self.clock.now() >= next_tick:
+                queues, next_tick = self.config.queues, self.clock.now() + self.config.tick
+                self._joined.clear()
+            else:
+                queues = sorted(self._joined)
+                self._joined.clear()
             try:
-                await self.match_all()
+                for queue in queues:
+                    await self.match_queue(queue)
             except Exception:
                 if not failing:
                     log.exception("quick play: matching failed (tried again every tick)")
@@ -187,12 +268,10 @@ class QuickPlay:
                     log.info("quick play: matching works again")
                 failing = False
 
-    async def _nap(self) -> None:
-        """Until the next tick, or a join (which wants a look at once)."""
+    async def _nap(self, until: float) -> None:
+        """Until `until` (the next tick), or a join (which wants a look at once)."""
         if not self._wake.is_set():
-            sleeper = asyncio.ensure_future(
-                self.clock.sleep_until(self.clock.now() + self.config.tick)
-            )
+            sleeper = asyncio.ensure_future(self.clock.sleep_until(until))
             waker = asyncio.ensure_future(self._wake.wait())
             try:
                 await asyncio.wait({sleeper, waker}, return_when=asyncio.FIRST_COMPLETED)
@@ -203,7 +282,7 @@ class QuickPlay:
 
     async def match_all(self) -> int:
         seated = 0
-        for queue in ALL_QUEUES:
+        for queue in self.config.queues:
             seated += await self.match_queue(queue)
         return seated
 
@@ -247,7 +326,7 @@ class QuickPlay:
             mode, int(target), rated=rated, turn_seconds=self.config.turn_seconds
         )
         try:
-            room, tokens = await self.manager.create_table(players, settings)
+            room, tokens, dealt = await self.manager.create_table(players, settings)
         except (RoomError, OSError) as exc:
             log.warning("quick play: a table could not be made (%s); queued again", exc)
             await self.queue.release(group.group_id)
@@ -257,13 +336,32 @@ class QuickPlay:
             token = tokens[index]
             assert token is not None
             seats[entry.player_id] = Seated(room.code, index, token, rated)
-        if await self.queue.deliver(group.group_id, seats):
-            self.tables += 1
-            log.info("quick play: table %s seated (%s)", room.code, group.queue)
-            return 1
-        # Too late: the group lapsed and its players wait again. Nobody has this room.
-        log.warning("quick play: table %s made too late; closed", room.code)
+        # The seats are handed over while the deal is stored: a player's hello is queued in
+        # the room after the deal, so nobody sees the table before its cards.
+        if not await self.queue.deliver(group.group_id, seats):
+            # Too late: the group lapsed and its players wait again. Nobody has this room.
+            log.warning("quick play: table %s made too late; closed", room.code)
+            await self._close(room, dealt)
+            return 0
+        self.tables += 1
+        if not group.bots:
+            last = max(e.joined for e in group.players)
+            self.manager.observer.quickplay_seated(self.clock.now() - last)
+        try:
+            await dealt
+        except (RoomError, OSError) as exc:
+            # The deal could not be stored: the table is closed, and its players' sockets
+            # are told so (their page says the room closed; Play now takes them again).
+            log.warning("quick play: table %s could not be dealt (%s); closed", room.code, exc)
+            await self._close(room, None)
+            return 0
+        log.info("quick play: table %s seated (%s)", room.code, group.queue)
+        return 1
+
+    async def _close(self, room: Room, dealt: asyncio.Future[Any] | None) -> None:
+        if dealt is not None:
+            with contextlib.suppress(Exception):
+                await dealt
         with contextlib.suppress(RoomError):
-            await room.call(room.abandon)
+            await room.call(room.abandon, "this table could not be set: press Play now again")
         await self.manager.drop(room.room_id, release=True)
-        return 0

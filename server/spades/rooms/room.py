@@ -15,6 +15,7 @@ new state to every connection with it, and plans the next turn by it.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from functools import partial
@@ -40,6 +41,7 @@ from .match import Match
 from .observer import NO_OBSERVER, Observer, now
 from .presence import attach, detach
 from .protocol import COMMANDS, GAME_ACTIONS
+from .ratings_io import load_ratings
 from .recovery import stored_seats
 from .seating import Seating
 from .seats import Seat
@@ -289,6 +291,8 @@ class Room:
         if taken is not None:
             if join_id is not None and token is not None:
                 self.recent_joins.remember(join_id, taken, token, at)
+            if player is not None and player not in self.table.ratings:
+                await load_ratings(self.store, self.table)  # (a rated room's only)
             self.changed()
         return taken, token
 
@@ -314,7 +318,9 @@ class Room:
         await self.match.previous_stored()
         await self.seating.fill_with_bots()
         await self._unrate_with_bots()
-        await self.match.start()
+        # The players' ratings as they are now (a rated room's), read while the deal is
+        # stored: a quick play table is handed to its players no later for it.
+        await asyncio.gather(load_ratings(self.store, self.table), self.match.start())
 
     async def _unrate_with_bots(self) -> None:
         """A rated room whose game starts with a bot in a seat is not rated from then on
@@ -397,6 +403,7 @@ class Room:
         """Inside the actor, after a reload: finish what the crash interrupted, restart bots
         and clocks."""
         await self.match.resume()
+        await load_ratings(self.store, self.table)
         self.changed()
 
     async def abandon(self, why: str = "this room was closed: nobody was playing") -> None:

@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from .seats import Seat
 from .settings import RoomSettings
+
+
+class SeatRating(NamedTuple):
+    """A player's rating as a rated room shows it (rating.py: the conservative rating)."""
+
+    shown: int
+    provisional: bool
 
 
 class Table:
@@ -23,6 +32,10 @@ class Table:
         self.settings = settings
         self.seats = seats  # changed in place, never replaced
         self.host_seat = host_seat
+        # A rated room's players' ratings (by player), and the last game's changes, each
+        # (seat, shown before, shown after): what the seats and the game's end show.
+        self.ratings: dict[str, SeatRating] = {}
+        self.rating_changes: tuple[tuple[int, int, int], ...] = ()
 
     @property
     def settings(self) -> RoomSettings:

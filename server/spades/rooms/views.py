@@ -14,7 +14,17 @@ from .match import Match
 from .seats import host_away_until
 from .table import Table
 
-_SEAT_KEYS = ("seat", "name", "kind", "bot_level", "connected", "away", "timed_out")
+_SEAT_KEYS = (
+    "seat",
+    "name",
+    "kind",
+    "bot_level",
+    "connected",
+    "away",
+    "timed_out",
+    "rating",
+    "provisional",
+)
 # The spectators a room's `room` counts, at most: "10" reads "ten or more". A count that
 # changes makes a new `room`, sent to every connection: past ten, a crowd coming and going
 # costs the players nothing.
@@ -51,7 +61,12 @@ class Views:
             if c.seat is None:
                 watchers += 1
         seats = []
+        # A rated room's seats show their players' ratings (none elsewhere).
+        ratings = table.ratings if table.settings.rated else None
         for s in table.seats:
+            rating = None
+            if ratings and s.player_id is not None and s.kind == "human":
+                rating = ratings.get(s.player_id)
             seats.append(
                 (
                     s.index,
@@ -61,6 +76,8 @@ class Views:
                     s.kind == "bot" or s.index in online,
                     s.away,
                     s.timed_out,
+                    None if rating is None else rating.shown,
+                    rating is not None and rating.provisional,
                 )
             )
         # The host dropped: when the host's role passes to a player who is here (at the end
@@ -85,6 +102,7 @@ class Views:
             tuple(sorted(match.again)),
             host_back_by,
             min(watchers, SPECTATORS_SHOWN),
+            table.rating_changes,
         )
         if you is not None:
             return _room_dict(key, you)
@@ -162,6 +180,7 @@ def _room_dict(key: tuple[Any, ...], you: int | None) -> dict[str, Any]:
         again,
         host_back_by,
         spectators,
+        rating_changes,
     ) = key
     return {
         "id": room_id,
@@ -177,4 +196,8 @@ def _room_dict(key: tuple[Any, ...], you: int | None) -> dict[str, Any]:
         "again": list(again),
         "host_back_by": host_back_by,
         "spectators": spectators,
+        "rating_changes": [
+            {"seat": seat, "before": before, "after": after}
+            for seat, before, after in rating_changes
+        ],
     }

@@ -25,6 +25,7 @@ from .rows import (
     PasskeyRow,
     PlayerGame,
     PlayerRow,
+    QueueFacts,
     RatingChangeRow,
     ReportRow,
     RoomRow,
@@ -185,6 +186,11 @@ class Store(Protocol):
 
     async def last_quit(self, player_id: str) -> datetime | None:
         """When the last rated game the player left before its end finished (None: never)."""
+        ...
+
+    async def queue_facts(self, player_id: str, mode: str) -> QueueFacts:
+        """What quick play checks before queueing the player, in one read: their rated
+        games being played, their last quit (as `last_quit`), their rating in `mode`."""
         ...
 
     async def leaderboard_rank(self, player_id: str, mode: str, *, min_games: int) -> int | None:
@@ -450,6 +456,7 @@ __all__ = [
     "PlayerGame",
     "PlayerRow",
     "PlayerTaken",
+    "QueueFacts",
     "RatingChangeRow",
     "ReportRow",
     "RoomRow",

@@ -28,8 +28,8 @@ from spades.engine.stats import SeatStats
 
 from .owner_writes import OwnerWrite
 from .player_stats import _FINISH_CTES, _FINISH_SQLITE, finish_args
-from .protocol import LeaderRow, RatingChangeRow, StoredRating
-from .tables import PLAYER_RATINGS, PLAYERS, RATING_CHANGES
+from .protocol import LeaderRow, QueueFacts, RatingChangeRow, StoredRating
+from .tables import PLAYER_RATINGS, PLAYERS, RATING_CHANGES, ROOMS, SEATS
 
 _COLUMNS = "mu_before, sigma_before, mu_after, sigma_after, weight, quit"
 _RECORD = (
@@ -170,6 +170,17 @@ async def last_quit(conn: AsyncConnection, player_id: str) -> datetime | None:
     query = select(func.max(c.at)).where(c.player_id == player_id, c.quit.is_(True))
     at: datetime | None = (await conn.execute(query)).scalar_one_or_none()
     return at
+
+
+async def queue_facts(conn: AsyncConnection, player_id: str, mode: str) -> QueueFacts:
+    """`Store.queue_facts`: three queries on one connection (one checkout, not three)."""
+    playing = select(ROOMS.c.code, ROOMS.c.settings).where(
+        ROOMS.c.status == "playing",
+        ROOMS.c.id.in_(select(SEATS.c.room_id).where(SEATS.c.player_id == player_id)),
+    )
+    rated = [row.code for row in await conn.execute(playing) if (row.settings or {}).get("rated")]
+    found = await ratings(conn, [player_id], mode)
+    return QueueFacts(rated, await last_quit(conn, player_id), found.get(player_id))
 
 
 def _ordinal() -> Any:

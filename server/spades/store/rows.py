@@ -222,6 +222,15 @@ class StoredRating:
 
 
 @dataclass(frozen=True)
+class QueueFacts:
+    """What quick play checks before it queues a player, read at once."""
+
+    rated_games: list[str]  # rated rooms whose game is being played with a seat of theirs
+    last_quit: datetime | None  # the end of the last rated game they left before its end
+    rating: StoredRating | None  # in the mode asked for (None: never rated in it)
+
+
+@dataclass(frozen=True)
 class RatingChangeRow:
     """One rated game's change of one player's rating."""
 

@@ -48,6 +48,7 @@ from .protocol import (
     PlayerGame,
     PlayerRow,
     PlayerTaken,
+    QueueFacts,
     RatingChangeRow,
     RoomRow,
     RoomStatus,
@@ -408,6 +409,10 @@ class SqlStore(AccountWrites, PasskeyWrites, ModerationWrites):
     async def last_quit(self, player_id: str) -> datetime | None:
         async with self._access.read() as conn:
             return await rating_store.last_quit(conn, player_id)
+
+    async def queue_facts(self, player_id: str, mode: str) -> QueueFacts:
+        async with self._access.read() as conn:
+            return await rating_store.queue_facts(conn, player_id, mode)
 
     async def leaderboard_rank(self, player_id: str, mode: str, *, min_games: int) -> int | None:
         async with self._access.read() as conn:

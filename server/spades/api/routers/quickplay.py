@@ -1,14 +1,14 @@
 """Quick play over REST: join the queue, poll it (the poll is the heartbeat that keeps your
-place, and hands you your seat once), leave it. The player is the request's, found as
-`players.required_player` finds it (the `X-Spades-Player` credential, or a signed-in
-session's cookie); a request with neither answers `player_required`."""
+place, and hands you your seat; it may wait for it, `?wait=`), leave it. The player is the
+request's, found as `players.required_player` finds it (the `X-Spades-Player` credential,
+or a signed-in session's cookie); a request with neither answers `player_required`."""
 
 from __future__ import annotations
 
 import contextlib
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Query, Request
 
 from spades.codes import ErrorCode
 from spades.rooms import BadPlayer, RoomError
@@ -26,8 +26,9 @@ from .rooms import not_banned
 
 router = APIRouter()
 
-# How often a waiting client polls: often enough that a table is taken within a second or
-# two of being made, and that a page closed leaves the queue within `quickplay_expire`.
+# How often a waiting client that does not wait in its polls polls: often enough that a
+# table is taken within a second or two of being made, and that a page closed leaves the
+# queue within `quickplay_expire`. A client that asks `?wait=` polls again at once.
 POLL_SECONDS = 1.5
 
 
@@ -49,7 +50,7 @@ def _quickplay(request: Request) -> QuickPlay:
     return services_of(request).quickplay
 
 
-def state_of(state: Waiting | Seated | str, now: float) -> QuickPlayState:
+def state_of(state: Waiting | Seated | str, now: float, wait: float) -> QuickPlayState:
     if isinstance(state, Seated):
         return QuickPlayState(
             status="matched", code=state.code, seat=state.seat, token=state.token, rated=state.rated
@@ -65,6 +66,7 @@ def state_of(state: Waiting | Seated | str, now: float) -> QuickPlayState:
             waited=round(max(0.0, now - state.joined), 1),
             bots_in=None if state.bots_at is None else round(max(0.0, state.bots_at - now), 1),
             poll_seconds=POLL_SECONDS,
+            wait_seconds=wait,
         )
     return QuickPlayState(status="left")
 
@@ -89,7 +91,11 @@ async def join_queue(body: QuickPlayJoin, request: Request, player: Player) -> Q
         raise
     except RoomError as exc:
         raise http_error(exc) from exc
-    return state_of(state, quickplay.clock.now())
+    return answer(quickplay, state)
+
+
+def answer(quickplay: QuickPlay, state: Waiting | Seated | str) -> QuickPlayState:
+    return state_of(state, quickplay.clock.now(), quickplay.config.max_wait)
 
 
 @router.get(
@@ -98,9 +104,23 @@ async def join_queue(body: QuickPlayJoin, request: Request, player: Player) -> Q
     tags=["quick play"],
     responses=refusals(401, 403, 404, 503),
 )
-async def poll_queue(request: Request, player: Player) -> QuickPlayState:
+async def poll_queue(
+    request: Request,
+    player: Player,
+    wait: Annotated[
+        float,
+        Query(
+            ge=0,
+            le=600,
+            description="seconds to wait for your seat before answering (at most the "
+            "answer's `wait_seconds`, a longer wait is cut to it); 0: answer at once",
+        ),
+    ] = 0.0,
+) -> QuickPlayState:
     """Your place in the queue (and it is kept: a poll is the heartbeat), or your seat once
-    a table is made: `matched` is answered once, by whichever process you ask."""
+    a table is made (`matched`, by whichever process you ask; asked again within two
+    minutes, the same seat is answered again). With `wait`, the answer comes when your
+    seat is made, or after `wait` seconds."""
     quickplay = _quickplay(request)
     try:
         await not_banned(request, player)
@@ -109,12 +129,12 @@ async def poll_queue(request: Request, player: Player) -> QuickPlayState:
             await quickplay.leave(player.id)
         raise
     try:
-        state = await quickplay.poll(player.id)
+        state = await quickplay.poll(player.id, wait)
     except QuickPlayRefused:
         raise
     except RoomError as exc:  # the queue is out of reach (503)
         raise http_error(exc) from exc
-    return state_of(state, quickplay.clock.now())
+    return answer(quickplay, state)
 
 
 @router.delete(
@@ -133,4 +153,4 @@ async def leave_queue(request: Request, player: Player) -> QuickPlayState:
         raise
     except RoomError as exc:  # the queue is out of reach (503)
         raise http_error(exc) from exc
-    return state_of(state, quickplay.clock.now())
+    return answer(quickplay, state)

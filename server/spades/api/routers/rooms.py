@@ -90,10 +90,13 @@ async def not_banned(request: Request, player: PlayerRow | None) -> None:
 
 
 @router.get("/api/settings", tags=["rooms"])
-async def room_settings_schema() -> dict[str, Any]:
+async def room_settings_schema(request: Request) -> dict[str, Any]:
     """The JSON Schema of a room's settings: per field its default, limits, choices,
-    title and description (the web client builds its settings form from it)."""
-    return settings_schema()
+    title and description (the web client builds its settings form from it); beside it
+    `quickplay`, what Play now offers (`targets`)."""
+    schema = settings_schema()
+    schema["quickplay"] = {"targets": list(services_of(request).quickplay.config.targets)}
+    return schema
 
 
 @router.post(
