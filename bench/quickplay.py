@@ -57,6 +57,7 @@ async def make_players(http: httpx.AsyncClient, urls: list[str], count: int) -> 
 
 RETRIED: set[str] = set()  # players one of whose joins was answered "queued already"
 REQUESTS = [0]  # requests sent, retries included
+FAILED: list[str] = []  # the first few players not seated, and why
 
 
 class NotSeated(Exception):
@@ -126,6 +127,7 @@ async def run_once(args: argparse.Namespace) -> dict[str, Any]:
     cluster = ClusterServer(args.processes, extra=extra)
     REQUESTS[0] = 0
     RETRIED.clear()
+    FAILED.clear()
     load_before = os.getloadavg()[0]
     try:
         await cluster.wait_ready()
@@ -144,7 +146,9 @@ async def run_once(args: argparse.Namespace) -> dict[str, Any]:
                     play_now(urls[i % len(urls)], credentials[i], args.poll, args.wait),
                     args.give_up,
                 )
-            except (TimeoutError, NotSeated, Closed, OSError):
+            except (TimeoutError, NotSeated, Closed, OSError) as exc:
+                if len(FAILED) < 5:
+                    FAILED.append(repr(exc)[:300])
                 return None
 
         found = await asyncio.gather(*(player(i) for i in range(args.players)))
@@ -169,6 +173,7 @@ async def run_once(args: argparse.Namespace) -> dict[str, Any]:
         "tables": len(tables),
         "full_tables": sum(1 for seats in tables.values() if len(seats) == 4),
         "requests": REQUESTS[0],
+        "not_seated_why": list(FAILED),
         "joins_answered_queued_already": len(RETRIED),
         "seconds": round(took, 1),
         "wait_ms": percentiles(waits),

@@ -31,8 +31,9 @@ class Connection:
     async def request(
         self, method: str, path: str, body: Any = None, *, retry: bool = True
     ) -> tuple[int, Any]:
-        """(status, the JSON body or None). A connection the server closed under a kept-alive
-        request is opened again and the request sent once more when `retry`."""
+        """(status, the JSON body, its text when it is not JSON, or None). A connection the
+        server closed under a kept-alive request is opened again and the request sent once
+        more when `retry`."""
         payload = b"" if body is None else json.dumps(body).encode()
         head = [f"{method} {path} HTTP/1.1", f"Host: {self.host}:{self.port}"]
         head += [f"{k}: {v}" for k, v in self.headers.items()]
@@ -74,7 +75,10 @@ class Connection:
         body = await self._chunks(reader) if chunked else await reader.readexactly(length)
         if close:
             await self.close()
-        return status, json.loads(body) if body else None
+        try:
+            return status, json.loads(body) if body else None
+        except ValueError:  # (not JSON: a plain-text error of the server's)
+            return status, body.decode("utf-8", "replace")
 
     @staticmethod
     async def _chunks(reader: asyncio.StreamReader) -> bytes:

@@ -124,3 +124,16 @@ async def test_postgres_statements_have_a_deadline_by_default(
                 await conn.execute(text("SELECT pg_sleep(5)"))
     finally:
         await engine.dispose()
+
+
+async def test_a_read_that_finds_no_free_connection_is_unavailable(pg_url: str) -> None:
+    """Every connection of the pool busy past its wait (an overloaded database): the read
+    fails as StorageUnavailable (503 and Retry-After over REST), not as a server error."""
+    store = await open_store(pg_url, pool_size=1, max_overflow=0, pool_timeout=0.2)
+    try:
+        async with store.engine.connect():  # the pool's one connection, held
+            with pytest.raises(StorageUnavailable):
+                await store.ratings(["nobody"], "partnership")
+        assert await store.ratings(["nobody"], "partnership") == {}  # free again: fine
+    finally:
+        await store.close()

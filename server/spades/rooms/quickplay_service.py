@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from spades.codes import ErrorCode
-from spades.store.protocol import QueueFacts
+from spades.store.protocol import QueueFacts, StoreError
 
 from .errors import RoomError
 from .manager import RoomManager
@@ -327,7 +327,7 @@ class QuickPlay:
         )
         try:
             room, tokens, dealt = await self.manager.create_table(players, settings)
-        except (RoomError, OSError) as exc:
+        except (RoomError, StoreError, OSError) as exc:
             log.warning("quick play: a table could not be made (%s); queued again", exc)
             await self.queue.release(group.group_id)
             return 0
@@ -349,7 +349,7 @@ class QuickPlay:
             self.manager.observer.quickplay_seated(self.clock.now() - last)
         try:
             await dealt
-        except (RoomError, OSError) as exc:
+        except (RoomError, StoreError, OSError) as exc:
             # The deal could not be stored: the table is closed, and its players' sockets
             # are told so (their page says the room closed; Play now takes them again).
             log.warning("quick play: table %s could not be dealt (%s); closed", room.code, exc)

@@ -6,6 +6,7 @@ import contextlib
 from collections.abc import Iterator
 
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from . import sqlite_log
 from .db import is_readonly_error
@@ -20,12 +21,12 @@ def connection_lost(exc: BaseException) -> bool:
 
 
 def as_unavailable(exc: BaseException) -> StorageUnavailable | None:
-    """The database was unreachable or did not answer (not: it refused the statement)."""
+    """The database was unreachable or did not answer (not: it refused the statement), or
+    no connection of the pool came free in time (every one busy: an overloaded database)."""
     if isinstance(exc, StoreError):
         return None
-    lost = isinstance(exc, OSError | TimeoutError | OperationalError | InterfaceError) or (
-        isinstance(exc, DBAPIError) and exc.connection_invalidated
-    )
+    kinds = OSError | TimeoutError | PoolTimeout | OperationalError | InterfaceError
+    lost = isinstance(exc, kinds) or (isinstance(exc, DBAPIError) and exc.connection_invalidated)
     if not lost:
         return None
     failure = StorageUnavailable(f"the database is unavailable: {exc!r}")
