@@ -320,6 +320,16 @@ class RoomManager:
         dealt = asyncio.ensure_future(room.call(self._start_now, room))
         return room, tokens, dealt
 
+    async def close_table(self, code: str, why: str) -> None:
+        """Close a room `create_table` made that its players were never seated at (made too
+        late, or its deal not stored): abandoned, its lease given back."""
+        room = self.rooms.get(code)
+        if room is None:
+            return
+        with contextlib.suppress(RoomError):
+            await room.call(room.abandon, why)
+        await self.drop(room.room_id, release=True)
+
     def _check_cap(self) -> None:
         cap = self.config.max_rooms
         if cap and len(self.rooms) + len(self._reserved) >= cap:

@@ -44,7 +44,6 @@ from .quickplay import (
     room_settings,
     seat_order,
 )
-from .room import Room
 from .settings import clean_name, distinct_name
 
 log = logging.getLogger(__name__)
@@ -341,7 +340,7 @@ class QuickPlay:
         if not await self.queue.deliver(group.group_id, seats):
             # Too late: the group lapsed and its players wait again. Nobody has this room.
             log.warning("quick play: table %s made too late; closed", room.code)
-            await self._close(room, dealt)
+            await self._close(room.code, dealt)
             return 0
         self.tables += 1
         if not group.bots:
@@ -353,15 +352,13 @@ class QuickPlay:
             # The deal could not be stored: the table is closed, and its players' sockets
             # are told so (their page says the room closed; Play now takes them again).
             log.warning("quick play: table %s could not be dealt (%s); closed", room.code, exc)
-            await self._close(room, None)
+            await self._close(room.code, None)
             return 0
         log.info("quick play: table %s seated (%s)", room.code, group.queue)
         return 1
 
-    async def _close(self, room: Room, dealt: asyncio.Future[Any] | None) -> None:
+    async def _close(self, code: str, dealt: asyncio.Future[Any] | None) -> None:
         if dealt is not None:
             with contextlib.suppress(Exception):
                 await dealt
-        with contextlib.suppress(RoomError):
-            await room.call(room.abandon, "this table could not be set: press Play now again")
-        await self.manager.drop(room.room_id, release=True)
+        await self.manager.close_table(code, "this table could not be set: press Play now again")

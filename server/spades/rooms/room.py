@@ -319,8 +319,12 @@ class Room:
         await self.seating.fill_with_bots()
         await self._unrate_with_bots()
         # The players' ratings as they are now (a rated room's), read while the deal is
-        # stored: a quick play table is handed to its players no later for it.
-        await asyncio.gather(load_ratings(self.store, self.table), self.match.start())
+        # stored (the deal in the actor's own task, as every command's work).
+        reading = asyncio.ensure_future(load_ratings(self.store, self.table))
+        try:
+            await self.match.start()
+        finally:
+            await reading
 
     async def _unrate_with_bots(self) -> None:
         """A rated room whose game starts with a bot in a seat is not rated from then on
