@@ -5,13 +5,14 @@ from __future__ import annotations
 import secrets
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cluster_support import REDIS_URL, redis_unreachable
 from sqlalchemy import text
 
 from ci_env import skip_or_fail
-from spades.cluster.lease import RedisOwnership
+from spades.cluster.lease import RedisOwnership, holder_of
 from spades.cluster.node import fair_share
 
 
@@ -195,6 +196,62 @@ async def test_a_sweep_lists_the_rooms_again_after_redis_lost_them(
         assert await node.sweep_once() == 1
         assert "R2" in manager.rooms
         assert await redis.sismember(node.rooms_key, "R2")  # type: ignore[attr-defined]
+        await manager.stop()
+    finally:
+        await node.stop()
+        await store.close()
+
+
+async def test_a_lease_about_to_lapse_is_claimed_when_it_lapses_not_a_sweep_later(
+    redis: object, tmp_path: Path
+) -> None:
+    """A paused owner's lease still runs when a sweep sees it, but will lapse before the
+    next one: the room is claimed the moment it lapses (a paused owner's rooms are back
+    within about a ttl, not a ttl plus a sweep period). One its owner renews in time is
+    left alone."""
+    import asyncio
+    import time
+
+    from cluster_support import REDIS_URL
+
+    from spades.cluster.node import ClusterNode
+    from spades.config import Settings
+    from spades.rooms import RoomConfig, RoomManager
+    from spades.store import RoomRow, SeatRow, open_store
+    from spades.store.migrate import upgrade
+
+    url = f"sqlite+aiosqlite:///{tmp_path / 'spades.db'}"
+    upgrade(url)
+    store = await open_store(url)
+    prefix = f"{PREFIX}lapse:"
+    node = ClusterNode(
+        REDIS_URL, prefix=prefix, node_id="s-1", lease_ttl=5.0, orphan_every=60, orphan_batch=8
+    )
+    try:
+        for room in ("R3", "R4"):
+            seats = [SeatRow(room, 0, name="Ann", token_hash="a" * 64)] + [
+                SeatRow(room, n) for n in (1, 2, 3)
+            ]
+            await store.create_room(RoomRow(id=room, code=room, settings={}, host_seat=0), seats)
+        config = RoomConfig.pick(Settings(database_url=url, bot_delay=0.0, bot_workers="thread"))
+        manager = RoomManager(store, config, ownership=node.ownership)
+        await node.start(manager)
+        r: Any = redis
+        for room in ("R3", "R4"):
+            await r.set(node.ownership.lease_key(room), "paused-1|1", px=400)
+            await r.sadd(node.rooms_key, room)
+        set_at = time.monotonic()
+        assert await node.sweep_once() == 0  # nothing free yet
+        assert "R3" not in manager.rooms
+        await asyncio.sleep(0.1)
+        await r.set(node.ownership.lease_key("R4"), "paused-1|1", px=5000)  # renewed
+        while "R3" not in manager.rooms and time.monotonic() - set_at < 5:
+            await asyncio.sleep(0.02)
+        assert "R3" in manager.rooms
+        assert time.monotonic() - set_at < 2.0  # not the 60 s sweep period
+        await asyncio.sleep(0.5)
+        assert "R4" not in manager.rooms
+        assert holder_of(await r.get(node.ownership.lease_key("R4"))) == "paused-1"
         await manager.stop()
     finally:
         await node.stop()

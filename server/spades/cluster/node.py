@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import os
 import random
@@ -140,6 +141,7 @@ class ClusterNode:
         self._stopping = False
         self.orphans_claimed = 0  # rooms nobody held, claimed here (failovers), for /metrics
         self._claiming = asyncio.Semaphore(8)  # orphan claims at once (store round trips)
+        self._lapsing: dict[str, asyncio.Task[None]] = {}  # claims due when a lease lapses
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ClusterNode:
@@ -225,7 +227,8 @@ class ClusterNode:
     # --- rooms nobody holds: claim them so their bots and clocks go on ----------------
 
     async def claim_orphans(self) -> int:
-        """Claim up to `orphan_batch` unfinished rooms whose lease is absent."""
+        """Claim up to `orphan_batch` unfinished rooms whose lease is absent, or about to
+        lapse before the next sweep (claimed the moment it does)."""
         manager = self.manager
         if manager is None or manager.draining:
             return 0
@@ -238,9 +241,17 @@ class ClusterNode:
             return 0
         async with self.redis.pipeline(transaction=False) as pipe:
             for room_id in ids:
-                pipe.exists(self.ownership.lease_key(room_id))
-            held = await pipe.execute()
-        orphans = [room_id for room_id, h in zip(ids, held, strict=True) if not h]
+                pipe.pttl(self.ownership.lease_key(room_id))
+            left = await pipe.execute()
+        # A live owner renews every renew_every, so its leases never run this low: one
+        # that will lapse before the next sweep is a paused or dead owner's. Waiting for
+        # the next sweep would add up to a whole sweep period to that room's failover.
+        soon = min(self.orphan_every, self.ownership.ttl / 2) * 1000
+        orphans = [
+            (room_id, max(0, int(ms)))
+            for room_id, ms in zip(ids, left, strict=True)
+            if int(ms) == -2 or 0 <= int(ms) < soon
+        ]
         if not orphans:
             return 0
         loads = await self.ownership.loads()
@@ -248,8 +259,27 @@ class ClusterNode:
         # In a random order, so processes sweeping at the same moment seldom race for the
         # same rooms (a lost race costs a lease attempt and nothing else).
         picked = random.sample(orphans, min(share, self.orphan_batch, len(orphans)))
-        results = await asyncio.gather(*(self._claim_orphan(manager, r) for r in picked))
+        loop = asyncio.get_running_loop()
+        for room_id, ms in picked:
+            if ms > 0 and room_id not in self._lapsing:  # claimed when it lapses, not later
+                task = loop.create_task(self._claim_at_lapse(manager, room_id, ms))
+                self._lapsing[room_id] = task
+                task.add_done_callback(functools.partial(self._lapsed, room_id))
+        now = [room_id for room_id, ms in picked if ms == 0]
+        results = await asyncio.gather(*(self._claim_orphan(manager, r) for r in now))
         return sum(results)
+
+    def _lapsed(self, room_id: str, _task: asyncio.Task[None]) -> None:
+        self._lapsing.pop(room_id, None)
+
+    async def _claim_at_lapse(self, manager: RoomManager, room_id: str, after_ms: int) -> None:
+        with contextlib.suppress(Exception):
+            await asyncio.sleep(after_ms / 1000 + 0.005)
+            if self._stopping or manager.draining:
+                return
+            if not await self.redis.exists(self.ownership.lease_key(room_id)):
+                await self._claim_orphan(manager, room_id)
+            # else renewed after all (its owner came back), or another process took it
 
     async def _claim_orphan(self, manager: RoomManager, room_id: str) -> int:
         async with self._claiming:
@@ -263,6 +293,12 @@ class ClusterNode:
                 log.exception("room %s: claim failed", room_id, extra={"room": room_id})
                 return 0
             self.orphans_claimed += 1
+            # Sockets this process relayed to the room's old owner: theirs is here now, so
+            # they reconnect to it at once rather than at the relay's next lease check.
+            if self.relay is not None:
+                for link in list(self.relay.links.values()):
+                    if link.code == room_id:
+                        link.moved()
             if room.status in ("finished", "abandoned"):
                 await self.redis.srem(self.rooms_key, room_id)
             return 1
@@ -287,10 +323,15 @@ class ClusterNode:
         return await self.claim_orphans()
 
     async def _orphans_forever(self) -> None:
+        claimed = 0
         while not self._stopping:
-            await asyncio.sleep(self.orphan_every)
+            # A whole batch claimed: more may wait (a process with many rooms died), so
+            # sweep again at once rather than a sweep period later.
+            if claimed < self.orphan_batch:
+                await asyncio.sleep(self.orphan_every)
+            claimed = 0
             try:
-                await self.sweep_once()
+                claimed = await self.sweep_once()
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
@@ -348,6 +389,8 @@ class ClusterNode:
         # taken), so each task is cancelled again until it ends, and the loops stop at
         # the flag. The process must exit whatever the client does.
         self._stopping = True
+        for lapsing in list(self._lapsing.values()):
+            lapsing.cancel()
         pending = list(self._tasks)
         deadline = time.monotonic() + STOP_WAIT_SECONDS
         while pending and time.monotonic() < deadline:
