@@ -30,6 +30,7 @@ import argparse
 import asyncio
 import json
 import os
+import subprocess
 import time
 from typing import Any
 
@@ -104,8 +105,11 @@ def under_from(series: list[float | None], limit: float = UNDER_MS) -> int | Non
     return start
 
 
-async def survivor_histogram(url: str, seconds: int, out: list[float | None]) -> None:
-    """The survivor's own p99 action latency (an upper bucket bound, ms) each second."""
+async def survivor_histogram(
+    url: str, seconds: int, out: list[float | None], lag: list[float | None]
+) -> None:
+    """The survivor's own p99 action latency and its longest event loop lag (upper bucket
+    bounds, ms) each second."""
     before = await asyncio.to_thread(scrape, url)
     for _ in range(seconds):
         await asyncio.sleep(1.0)
@@ -113,8 +117,11 @@ async def survivor_histogram(url: str, seconds: int, out: list[float | None]) ->
             after = await asyncio.to_thread(scrape, url)
         except httpx.HTTPError:
             out.append(None)
+            lag.append(None)
             continue
-        out.append(server_side(before, after)["action_ms_p99_le"])
+        figures = server_side(before, after)
+        out.append(figures["action_ms_p99_le"])
+        lag.append(figures["loop_lag_ms_max_le"])
         before = after
 
 
@@ -143,13 +150,30 @@ async def storm(args: argparse.Namespace) -> dict[str, Any]:
         theirs = [c for c in fleet.clients if c.room.code in watch.victim_rooms]
         fleet.stats.timed = []
         histogram: list[float | None] = []
-        scraper = asyncio.create_task(survivor_histogram(survivor.url, int(args.after), histogram))
-        assert victim.proc is not None
+        lag: list[float | None] = []
+        scraper = asyncio.create_task(
+            survivor_histogram(survivor.url, int(args.after), histogram, lag)
+        )
+        assert victim.proc is not None and survivor.proc is not None
+        profile = os.environ.get("SPADES_BENCH_PROFILE")  # py-spy's raw stacks of the survivor
+        if profile:
+            spy_binary = os.environ.get("SPADES_BENCH_PY_SPY", "py-spy")
+            pid = str(survivor.proc.pid)
+            seconds = os.environ.get("SPADES_BENCH_PROFILE_SECONDS", str(int(args.after)))
+            spy = subprocess.Popen(
+                [spy_binary, "record", "--format", "raw", "-p", pid, "-d", seconds, "-o", profile],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            await asyncio.sleep(1.0)
+        print(f"kill at {time.time():.1f}", flush=True)
         watch.killed_at = time.perf_counter()
         victim.proc.kill()
         await asyncio.to_thread(victim.proc.wait)
         await asyncio.sleep(args.after)
         await scraper
+        if profile:
+            await asyncio.to_thread(spy.wait)
         load_after = os.getloadavg()
         await fleet.finish()
         back = [watch.back[id(c)] for c in theirs if id(c) in watch.back]
@@ -181,6 +205,7 @@ async def storm(args: argparse.Namespace) -> dict[str, Any]:
             "survivor_p99_ms_per_s_own_rooms": own_series,
             "survivor_p99_ms_per_s_all_rooms": all_series,
             "survivor_histogram_p99_le_ms_per_s": histogram,
+            "survivor_loop_lag_max_le_ms_per_s": lag,
             "survivor_under_100ms_from_s_own_rooms": under_from(own_series),
             "survivor_under_100ms_from_s_all_rooms": under_from(all_series),
             "errors": dict(fleet.stats.errors),
