@@ -64,7 +64,22 @@ def haproxy_config(port: int, servers: list[int]) -> str:
     # HAProxy takes as many connections as its file limit allows (raised to the hard
     # limit above), as the shipped file has it.
     lines = "\n".join(f"    server s{i} {HOST}:{p} check" for i, p in enumerate(servers, 1))
-    return re.sub(r"(?m)^\s*server-template .*$", lines, text)
+    text = re.sub(r"(?m)^\s*server-template .*$", lines, text)
+    # An experiment, never the default: health checks that wait longer and fail more
+    # often before a server is taken out (bench.storm: what a busy survivor does when
+    # HAProxy leaves it in).
+    fall, wait = CHECK_OVERRIDE
+    if fall:
+        text = re.sub(r"(?m)^(\s*default-server .*)\bfall \d+", rf"\g<1>fall {fall}", text)
+        check = f"    timeout check {wait:g}s\n    option httpchk"
+        text = text.replace("    option httpchk", check)
+    return text
+
+
+# SPADES_BENCH_CHECK="FALL,SECONDS": HAProxy's `fall` and `timeout check` instead of the
+# shipped file's (bench.storm's experiment); unset: as shipped.
+_check = os.environ.get("SPADES_BENCH_CHECK", "")
+CHECK_OVERRIDE = (int(_check.split(",")[0]), float(_check.split(",")[1])) if _check else (0, 0.0)
 
 
 class Node:

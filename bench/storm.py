@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import os
 import subprocess
 import time
@@ -37,7 +38,7 @@ from typing import Any
 import httpx
 
 from bench.cluster import REDIS_URL, ClusterServer, cluster_settings, logged_seqs, percentiles
-from bench.load import Fleet, SeatClient, run, scrape, server_side
+from bench.load import CpuMeter, Fleet, SeatClient, run, scrape, server_side
 
 UNDER_MS = 100.0  # the survivor's p99 target
 
@@ -95,10 +96,10 @@ def per_second(samples: list[tuple[float, float]], seconds: int) -> list[float |
 
 def under_from(series: list[float | None], limit: float = UNDER_MS) -> int | None:
     """The first second from which every later second's p99 is under `limit` (None: the
-    last one is not)."""
+    last one is not). A second in which no action was sent, or none answered, is not."""
     start = None
     for i, value in enumerate(series):
-        if value is not None and value >= limit:
+        if value is None or value >= limit:
             start = None
         elif start is None:
             start = i
@@ -170,13 +171,18 @@ async def storm(args: argparse.Namespace) -> dict[str, Any]:
         watch.killed_at = time.perf_counter()
         victim.proc.kill()
         await asyncio.to_thread(victim.proc.wait)
+        meter = CpuMeter()
         await asyncio.sleep(args.after)
+        generator_cpu = meter.percent()
+        # The generator's own loop may run late under the storm: what it measured past
+        # `--after` seconds from the kill is left out, and the window's real length shown.
+        window = time.perf_counter() - watch.killed_at
         await scraper
         if profile:
             await asyncio.to_thread(spy.wait)
         load_after = os.getloadavg()
         await fleet.finish()
-        back = [watch.back[id(c)] for c in theirs if id(c) in watch.back]
+        back = [watch.back[id(c)] for c in theirs if watch.back.get(id(c), math.inf) <= args.after]
         kill = watch.killed_at
         own, every = [], []
         for sent, latency, code in fleet.stats.timed:
@@ -196,6 +202,7 @@ async def storm(args: argparse.Namespace) -> dict[str, Any]:
             "rooms_on_victim": len(watch.victim_rooms),
             "rooms_on_survivor": counts[survivor.index],
             "players_of_victim": len(theirs),
+            "haproxy_checks": os.environ.get("SPADES_BENCH_CHECK") or "as shipped",
             "lease_ttl_s": args.lease_ttl,
             "orphan_sweep_s": args.orphan_sweep,
             "ms_until_playing_again": percentiles(back),
@@ -209,6 +216,8 @@ async def storm(args: argparse.Namespace) -> dict[str, Any]:
             "survivor_under_100ms_from_s_own_rooms": under_from(own_series),
             "survivor_under_100ms_from_s_all_rooms": under_from(all_series),
             "errors": dict(fleet.stats.errors),
+            "window_s": round(window, 1),
+            "generator_cpu_percent": round(generator_cpu, 1),
             "load_average_before": [round(x, 2) for x in load_before],
             "load_average_after": [round(x, 2) for x in load_after],
         }
