@@ -126,6 +126,19 @@ async def survivor_histogram(
         before = after
 
 
+async def own_lag(seconds: int, out: list[float]) -> None:
+    """This generator's own event loop lag (ms), the longest each second: a late loop
+    delays every player it drives, the survivor's own included."""
+    loop = asyncio.get_running_loop()
+    for _ in range(seconds):
+        worst, end = 0.0, loop.time() + 1.0
+        while loop.time() < end:
+            before = loop.time()
+            await asyncio.sleep(0.05)
+            worst = max(worst, loop.time() - before - 0.05)
+        out.append(round(worst * 1000, 1))
+
+
 async def storm(args: argparse.Namespace) -> dict[str, Any]:
     load_before = os.getloadavg()
     cluster = ClusterServer(args.processes, extra=cluster_settings(args))
@@ -172,12 +185,15 @@ async def storm(args: argparse.Namespace) -> dict[str, Any]:
         victim.proc.kill()
         await asyncio.to_thread(victim.proc.wait)
         meter = CpuMeter()
+        generator_lag: list[float] = []
+        lagging = asyncio.create_task(own_lag(int(args.after), generator_lag))
         await asyncio.sleep(args.after)
         generator_cpu = meter.percent()
         # The generator's own loop may run late under the storm: what it measured past
         # `--after` seconds from the kill is left out, and the window's real length shown.
         window = time.perf_counter() - watch.killed_at
         await scraper
+        lagging.cancel()
         if profile:
             await asyncio.to_thread(spy.wait)
         load_after = os.getloadavg()
@@ -218,6 +234,7 @@ async def storm(args: argparse.Namespace) -> dict[str, Any]:
             "errors": dict(fleet.stats.errors),
             "window_s": round(window, 1),
             "generator_cpu_percent": round(generator_cpu, 1),
+            "generator_loop_lag_max_ms_per_s": generator_lag,
             "load_average_before": [round(x, 2) for x in load_before],
             "load_average_after": [round(x, 2) for x in load_after],
         }
