@@ -8,6 +8,8 @@ deploy/haproxy.cfg), and the failover and rolling-restart measurements.
 The lease ttl and the orphan sweep's period are docker-compose.yml's unless given, so the
 failover measured is the one the shipped settings give.
     python -m bench.cluster rolling --rooms 50          # SIGTERM + restart of every process
+    python -m bench.cluster storm --rooms 1000 --repeat 3   # kill -9 under four-human rooms
+                                                        # (bench/storm.py)
 
 Each run makes a throwaway PostgreSQL database and a random Redis key prefix, and removes
 both at the end. 127.0.0.1 only.
@@ -62,7 +64,22 @@ def haproxy_config(port: int, servers: list[int]) -> str:
     # HAProxy takes as many connections as its file limit allows (raised to the hard
     # limit above), as the shipped file has it.
     lines = "\n".join(f"    server s{i} {HOST}:{p} check" for i, p in enumerate(servers, 1))
-    return re.sub(r"(?m)^\s*server-template .*$", lines, text)
+    text = re.sub(r"(?m)^\s*server-template .*$", lines, text)
+    # An experiment, never the default: health checks that wait longer and fail more
+    # often before a server is taken out (bench.storm: what a busy survivor does when
+    # HAProxy leaves it in).
+    fall, wait = CHECK_OVERRIDE
+    if fall:
+        text = re.sub(r"(?m)^(\s*default-server .*)\bfall \d+", rf"\g<1>fall {fall}", text)
+        check = f"    timeout check {wait:g}s\n    option httpchk"
+        text = text.replace("    option httpchk", check)
+    return text
+
+
+# SPADES_BENCH_CHECK="FALL,SECONDS": HAProxy's `fall` and `timeout check` instead of the
+# shipped file's (bench.storm's experiment); unset: as shipped.
+_check = os.environ.get("SPADES_BENCH_CHECK", "")
+CHECK_OVERRIDE = (int(_check.split(",")[0]), float(_check.split(",")[1])) if _check else (0, 0.0)
 
 
 class Node:
@@ -510,7 +527,7 @@ async def rolling(args: argparse.Namespace) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="Cluster failover / rolling-restart figures.")
-    parser.add_argument("what", choices=["failover", "rolling"])
+    parser.add_argument("what", choices=["failover", "rolling", "storm"])
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--rooms", type=int, default=300)
     parser.add_argument("--think", type=float, default=1.0, help="seconds before each action")
@@ -529,12 +546,26 @@ def main() -> None:
     parser.add_argument(
         "--signal", choices=["kill", "stop"], default="kill", help="failover: kill -9 or SIGSTOP"
     )
-    parser.add_argument("--warmup", type=float, default=8.0)
-    parser.add_argument("--after", type=float, default=12.0, help="seconds measured after")
+    parser.add_argument("--warmup", type=float, help="default: 8 s (storm: 40 s)")
+    parser.add_argument("--after", type=float, help="seconds measured after (storm: 30)")
     parser.add_argument("--runs", "--repeat", dest="runs", type=int, default=1)
+    parser.add_argument(
+        "--spread", type=float, default=20.0, help="storm: seconds over which games start"
+    )
+    parser.add_argument("--seed", type=int, default=1, help="storm: the players' choices")
     args = parser.parse_args()
     args.rooms = min(args.rooms, 2000)
+    storm = args.what == "storm"
+    if args.warmup is None:
+        args.warmup = 40.0 if storm else 8.0
+    if args.after is None:
+        args.after = 30.0 if storm else 12.0
     raise_file_limit()
+    if storm:
+        from bench import storm as reconnect_storm
+
+        reconnect_storm.main(args)
+        return
     results = []
     for _ in range(args.runs):
         results.append(asyncio.run(failover(args) if args.what == "failover" else rolling(args)))

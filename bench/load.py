@@ -185,6 +185,8 @@ class Stats:
     connections: int = 0
     game_hands: list[int] = field(default_factory=list)  # hands of each game that ended
     stalled: int = 0  # rooms with no action for STALLED_AFTER think times at the window's end
+    # (sent, latency, room) of every action, when a bench asks for them (bench.storm)
+    timed: list[tuple[float, float, str]] | None = None
 
     def error(self, code: str) -> None:
         self.errors[code] = self.errors.get(code, 0) + 1
@@ -221,7 +223,10 @@ class RoomDriver:
             return
         p.waiting.discard(seat)
         if not p.waiting:
-            self.stats.latencies.append(time.perf_counter() - p.sent)
+            latency = time.perf_counter() - p.sent
+            self.stats.latencies.append(latency)
+            if self.stats.timed is not None:
+                self.stats.timed.append((p.sent, latency, self.code))
             self.pending = None
 
 
@@ -242,6 +247,50 @@ def choose(view: dict[str, Any], rng: random.Random, players: str) -> dict[str, 
             if action.get("bid") == want:
                 return dict(action)
     return dict(rng.choice(legal))
+
+
+# The web client's reconnect waits (client/js/connection.js), so a storm of reconnects is
+# the one browsers would make: a plain close (the process died) waits 0.5 s, then 1, 2 and
+# 4 s at most, ±25 % each, back to 0.5 s after a state; a "moved" close (4012, 1012) waits
+# about 0.1 s, then 0.2 and 0.4 s, then from 0.5 s up, counted over 30 s.
+MAX_BACKOFF = 4.0
+MOVED_QUICK = 3
+MOVED_FLOOR = 0.5
+MOVED_CALM = 30.0
+FATAL_CLOSES = {CloseCode.REPLACED, CloseCode.ABANDONED, CloseCode.NO_ROOM, CloseCode.CROWDED}
+MOVED_CLOSES = {CloseCode.RECONNECT, CloseCode.RESTARTING}
+
+
+def _jitter(seconds: float) -> float:
+    return seconds * random.uniform(0.75, 1.25)
+
+
+def backoff(attempt: int, first: float = 0.5) -> float:
+    """The wait before retry number `attempt` (0 first): doubling from `first`, capped."""
+    return _jitter(min(MAX_BACKOFF, first * 2**attempt))
+
+
+class Backoff:
+    """One seat's retry waits, as the web client's `Connection` counts them."""
+
+    def __init__(self) -> None:
+        self.attempt = 0  # plain retries since the last state
+        self.moved = 0  # moved closes in a row
+        self.moved_at = -math.inf
+
+    def next(self, moved: bool) -> float:
+        if not moved:
+            self.attempt += 1
+            return backoff(self.attempt - 1)
+        now = time.monotonic()
+        if now - self.moved_at > MOVED_CALM:
+            self.moved = 0
+        self.moved += 1
+        self.moved_at = now
+        self.attempt += 1
+        if self.moved <= MOVED_QUICK:
+            return _jitter(0.1 * 2 ** (self.moved - 1))
+        return max(MOVED_FLOOR, backoff(self.moved - MOVED_QUICK - 1, MOVED_FLOOR))
 
 
 class SeatClient(asyncio.Protocol):
@@ -275,6 +324,12 @@ class SeatClient(asyncio.Protocol):
         self.game_id: int | None = None
         self._own_frames = False  # reading the server's frames here (`_take_frames`)
         self._partial = b""  # the start of a frame cut across segments
+        self.backoff = Backoff()
+        self.ever_open = False  # a failed connect is retried only once the seat had one
+        self.down = False  # a reconnect is scheduled or under way
+        self.fresh = False  # a new socket: its first action goes without thinking
+        self.generation = 0  # of the socket: an action chosen on an older one is dropped
+        self.asked = ""  # the id of the action sent last (its answer carries it as `ref`)
 
     # --- I/O ---------------------------------------------------------------------------
 
@@ -296,6 +351,7 @@ class SeatClient(asyncio.Protocol):
                     self._lost(type(self.ws.handshake_exc).__name__)
                     return
                 self.open = True
+                self.ever_open = True
                 self.room.stats.connections += 1
                 # The server sends no frame before the hello: websockets' parser stands at a
                 # frame boundary with nothing buffered, so the frames can be read here.
@@ -343,29 +399,51 @@ class SeatClient(asyncio.Protocol):
         if self.transport is not None:
             self.transport.close()
         was_open, self.open = self.open, False
-        if not was_open or self.fleet.stop.is_set():
+        if self.fleet.stop.is_set() or not (was_open or self.ever_open):
             return
-        self.room.stats.disconnects += 1
         close = self.ws.close_rcvd
-        if close is not None and close.code == CloseCode.RECONNECT:
-            # As the web client does: the room moved (a drain, a hand-over), so reconnect
-            # at once; the hello brings back a whole state. Counted as a disconnect and
-            # under its own error name.
-            self.room.stats.error("reconnect_4012")
-            asyncio.get_running_loop().call_soon(self._reconnect)
+        code = close.code if close is not None else None
+        if was_open:
+            self.room.stats.disconnects += 1
+            # A moved room (a drain, a hand-over, a failover) under its own error name.
+            self.room.stats.error("reconnect_4012" if code == CloseCode.RECONNECT else why)
         else:
-            self.room.stats.error(why)
+            self.room.stats.error(f"reconnect_failed_{why}")
+        if code in FATAL_CLOSES:
+            return
+        # As the web client does: whatever closed it, try again (the hello brings back a
+        # whole state), after its wait; the wait is short after a moved close.
+        self._retry(code in MOVED_CLOSES)
+
+    def _retry(self, moved: bool) -> None:
+        if self.down or self.fleet.stop.is_set():
+            return
+        self.down = True
+        asyncio.get_running_loop().call_later(self.backoff.next(moved), self._reconnect)
 
     def _reconnect(self) -> None:
+        self.down = False
+        if self.fleet.stop.is_set() or self.open:
+            return
         self.ws = ClientProtocol(parse_uri(self.uri), max_size=2**22)
         self._own_frames, self._partial = False, b""
         self.view = None
         self.seq = -1
         self.acting_on = -1
+        self.fresh = True
+        self.generation += 1
         host, port = self.fleet.url.rsplit("/", 1)[-1].rsplit(":", 1)
         loop = asyncio.get_running_loop()
         task = loop.create_task(loop.create_connection(partial(_same, self), host, int(port)))
-        task.add_done_callback(lambda t: t.cancelled() or t.exception())
+        task.add_done_callback(self._connected)
+
+    def _connected(self, task: asyncio.Task[Any]) -> None:
+        if task.cancelled():
+            return
+        exc = task.exception()
+        if exc is not None:  # refused, reset: try again after the wait
+            self.room.stats.error(f"reconnect_failed_{type(exc).__name__}")
+            self._retry(False)
 
     def send_text(self, data: bytes) -> None:
         if self.open and self.transport is not None:
@@ -384,12 +462,13 @@ class SeatClient(asyncio.Protocol):
 
     # --- play ----------------------------------------------------------------------------
 
-    def act(self, action: dict[str, Any], seq: int) -> None:
-        if self.fleet.stop.is_set() or not self.open:
+    def act(self, action: dict[str, Any], seq: int, generation: int = 0) -> None:
+        if self.fleet.stop.is_set() or not self.open or generation != self.generation:
             return
         self.room.acted(self.seat, seq)
         self.room.stats.actions += 1
-        self.send_text(orjson.dumps(action))
+        self.asked = f"{self.generation}.{seq}"
+        self.send_text(orjson.dumps({**action, "id": self.asked}))
 
     def start_game(self) -> None:
         self.send_text(b'{"type": "start"}')
@@ -429,6 +508,11 @@ class SeatClient(asyncio.Protocol):
             return
         seq = self.seq = msg["seq"]
         room.received(self.seat, seq)
+        if kind == "state":
+            self.backoff.attempt = 0  # as the web client: a state ends a run of retries
+        watch = self.fleet.watch
+        if watch is not None:
+            watch.seen(self, seq, msg.get("ref") == self.asked)
         if self.host and not self.started and info is not None and info["status"] == "open":
             seated = sum(s["kind"] == "human" and s["connected"] for s in info["seats"])
             if seated == len(room.seats):
@@ -465,7 +549,11 @@ class SeatClient(asyncio.Protocol):
         if self.acting_on != turn:
             self.acting_on = turn
             delay = room.think * room.rng.uniform(0.5, 1.5)
-            asyncio.get_running_loop().call_later(delay, self.act, action, seq)
+            if self.fresh:  # back after a reconnect: what counts is when the room takes
+                delay = 0.0  # actions again, not the player's thinking
+            self.fresh = False
+            loop = asyncio.get_running_loop()
+            loop.call_later(delay, self.act, action, seq, self.generation)
 
 
 async def open_room(
@@ -741,6 +829,7 @@ class Fleet:
     go: bool = False  # games wait for it to start (every room open first)
     clients: list[SeatClient] = field(default_factory=list)
     waiting: list[SeatClient] = field(default_factory=list)  # hosts of full rooms, before go
+    watch: Any = None  # told of every state and event received (bench.storm)
 
     @classmethod
     def of(cls, args: argparse.Namespace, url: str) -> Fleet:
