@@ -56,14 +56,21 @@ def raise_file_limit() -> None:
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
-def haproxy_config(port: int, servers: list[int]) -> str:
-    """deploy/haproxy.cfg with local ports instead of Docker's servers."""
+def haproxy_config(port: int, servers: list[int], health: list[int]) -> str:
+    """deploy/haproxy.cfg with local ports instead of Docker's servers, each checked on its
+    health port (SPADES_BENCH_HEALTH=loop: on its main port, where the event loop answers,
+    as before the health port)."""
     text = (REPO / "deploy" / "haproxy.cfg").read_text()
     text = re.sub(r"\nresolvers docker\n(?:    .*\n)+", "\n", text)
     text = re.sub(r"(?m)^(\s*bind )\S+", rf"\g<1>{HOST}:{port}", text)
     # HAProxy takes as many connections as its file limit allows (raised to the hard
     # limit above), as the shipped file has it.
-    lines = "\n".join(f"    server s{i} {HOST}:{p} check" for i, p in enumerate(servers, 1))
+    if HEALTH_ON_LOOP:
+        health = servers
+    lines = "\n".join(
+        f"    server s{i} {HOST}:{p} check port {c}"
+        for i, (p, c) in enumerate(zip(servers, health, strict=True), 1)
+    )
     text = re.sub(r"(?m)^\s*server-template .*$", lines, text)
     # An experiment, never the default: health checks that wait longer and fail more
     # often before a server is taken out (bench.storm: what a busy survivor does when
@@ -71,10 +78,11 @@ def haproxy_config(port: int, servers: list[int]) -> str:
     fall, wait = CHECK_OVERRIDE
     if fall:
         text = re.sub(r"(?m)^(\s*default-server .*)\bfall \d+", rf"\g<1>fall {fall}", text)
-        check = f"    timeout check {wait:g}s\n    option httpchk"
-        text = text.replace("    option httpchk", check)
+        text = re.sub(r"(?m)^\s*timeout check .*$", f"    timeout check {wait:g}s", text)
     return text
 
+
+HEALTH_ON_LOOP = os.environ.get("SPADES_BENCH_HEALTH", "") == "loop"
 
 # SPADES_BENCH_CHECK="FALL,SECONDS": HAProxy's `fall` and `timeout check` instead of the
 # shipped file's (bench.storm's experiment); unset: as shipped.
@@ -87,7 +95,12 @@ class Node:
         self.index = index
         self.port = free_port()
         self.url = f"http://{HOST}:{self.port}"
-        self.env = {**env, "SPADES_NODE_ID": f"n{index}"}
+        self.health_port = free_port()
+        self.env = {
+            **env,
+            "SPADES_NODE_ID": f"n{index}",
+            "SPADES_HEALTH_PORT": str(self.health_port),
+        }
         self.log = log
         self.proc: subprocess.Popen[bytes] | None = None
         self._last_cpu = (time.monotonic(), 0.0)
@@ -205,7 +218,8 @@ class ClusterServer:
         for node in self.nodes:
             await asyncio.to_thread(node.wait_ready)
         cfg = self.tmp / "haproxy.cfg"
-        cfg.write_text(haproxy_config(self.port, [n.port for n in self.nodes]))
+        ports, health = [n.port for n in self.nodes], [n.health_port for n in self.nodes]
+        cfg.write_text(haproxy_config(self.port, ports, health))
         binary = shutil.which("haproxy") or "/usr/sbin/haproxy"
         self.haproxy = subprocess.Popen(
             [binary, "-db", "-f", str(cfg)],

@@ -59,6 +59,15 @@ class Settings(BaseSettings):
         2.0, gt=0, description="how often rooms that lost their owner are looked for"
     )
     orphan_batch: int = Field(50, ge=1, description="rooms claimed per orphan sweep at most")
+    health_port: int = Field(
+        0,
+        ge=0,
+        le=65535,
+        description="a port where a thread of its own answers /readyz (HAProxy's health "
+        "check), so a process busy with a burst stays in the pool while a paused or hung one "
+        "leaves it; 0 = none (/readyz on the main port only)",
+    )
+    health_host: str = Field("", description="the health port's address; empty = serve's --host")
     follow_sockets: bool = Field(
         True,
         description="a room nobody is connected to moves to the process its first socket "

@@ -54,13 +54,16 @@ def haproxy_binary() -> str:
     return shutil.which("haproxy") or "/usr/sbin/haproxy"
 
 
-def haproxy_config(port: int, servers: list[int]) -> str:
-    """deploy/haproxy.cfg with this test's port and servers instead of Docker's."""
+def haproxy_config(port: int, servers: list[int], health: list[int] | None = None) -> str:
+    """deploy/haproxy.cfg with this test's port and servers instead of Docker's (checked on
+    their health ports, as compose's are: `health`, else on their own ports)."""
     text = HAPROXY_CFG.read_text()
     text = re.sub(r"\nresolvers docker\n(?:    .*\n)+", "\n", text)
     text = re.sub(r"(?m)^(\s*bind )\S+", rf"\g<1>127.0.0.1:{port}", text)
+    checks = health if health is not None else servers
     lines = "\n".join(
-        f"    server s{i} 127.0.0.1:{p} check" for i, p in enumerate(servers, start=1)
+        f"    server s{i} 127.0.0.1:{p} check port {c}"
+        for i, (p, c) in enumerate(zip(servers, checks, strict=True), start=1)
     )
     text, count = re.subn(r"(?m)^\s*server-template .*$", lines, text)
     assert count == 1, "deploy/haproxy.cfg has no server-template line to replace"
@@ -71,7 +74,8 @@ class Node:
     def __init__(self, index: int, port: int, env: dict[str, str], logdir: Path) -> None:
         self.index = index
         self.port = port
-        self.env = env
+        self.health_port = free_port()
+        self.env = {**env, "SPADES_HEALTH_PORT": str(self.health_port)}
         self.log = logdir / f"node{index}.log"
         self.proc: subprocess.Popen[bytes] | None = None
 
@@ -149,7 +153,10 @@ class Cluster:
         for node in self.nodes:
             node.wait_ready()
         cfg = self.logdir / "haproxy.cfg"
-        cfg.write_text(haproxy_config(self.haproxy_port, [n.port for n in self.nodes]))
+        ports = [n.port for n in self.nodes]
+        cfg.write_text(
+            haproxy_config(self.haproxy_port, ports, [n.health_port for n in self.nodes])
+        )
         self.haproxy = subprocess.Popen(
             [haproxy_binary(), "-db", "-f", str(cfg)],
             stdout=(self.logdir / "haproxy.log").open("ab"),

@@ -28,9 +28,11 @@ def alone(database_url: str, tmp_path: Path) -> Iterator[Cluster]:
 async def test_a_pause_past_the_ttl_with_nobody_competing_keeps_the_rooms(alone: Cluster) -> None:
     node = alone.nodes[0]
     rooms = [await post(node.url, "/api/solo", {"name": "south", "target": 50}) for _ in range(3)]
-    # (Slower than the bots: a player acting faster than 10 messages a second for long
-    # is cut for its message rate, 1008, which is not what this test is about.)
-    players = [Player(node.url, r["code"], r["token"], think=0.15) for r in rooms]
+    # (Slower than the bots: a game action costs 3 of the 10 tokens a second a socket
+    # gets, so a player acting faster than about 3 times a second for long is cut for its
+    # message rate, 1008, which is not what this test is about; at 0.15 s it was, now and
+    # then, once the bots' turns stopped spacing its actions out.)
+    players = [Player(node.url, r["code"], r["token"], think=0.3) for r in rooms]
     games = [asyncio.create_task(p.play()) for p in players]
     while not all(p.states and p.states[-1]["seq"] >= 4 for p in players):
         await asyncio.sleep(0.05)

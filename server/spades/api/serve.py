@@ -119,6 +119,8 @@ def run(args: argparse.Namespace) -> int:
             f"{source} {settings.database_url!r} is not a database URL "
             "(sqlite:///./spades.db or postgresql://user:password@host/database)"
         )
+    if settings.health_port and not settings.health_host:
+        settings = settings.model_copy(update={"health_host": args.host})
     log_format = args.log_format or settings.log_format
     setup_logging(args.log_level, log_format)
     from spades.store.filelock import DatabaseInUse, lock_database

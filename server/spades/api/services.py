@@ -4,6 +4,7 @@ lifespan), closed when it stops, and reached by the routes through `services_of`
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -23,6 +24,7 @@ from spades.store.protocol import Store
 
 from .gc_policy import GcPolicy
 from .metrics import Metrics
+from .readiness import Readiness
 
 if TYPE_CHECKING:
     from spades.cluster.limits import RedisLimiter
@@ -45,6 +47,19 @@ def services_of(connection: HTTPConnection) -> Services:
     """The running app's services (a request's or a WebSocket's)."""
     services: Services = connection.app.state.services
     return services
+
+
+async def is_ready(services: Services) -> bool:
+    """What `/readyz` answers. One process: up, not draining, and its database answers. A
+    cluster: up, not draining, and Redis (and the database, when a peer reaches it) within
+    this process's reach, as the node's health checks last found (cluster/health.py says
+    why the database counts only when a peer reaches it: a shared outage must not take
+    every process out of HAProxy and cut every socket)."""
+    if services.manager.draining:
+        return False
+    if services.cluster is not None:
+        return services.cluster.not_ready() is None
+    return await services.store.ping()
 
 
 @dataclass(slots=True, frozen=True)
@@ -169,9 +184,16 @@ async def running(wiring: Wiring) -> AsyncIterator[Services]:
     gc_task = _start_gc_policy(settings)
     metrics.watch_gc(True)
     lag_probe = asyncio.create_task(metrics.probe_loop())
+    services = Services(settings, metrics, store, manager, cluster, quickplay)
+    readiness = None
+    if settings.health_port:
+        readiness = Readiness(functools.partial(is_ready, services))
+        readiness.serve(settings.health_host or "127.0.0.1", settings.health_port)
     try:
-        yield Services(settings, metrics, store, manager, cluster, quickplay)
+        yield services
     finally:
+        if readiness is not None:
+            readiness.stop()
         await quickplay.stop()
         if gc_task is not None:
             gc_task.cancel()

@@ -7,7 +7,7 @@ from fastapi.responses import JSONResponse, Response
 
 from ..guard import refusals
 from ..metrics import CONTENT_TYPE_LATEST, Metrics
-from ..services import services_of
+from ..services import is_ready, services_of
 
 router = APIRouter()
 
@@ -19,20 +19,9 @@ async def healthz() -> dict[str, str]:
 
 @router.get("/readyz", tags=["ops"], responses=refusals(503))
 async def readyz(request: Request) -> JSONResponse:
-    # One process: up, not draining, and its database answers. A cluster: up, not
-    # draining, and Redis (and the database, when a peer reaches it) within this
-    # process's reach, as the node's health checks last found (cluster/health.py says
-    # why the database counts only when a peer reaches it: a shared outage must not take
-    # every process out of HAProxy and cut every socket).
+    # What the health port's thread answers too (readiness.py), worked out here on the loop.
     try:
-        services = services_of(request)  # absent until the app has started
-        cluster = services.cluster
-        if services.manager.draining:
-            ok = False
-        elif cluster is not None:
-            ok = cluster.not_ready() is None
-        else:
-            ok = await services.store.ping()
+        ok = await is_ready(services_of(request))  # no services until the app has started
     except Exception:
         ok = False
     return JSONResponse({"ready": ok}, status_code=200 if ok else 503)
