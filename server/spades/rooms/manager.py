@@ -26,6 +26,7 @@ from .settings import RoomSettings, clean_name
 from .tokens import hash_token, new_token
 
 log = logging.getLogger(__name__)
+CLAIMS_AT_ONCE = 6  # of the store pool's 15 connections (RoomManager._claim_slots)
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L
 CODE_LENGTH = 6
@@ -86,6 +87,12 @@ class RoomManager:
         self._reserved: set[str] = set()  # codes being created
         # Codes being claimed (cluster): a lock each, and how many tasks hold or await it.
         self._claims: dict[str, tuple[asyncio.Lock, int]] = {}
+        # Claims at once, whatever asked for them (sockets, REST calls, the orphan sweep).
+        # A process whose peer died gets all of that peer's players at once: unbounded,
+        # their hundreds of claims took every connection of the store's pool, and the rooms
+        # this process already held stood still behind them (their finished hands and room
+        # writes queued for a connection: no action answered for seconds).
+        self._claim_slots = asyncio.Semaphore(CLAIMS_AT_ONCE)
         self._drops: set[asyncio.Task[None]] = set()
 
     def _room_kwargs(self, room_id: str = "", fence: int | None = None) -> dict[str, Any]:
@@ -205,35 +212,40 @@ class RoomManager:
                     return room
                 if self.draining:
                     raise OwnedElsewhere(await self.ownership.owner_of(code) or "", code)
-                try:
-                    fence = await self._fenced_claim(code)
-                except NotFound as exc:
-                    raise RoomNotFound(f"no room {code}") from exc
-                try:
-                    # Fenced first (`_fenced_claim`), then read: the old owner can write
-                    # nothing after the fence moved, so this read sees the whole log.
-                    stored = await self.store.load_room(code)
-                    if stored.room.status == "abandoned":
-                        raise RoomNotFound(f"room {code} was closed")
-                    room = Room.from_stored(stored, **self._room_kwargs(code, fence))
-                    room.match.moved = True  # from another process: no clock refunds
-                except NotFound as exc:
-                    await self._release(code)
-                    raise RoomNotFound(f"no room {code}") from exc
-                except BaseException:
-                    await self._release(code)
-                    raise
-                self.rooms[code] = room
-                room.start()
-                await room.call(room.resume)
-                log.info("room %s claimed (fence %d)", code, fence, extra={"room": code})
-                return room
+                async with self._claim_slots:
+                    return await self._claim_now(code)
         finally:
             lock, users = self._claims[code]
             if users > 1:
                 self._claims[code] = (lock, users - 1)
             else:
                 del self._claims[code]
+
+    async def _claim_now(self, code: str) -> Room:
+        """Lease, fence, read and replay (under the room's lock and a claim slot)."""
+        try:
+            fence = await self._fenced_claim(code)
+        except NotFound as exc:
+            raise RoomNotFound(f"no room {code}") from exc
+        try:
+            # Fenced first (`_fenced_claim`), then read: the old owner can write
+            # nothing after the fence moved, so this read sees the whole log.
+            stored = await self.store.load_room(code)
+            if stored.room.status == "abandoned":
+                raise RoomNotFound(f"room {code} was closed")
+            room = Room.from_stored(stored, **self._room_kwargs(code, fence))
+            room.match.moved = True  # from another process: no clock refunds
+        except NotFound as exc:
+            await self._release(code)
+            raise RoomNotFound(f"no room {code}") from exc
+        except BaseException:
+            await self._release(code)
+            raise
+        self.rooms[code] = room
+        room.start()
+        await room.call(room.resume)
+        log.info("room %s claimed (fence %d)", code, fence, extra={"room": code})
+        return room
 
     async def _fenced_claim(self, code: str) -> int:
         """Lease the room and make its number the store's; a number not above the store's
