@@ -34,6 +34,7 @@ from .bidding import (
     nil_pays,
     suicide_nil_first,
 )
+from .normal_nil import cover_card, hunt_card, hunt_target
 from .state import NIL, UNKNOWN, PlayState, bid_value, from_view, winning_index
 
 Action = dict[str, Any]
@@ -66,6 +67,20 @@ def beating_cards(legal: int, win: int) -> int:
 
 def normal_card(st: PlayState, seat: int) -> int:
     """The card Normal plays for `seat`: the basic policy's, corrected as the module says."""
+    target = hunt_target(st, seat)
+    if target >= 0:
+        trick = st.trick
+        legal = legal_mask(st.hands[seat], trick[0] if trick else -1, st.broken, st.must_break)
+        if legal & (legal - 1):
+            hunted = hunt_card(st, seat, target, legal)
+            if hunted >= 0:
+                return hunted
+    elif st.nil_seats and st.trick:
+        trick = st.trick
+        legal = legal_mask(st.hands[seat], trick[0], st.broken, st.must_break)
+        covering = cover_card(st, seat, legal)
+        if covering >= 0:
+            return covering
     card = choose_card(_sure_view(st, seat) if SURE_SPADES else st, seat)
     trick = st.trick
     if not trick or not st.partnership:
