@@ -66,7 +66,7 @@ def hunt_target(st: PlayState, seat: int) -> int:
     won = st.tricks_won
     partner = (seat + 2) & 3
     for s in st.nil_seats:
-        if won[s] == 0 and (s == seat or s == partner):
+        if won[s] == 0 and s in (seat, partner):
             return -1  # our own side's nil comes first
     for s in st.nil_seats:
         if won[s] == 0 and (s - seat) & 1:
@@ -81,6 +81,9 @@ def hunt_card(st: PlayState, seat: int, target: int, legal: int) -> int:
     trick = st.trick
     hand = st.hands[seat]
     hidden = st.deck & ~st.played & ~hand
+    partner = (seat + 2) & 3
+    if trick and partner in st.nil_seats and (st.leader + winning_index(trick)) & 3 == partner:
+        return -1  # a nil partner (its nil broken) winning the trick: it is covered as usual
     if not trick:
         return _hunt_lead(st, legal, hidden, target) if HUNT_LEAD else -1
     led = SUIT_OF[trick[0]]
