@@ -34,7 +34,7 @@ from .bidding import (
     nil_pays,
     suicide_nil_first,
 )
-from .normal_nil import cover_card, hunt_card, hunt_target
+from .normal_nil import cover_card, hunt_card, hunt_target, nil_discard
 from .state import NIL, UNKNOWN, PlayState, bid_value, from_view, winning_index
 
 Action = dict[str, Any]
@@ -44,9 +44,10 @@ COVER_NIL = True  # overtake a nil partner who is winning the trick
 KEEP_PARTNER_WINNER = True  # never overtake a partner's sure winner
 # Bidding: points asked of a nil over its expected value on top of basic's margin (partnership,
 # individual); the bid one lower when the side reaches the target with it anyway.
-NIL_EXTRA = {"partnership": -15.0, "individual": 0.0}
+NIL_EXTRA = {"partnership": -30.0, "individual": 0.0}
 NIL_EXTRA_COVERED = -50.0  # partnership, the partner having bid 4 or more (a strong cover)
 SAFE_AT_TARGET = True
+COUNT_SHIFT = 0.0  # tricks added to basic's count (partnership)
 NIL_PARTNER_EXTRA = 0.0  # tricks added to the count when the partner bid nil (basic: +0.3)
 # A contract the seat's boss spades make alone counts as safe (duck the rest): measured, it
 # loses (docs/bots.md), so it is off.
@@ -79,6 +80,8 @@ def normal_card(st: PlayState, seat: int) -> int:
         trick = st.trick
         legal = legal_mask(st.hands[seat], trick[0], st.broken, st.must_break)
         covering = cover_card(st, seat, legal)
+        if covering < 0:
+            covering = nil_discard(st, seat, legal)
         if covering >= 0:
             return covering
     card = choose_card(_sure_view(st, seat) if SURE_SPADES else st, seat)
@@ -191,6 +194,8 @@ def normal_bid_number(
     count = count_tricks(hand, partnership) - blind - deck_shift(view)
     if partner_bid == NIL:
         count += NIL_PARTNER_EXTRA
+    if partnership:
+        count += COUNT_SHIFT
     n = bid_for_count(count, seat, bids, partnership, my_bags)
     if nil_ok and not blind and partner_bid != NIL and estimate_tricks(hand) <= 3.5:
         p = nil_odds(hand, partnership, partner_bid)

@@ -29,6 +29,7 @@ HUNT = True  # hunt an opponent's standing nil
 HUNT_LEAD = True  # lead low into it
 HUNT_LEAD_MAX_UNDER = 6  # lead only a card with at most this many unseen cards under it
 HUNT_COVERED = False  # still hunt when the nil's partner holds the trick or plays before it
+HUNT_LEAD_SPADES = False  # lead low spades into the nil too (spades broken)
 HUNT_SLACK = 1  # hunt while the side can still lose this many of the tricks left and make its bid
 
 
@@ -132,7 +133,7 @@ def _hunt_lead(st: PlayState, legal: int, hidden: int, target: int) -> int:
         cards = legal & SUIT_MASKS[suit]
         if not cards or voids >> suit & 1:
             continue
-        if suit == SPADES and legal & NON_SPADE:
+        if suit == SPADES and legal & NON_SPADE and not HUNT_LEAD_SPADES:
             continue
         c = _low(cards)
         under = (hidden & _below(c)).bit_count()
@@ -167,3 +168,34 @@ def cover_card(st: PlayState, seat: int, legal: int) -> int:
     spades = legal & SPADE_MASK
     over = spades & ~((2 << win) - 1) if SUIT_OF[win] == SPADES else spades
     return _low(over) if over else -1
+
+
+NIL_DISCARD = True  # a nil bidder's discard: from the suit it could least duck
+
+
+def nil_discard(st: PlayState, seat: int, legal: int) -> int:
+    """The seat's own standing nil, void in the led suit with side cards to throw: the highest
+    card of the side suit whose lowest card has the most unseen cards under it (the suit it is
+    likeliest to be forced in), or -1 for the usual card."""
+    trick = st.trick
+    if not NIL_DISCARD or not trick or seat not in st.nil_seats or st.tricks_won[seat]:
+        return -1
+    hand = st.hands[seat]
+    if legal & SUIT_MASKS[SUIT_OF[trick[0]]]:
+        return -1
+    side = legal & NON_SPADE
+    if not side:
+        return -1
+    hidden = st.deck & ~st.played & ~hand
+    best = -1
+    best_key = -1
+    for suit in range(3):
+        cards = side & SUIT_MASKS[suit]
+        if not cards:
+            continue
+        low = _low(cards)
+        key = (hidden & _below(low)).bit_count() * 16 + RANK_OF[_high(cards)]
+        if key > best_key:
+            best_key = key
+            best = _high(cards)
+    return best
