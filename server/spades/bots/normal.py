@@ -47,7 +47,7 @@ KEEP_PARTNER_WINNER = True  # never overtake a partner's sure winner
 NIL_EXTRA = {"partnership": -35.0, "individual": 0.0}
 NIL_EXTRA_COVERED = -50.0  # partnership, the partner having bid 4 or more (a strong cover)
 SAFE_AT_TARGET = True
-COUNT_SHIFT = 0.0  # tricks added to basic's count (partnership)
+COUNT_SHIFT = {"partnership": 0.0, "individual": 0.0}  # tricks added to basic's count
 NIL_PARTNER_EXTRA = 0.0  # tricks added to the count when the partner bid nil (basic: +0.3)
 # A contract the seat's boss spades make alone counts as safe (duck the rest): measured, it
 # loses (docs/bots.md), so it is off.
@@ -194,8 +194,7 @@ def normal_bid_number(
     count = count_tricks(hand, partnership) - blind - deck_shift(view)
     if partner_bid == NIL:
         count += NIL_PARTNER_EXTRA
-    if partnership:
-        count += COUNT_SHIFT
+    count += COUNT_SHIFT["partnership" if partnership else "individual"]
     n = bid_for_count(count, seat, bids, partnership, my_bags)
     if nil_ok and not blind and partner_bid != NIL and estimate_tricks(hand) <= 3.5:
         p = nil_odds(hand, partnership, partner_bid)

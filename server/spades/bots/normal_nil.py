@@ -30,6 +30,7 @@ HUNT_LEAD = True  # lead low into it
 HUNT_LEAD_MAX_UNDER = 6  # lead only a card with at most this many unseen cards under it
 HUNT_COVERED = False  # still hunt when the nil's partner holds the trick or plays before it
 HUNT_LEAD_SPADES = False  # lead low spades into the nil too (spades broken)
+HUNT_INDIVIDUAL = False  # hunt alone too (any other seat's nil)
 HUNT_SLACK = 1  # hunt while the side can still lose this many of the tricks left and make its bid
 
 
@@ -62,9 +63,16 @@ def _discard_high(legal: int) -> int:
 
 def hunt_target(st: PlayState, seat: int) -> int:
     """The opponent whose nil the seat hunts (its nil standing), or -1."""
-    if not HUNT or not st.nil_seats or not st.partnership:
+    if not HUNT or not st.nil_seats:
         return -1
     won = st.tricks_won
+    if not st.partnership:
+        if not HUNT_INDIVIDUAL or (seat in st.nil_seats and won[seat] == 0):
+            return -1
+        for s in st.nil_seats:
+            if won[s] == 0 and s != seat and 13 - st.tricks_done - st.need(seat) >= HUNT_SLACK:
+                return s
+        return -1
     partner = (seat + 2) & 3
     for s in st.nil_seats:
         if won[s] == 0 and s in (seat, partner):
@@ -82,7 +90,7 @@ def hunt_card(st: PlayState, seat: int, target: int, legal: int) -> int:
     trick = st.trick
     hand = st.hands[seat]
     hidden = st.deck & ~st.played & ~hand
-    partner = (seat + 2) & 3
+    partner = (seat + 2) & 3 if st.partnership else -1
     if trick and partner in st.nil_seats and (st.leader + winning_index(trick)) & 3 == partner:
         return -1  # a nil partner (its nil broken) winning the trick: it is covered as usual
     if not trick:
@@ -110,7 +118,7 @@ def hunt_card(st: PlayState, seat: int, target: int, legal: int) -> int:
     if not target_after:
         return -1
     # The nil bidder plays after us: keep the bar low.
-    if not HUNT_COVERED:
+    if not HUNT_COVERED and st.partnership:
         cover = (target + 2) & 3
         if win_seat == cover or 0 < (cover - seat) & 3 < (target - seat) & 3:
             return -1  # their partner sets the bar: play as usual
