@@ -8,7 +8,10 @@ and then corrects it where players complain about bot partners:
 - a partner's sure winner (no unseen card of its suit above it) is never overtaken by a card
   of the same suit, nor ruffed unless an opponent still to play may ruff it first;
 - bids: the fitted count with Normal's own margin, the partner's bid and the score (see
-  `normal_bid`).
+  `normal_bid`);
+- around a standing nil (`normal_nil`): an opponent's nil is hunted, a nil partner still to
+  play is covered with the lowest ruff that takes the trick, and a nil bidder void in the
+  led suit throws from the suit it could least duck.
 
 Each correction is a few mask operations on the seat's view: Normal stays well under 2 ms.
 """
