@@ -1,4 +1,5 @@
-"""Normal's play around a standing nil (issue 61): hunting an opponent's nil.
+"""Normal's play around a standing nil (issue 61): hunting an opponent's nil, covering a
+partner's, and the nil bidder's own discards.
 
 A broken nil swings about 200 points between the sides (their +100 becomes -100, and the
 trick is a bag of theirs), more than any contract of ours is worth, so while an opponent's
@@ -7,22 +8,26 @@ nil stands Normal plays for it first:
 - **under the nil bidder**: when the nil bidder is winning the trick, the highest card that
   still loses to it (keeping the low cards to lead later), a discard rather than a ruff when
   void;
-- **low in front of it**: when the nil bidder plays after the seat, the bar it must get under
-  is kept low: a card under the trick's winning card (the highest such), else the lowest;
-  void, a discard (the nil's side ruffing is their business), not a ruff;
+- **low in front of it**: when the nil bidder plays after the seat and its partner neither
+  holds the trick nor plays between them, the bar it must get under is kept low: a card
+  under the trick's winning card (the highest such), else the lowest; void, a discard (the
+  nil's side ruffing is their business), not a ruff;
 - **leads**: a low card of a suit the nil bidder has not shown out of, the lowest by how many
   unseen cards of the suit lie under it (a card with none under it cannot be ducked).
 
-Each rule is a few mask operations on the seat's own view.
+A partner's nil still to play is covered with the lowest spade that takes the trick when the
+seat is void (`cover_card`); a nil bidder void in the led suit throws from the side suit it
+could least duck (`nil_discard`). Partnership only, except the discards. Each rule is a few
+mask operations on the seat's own view.
 """
 
 from __future__ import annotations
 
-from spades.engine.cards import RANK_OF, SPADE_MASK, SPADES, SUIT_MASKS, SUIT_OF
+from spades.engine.cards import FULL_DECK, RANK_OF, SPADE_MASK, SPADES, SUIT_MASKS, SUIT_OF
 
 from .state import PlayState, winning_index
 
-NON_SPADE = ((1 << 52) - 1) & ~SPADE_MASK
+NON_SPADE = FULL_DECK & ~SPADE_MASK
 
 # Knobs (measured with `python -m bench.basic_ab --b frozen`; docs/bots.md).
 HUNT = True  # hunt an opponent's standing nil
