@@ -36,6 +36,7 @@ HUNT_LEAD_MAX_UNDER = 6  # lead only a card with at most this many unseen cards 
 HUNT_COVERED = False  # still hunt when the nil's partner holds the trick or plays before it
 HUNT_LEAD_SPADES = False  # lead low spades into the nil too (spades broken)
 HUNT_INDIVIDUAL = False  # hunt alone too (any other seat's nil)
+HUNT_AVOID_COVER_VOID = False  # lead no suit the nil's partner has shown out of (it would ruff)
 HUNT_SLACK = 1  # hunt while the side can still lose this many of the tricks left and make its bid
 
 
@@ -142,6 +143,10 @@ def _hunt_lead(st: PlayState, legal: int, hidden: int, target: int) -> int:
     best = -1
     best_key = 99
     voids = st.voids[target]
+    if HUNT_AVOID_COVER_VOID:
+        cover = (target + 2) & 3
+        if not st.voids[cover] >> SPADES & 1:
+            voids |= st.voids[cover]
     for suit in range(4):
         cards = legal & SUIT_MASKS[suit]
         if not cards or voids >> suit & 1:
