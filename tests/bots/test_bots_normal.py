@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as hst
+
 from spades.bots import decide
 from spades.bots.normal import normal_card
 from spades.bots.state import PlayState
@@ -54,6 +57,58 @@ def test_a_nil_partner_winning_the_trick_is_always_overtaken_when_a_card_can() -
                         assert action["card"] in taking, (view, action)
             game.apply(seat, action)
     assert checked > 100  # the rule was exercised, not skipped
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=hst.integers(0, 1_000_000),
+    nil_seat=hst.integers(0, 3),
+    opponent_nil=hst.booleans(),
+    hands=hst.integers(1, 3),
+)
+def test_property_a_winning_nil_partner_is_overtaken(
+    seed: int, nil_seat: int, opponent_nil: bool, hands: int
+) -> None:
+    """Hypothesis over deals, scores and a second nil on the other side (the hunt): whenever a
+    Normal bot's partner bid nil and is winning the trick so far, and the bot holds a legal card
+    that takes it, the bot plays one (unless its own nil stands)."""
+    game = Game.new(Rules(target=10_000), seed=f"normal-prop-{seed}", dealer=seed % 4)
+    forced = {nil_seat, (nil_seat + 1) % 4} if opponent_nil else {nil_seat}
+    while game.phase != "over" and game.hand_number <= hands:
+        seat = game.to_act
+        assert seat is not None
+        view = game.view(seat)
+        if seat in forced and {"type": "bid", "bid": "nil"} in view["legal"]:
+            game.apply(seat, {"type": "bid", "bid": "nil"})
+            continue
+        action = decide("basic", view, seed=seed)
+        trick = view["current_trick"]["cards"] if view["phase"] == "playing" else []
+        own_nil = view["bids"][seat] == "nil" and view["tricks_won"][seat] == 0
+        if view["bids"][(seat + 2) % 4] == "nil" and trick and not own_nil:
+            win = _winner(trick)
+            if win["seat"] == (seat + 2) % 4:
+                taking = [a["card"] for a in view["legal"] if _beats(a["card"], win["card"])]
+                if taking:
+                    assert action["card"] in taking, (view, action)
+        game.apply(seat, action)
+
+
+def test_the_coverer_ruffs_low_in_front_of_its_nil_partner() -> None:
+    # Seat 1 leads a club; seat 2 (void in clubs) covers its partner seat 0, who bid nil and
+    # plays last: the lowest spade takes the trick as well as the ace would.
+    st = _state(["AS", "KS", "3S", "4H"], ["9C"], 1, [0, 3, 4, 3])
+    st.voids[2] = 1 << 0
+    assert card_text(normal_card(st, 2)) == "3S"
+
+
+def test_a_hunter_stays_low_in_front_of_a_nil_and_under_it() -> None:
+    # Seat 1 bid nil. Seat 0 leads: a low card of a suit the nil may hold.
+    st = _state(["2H", "KH", "AC", "9C", "5S"], [], 0, [3, 0, 4, 3])
+    assert card_text(normal_card(st, 0)) == "2H"
+    # Seat 2 (the partner) leads the 6 of diamonds, seat 3 (the nil's partner) plays the 2;
+    # the nil, seat 1, plays after seat 0: the bar stays the 6, and seat 0 keeps its 3 for later.
+    st = _state(["5D", "3D", "KD", "AC"], ["6D", "2D"], 2, [3, 0, 4, 3])
+    assert card_text(normal_card(st, 0)) == "5D"
 
 
 def _state(hand: list[str], trick: list[str], leader: int, bids: list[int]) -> PlayState:

@@ -8,7 +8,10 @@ and then corrects it where players complain about bot partners:
 - a partner's sure winner (no unseen card of its suit above it) is never overtaken by a card
   of the same suit, nor ruffed unless an opponent still to play may ruff it first;
 - bids: the fitted count with Normal's own margin, the partner's bid and the score (see
-  `normal_bid`).
+  `normal_bid`);
+- around a standing nil (`normal_nil`): an opponent's nil is hunted, a nil partner still to
+  play is covered with the lowest ruff that takes the trick, and a nil bidder void in the
+  led suit throws from the suit it could least duck.
 
 Each correction is a few mask operations on the seat's view: Normal stays well under 2 ms.
 """
@@ -34,6 +37,7 @@ from .bidding import (
     nil_pays,
     suicide_nil_first,
 )
+from .normal_nil import cover_card, hunt_card, hunt_target, nil_discard
 from .state import NIL, UNKNOWN, PlayState, bid_value, from_view, winning_index
 
 Action = dict[str, Any]
@@ -43,9 +47,10 @@ COVER_NIL = True  # overtake a nil partner who is winning the trick
 KEEP_PARTNER_WINNER = True  # never overtake a partner's sure winner
 # Bidding: points asked of a nil over its expected value on top of basic's margin (partnership,
 # individual); the bid one lower when the side reaches the target with it anyway.
-NIL_EXTRA = {"partnership": -15.0, "individual": 0.0}
+NIL_EXTRA = {"partnership": -35.0, "individual": -12.0}
 NIL_EXTRA_COVERED = -50.0  # partnership, the partner having bid 4 or more (a strong cover)
 SAFE_AT_TARGET = True
+COUNT_SHIFT = {"partnership": 0.0, "individual": 0.0}  # tricks added to basic's count
 NIL_PARTNER_EXTRA = 0.0  # tricks added to the count when the partner bid nil (basic: +0.3)
 # A contract the seat's boss spades make alone counts as safe (duck the rest): measured, it
 # loses (docs/bots.md), so it is off.
@@ -66,6 +71,22 @@ def beating_cards(legal: int, win: int) -> int:
 
 def normal_card(st: PlayState, seat: int) -> int:
     """The card Normal plays for `seat`: the basic policy's, corrected as the module says."""
+    target = hunt_target(st, seat)
+    if target >= 0:
+        trick = st.trick
+        legal = legal_mask(st.hands[seat], trick[0] if trick else -1, st.broken, st.must_break)
+        if legal & (legal - 1):
+            hunted = hunt_card(st, seat, target, legal)
+            if hunted >= 0:
+                return hunted
+    elif st.nil_seats and st.trick:
+        trick = st.trick
+        legal = legal_mask(st.hands[seat], trick[0], st.broken, st.must_break)
+        covering = cover_card(st, seat, legal)
+        if covering < 0:
+            covering = nil_discard(st, seat, legal)
+        if covering >= 0:
+            return covering
     card = choose_card(_sure_view(st, seat) if SURE_SPADES else st, seat)
     trick = st.trick
     if not trick or not st.partnership:
@@ -176,6 +197,7 @@ def normal_bid_number(
     count = count_tricks(hand, partnership) - blind - deck_shift(view)
     if partner_bid == NIL:
         count += NIL_PARTNER_EXTRA
+    count += COUNT_SHIFT["partnership" if partnership else "individual"]
     n = bid_for_count(count, seat, bids, partnership, my_bags)
     if nil_ok and not blind and partner_bid != NIL and estimate_tricks(hand) <= 3.5:
         p = nil_odds(hand, partnership, partner_bid)
