@@ -18,7 +18,7 @@ from types import ModuleType
 
 HERE = Path(__file__).resolve().parent
 PACKAGE = "spades.bots"
-MODULES = ("state", "basic", "worlds", "outcome", "card_search", "bid_search")
+MODULES = ("state", "basic", "bidding", "worlds", "outcome", "card_search", "bid_search")
 GROUP = "spades.bots._compiled"  # the shared library of the group: spades/bots/_compiled__mypyc*
 MANIFEST = HERE / "_native.json"
 ENV = "SPADES_BOTS_NATIVE"  # "0": run every module as Python even when a build matches

@@ -441,7 +441,7 @@ def bid_for_count(est: float, seat: int, bids: list[int], partnership: bool, my_
             want += 0.3  # covering a nil partner wins a few tricks anyway
         opp_bids = [b for i, b in enumerate(bids) if i % 2 != side and b > 0]
         if bids[partner] > 0 and bids[partner] + want > 11:
-            want = 11 - bids[partner]
+            want = 11.0 - bids[partner]  # (a float, as mypyc compiles it)
         if len(opp_bids) == 2 and bids[partner] > 0:
             # Last to bid: the tricks nobody claims tend to fall to someone; round up a bit.
             free = 13 - others - want

@@ -1,0 +1,103 @@
+"""The strong bot's optional compiled build (`spades.bots.native`): used only while it matches
+its sources, never needed, and giving the same answers as the Python it was compiled from."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from spades.bots import _guard
+from spades.bots.native import compiled, state
+
+SERVER = Path(__file__).resolve().parents[2] / "server"
+SUFFIX = ".cpython-311-x86_64-linux-gnu.so"
+
+
+def _run(code: str, pythonpath: Path, **env: str) -> str:
+    full = {k: v for k, v in os.environ.items() if k != _guard.ENV}
+    full.update(PYTHONPATH=str(pythonpath), **env)
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=full, capture_output=True, text=True, check=True
+    )
+    return out.stdout.strip()
+
+
+def _package_with_fake_build(tmp_path: Path, manifest: dict[str, object] | None) -> Path:
+    """A copy of the package whose "compiled" basic is not an extension at all: importing it
+    fails, so any run that imports basic proves the guard loaded the source instead."""
+    root = tmp_path / "server"
+    shutil.copytree(SERVER / "spades", root / "spades", ignore=shutil.ignore_patterns("*.so"))
+    bots = root / "spades" / "bots"
+    (bots / "_native.json").unlink(missing_ok=True)
+    (bots / f"basic{SUFFIX}").write_bytes(b"not a shared library")
+    if manifest is not None:
+        (bots / "_native.json").write_text(json.dumps(manifest))
+    return root
+
+
+def _sources(bots: Path) -> dict[str, str]:
+    return {m: hashlib.sha256((bots / f"{m}.py").read_bytes()).hexdigest() for m in _guard.MODULES}
+
+
+def test_the_build_state_is_one_of_four() -> None:
+    assert state() in ("none", "stale", "off", "current")
+    assert compiled() == (state() == "current")
+
+
+@pytest.mark.skipif(sys.implementation.cache_tag != "cpython-311", reason="the suffix is 3.11's")
+def test_a_stale_build_is_not_used(tmp_path: Path) -> None:
+    root = _package_with_fake_build(tmp_path, {"cache_tag": sys.implementation.cache_tag})
+    code = (
+        "import spades.bots.native as n, spades.bots.basic as b; "
+        "print(n.state(), b.__file__.endswith('basic.py'))"
+    )
+    assert _run(code, root) == "stale True"
+    # A manifest that matches every source: the build counts as current (and its basic
+    # is loaded: the fake one fails, as a real one would load).
+    bots = root / "spades" / "bots"
+    manifest = {"cache_tag": sys.implementation.cache_tag, "sources": _sources(bots)}
+    (bots / "_native.json").write_text(json.dumps(manifest))
+    assert _run("import spades.bots.native as n; print(n.state())", root) == "current"
+    with pytest.raises(subprocess.CalledProcessError):
+        _run("import spades.bots.basic", root)
+    # ... unless it is switched off; then the sources run.
+    assert _run(code, root, **{_guard.ENV: "0"}) == "off True"
+    # One edited source makes the whole build stale (compiled modules call each other).
+    (bots / "outcome.py").write_text((bots / "outcome.py").read_text() + "\n# edited\n")
+    assert _run(code, root) == "stale True"
+
+
+def test_the_source_finder_takes_only_the_compiled_modules() -> None:
+    finder = _guard._FromSource()
+    spec = finder.find_spec("spades.bots.basic")
+    assert spec is not None and str(spec.origin).endswith("basic.py")
+    assert finder.find_spec("spades.bots.normal") is None
+    assert finder.find_spec("spades.engine.state") is None
+
+
+ANSWERS = """
+import json
+from bench.strong_cpu import views
+from spades.bots.strong import decide_strong
+from spades.bots.native import compiled
+todo = views(1, "partnership")[:12]
+answers = [decide_strong(v, seed=i, iterations=60) for i, v in enumerate(todo)]
+print(json.dumps([compiled(), answers]))
+"""
+
+
+@pytest.mark.skipif(state() != "current", reason="no current compiled build here")
+def test_the_compiled_build_gives_the_same_answers() -> None:
+    top = SERVER.parent
+    path = Path(f"{SERVER}{os.pathsep}{top}")
+    native_on, answers = json.loads(_run(ANSWERS, path))
+    native_off, python_answers = json.loads(_run(ANSWERS, path, **{_guard.ENV: "0"}))
+    assert native_on and not native_off
+    assert answers == python_answers
