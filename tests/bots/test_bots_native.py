@@ -89,6 +89,16 @@ from spades.bots.strong import decide_strong
 from spades.bots.native import compiled
 todo = views(1, "partnership")[:12]
 answers = [decide_strong(v, seed=i, iterations=60) for i, v in enumerate(todo)]
+from spades.bots import decide
+from spades.engine import Game, Rules
+for mode in ("partnership", "individual"):
+    for d in range(6):
+        game = Game.new(Rules.from_dict({"mode": mode}), seed=f"native:{d}", dealer=d % 4)
+        while game.phase == "bidding":
+            view = game.view(game.to_act)
+            answers.append(decide("basic", view))
+            answers.append(decide_strong(view, seed=d, iterations=60))
+            game.apply(game.to_act, answers[-1])
 print(json.dumps([compiled(), answers]))
 """
 
