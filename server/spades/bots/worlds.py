@@ -74,9 +74,10 @@ def sample_world(
     by_suit = [[s for s in others if not voids[s] >> suit & 1] for suit in range(4)]
     for _attempt in range(20):
         shuffle(rng, cards)
-        # Most constrained cards first: those fewer seats can hold.
+        # Most constrained cards first: those fewer seats can hold (a stable sort by the
+        # number of seats, written as its buckets: 0 to 3 seats, each in the shuffled order).
         allowed = [by_suit[SUIT_OF[c]] for c in cards]
-        order = sorted(range(len(cards)), key=lambda i: len(allowed[i]))
+        order = [i for n in range(4) for i in range(len(cards)) if len(allowed[i]) == n]
         room = [sizes[s] if s != seat else 0 for s in range(4)]
         hands = [0, 0, 0, 0]
         ok = True
