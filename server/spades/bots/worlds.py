@@ -82,18 +82,25 @@ def sample_world(
         hands = [0, 0, 0, 0]
         ok = True
         for i in order:
-            options = [s for s in allowed[i] if room[s] > 0]
-            if not options:
+            # A seat with room left, in proportion to its room (no list built per card).
+            seats = allowed[i]
+            total = 0
+            for s in seats:
+                if room[s] > 0:
+                    total += room[s]
+            if not total:
                 ok = False
                 break
-            total = sum(room[s] for s in options)
             pick = rng.random() * total
-            for s in options:
-                pick -= room[s]
-                if pick < 0:
-                    break
-            hands[s] |= 1 << cards[i]
-            room[s] -= 1
+            chosen = -1
+            for s in seats:
+                if room[s] > 0:
+                    chosen = s
+                    pick -= room[s]
+                    if pick < 0:
+                        break
+            hands[chosen] |= 1 << cards[i]
+            room[chosen] -= 1
         if ok:
             hands[seat] = st.hands[seat]
             return hands
