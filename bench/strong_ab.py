@@ -13,7 +13,8 @@ won with a 95% (Wilson) interval, A's score minus the other side's per hand (ind
 minus the others' average) with a 95% interval over the seeds, both sides' nils bid and
 made, and A's and B's decision CPU (thread time, every decision of the side: p50 / p99).
 With `--out`, every game is also written as a JSON line when it ends, so a run cut short
-still counts (`--report FILE` prints the summary of such a file).
+still counts (`--report FILE` prints the summary of such a file; seeds with a seating
+not played are left out).
 """
 
 from __future__ import annotations
@@ -97,6 +98,14 @@ def _wilson(k: int, n: int) -> list[float]:
 
 
 def summary(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """The figures over the seeds whose every seating has been played (a run cut short leaves
+    some seeds half done: counted in `left_out`)."""
+    rotations = 1 + max((r["rotation"] for r in results), default=0)
+    played: dict[int, int] = {}
+    for r in results:
+        played[r["index"]] = played.get(r["index"], 0) + 1
+    left_out = sum(1 for r in results if played[r["index"]] < rotations)
+    results = [r for r in results if played[r["index"]] == rotations]
     per_seed: dict[int, list[float]] = {}
     for r in results:
         per_seed.setdefault(r["index"], []).append(r["diff_per_hand"])
@@ -113,6 +122,7 @@ def summary(results: list[dict[str, Any]]) -> dict[str, Any]:
         "a_points_per_hand": round(mean, 2),
         "ci95": [round(mean - 1.96 * se, 2), round(mean + 1.96 * se, 2)],
         "hands": sum(r["hands"] for r in results),
+        "left_out": left_out,
     }
     for side in ("a", "b"):
         bid = sum(r["nils"][side][0] for r in results)
