@@ -111,3 +111,21 @@ def test_the_compiled_build_gives_the_same_answers() -> None:
     native_off, python_answers = json.loads(_run(ANSWERS, path, **{_guard.ENV: "0"}))
     assert native_on and not native_off
     assert answers == python_answers
+
+
+def test_the_bots_legal_cards_are_the_engines() -> None:
+    """`state.legal_mask` (compiled with the bots) states the engine's rule: the same masks."""
+    import random
+
+    from spades.bots.state import legal_mask
+    from spades.engine import fast
+
+    rng = random.Random(61)
+    for _ in range(3000):
+        hand = rng.getrandbits(56) & rng.getrandbits(56)
+        for first in (-1, *rng.sample(range(56), 6)):
+            for broken in (False, True):
+                for must in (False, True):
+                    assert legal_mask(hand, first, broken, must) == fast.legal_mask(
+                        hand, first, broken, must
+                    )

@@ -17,10 +17,9 @@ from spades.engine.cards import (
     SUIT_OF,
     card_text,
 )
-from spades.engine.fast import legal_mask
 
 from .bidding import choose_bid, count_tricks, estimate_tricks, nil_danger
-from .state import PlayState, from_view, winning_index
+from .state import PlayState, from_view, legal_mask, winning_index
 
 Action = dict[str, Any]
 NON_SPADE = FULL_DECK & ~SPADE_MASK
