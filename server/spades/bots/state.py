@@ -8,7 +8,7 @@ are, and every seat's policy still reads only its own hand and the public facts.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from spades.engine.cards import (
     FULL_DECK,
@@ -23,6 +23,11 @@ from spades.engine.rules import DEFAULT_RULES
 
 NIL = 0
 UNKNOWN = -1
+# The engine's tables as this module's own constants: a compiled build reads a `Final` name
+# from a C variable, an imported one from the module's dict (play and winning_index are the
+# rollouts' hottest calls).
+_SUIT_OF: Final[tuple[int, ...]] = SUIT_OF
+_SPADES: Final[int] = SPADES
 
 
 def legal_mask(hand: int, first_card: int, broken: bool, must_break: bool) -> int:
@@ -157,11 +162,11 @@ class PlayState:
         bit = 1 << card
         self.hands[seat] &= ~bit
         self.played |= bit
-        suit = SUIT_OF[card]
-        if suit == SPADES:
+        suit = _SUIT_OF[card]
+        if suit == _SPADES:
             self.broken = True
         if n:
-            led = SUIT_OF[trick[0]]
+            led = _SUIT_OF[trick[0]]
             if suit != led:
                 self.voids[seat] |= 1 << led
         trick.append(card)
@@ -192,18 +197,18 @@ class PlayState:
 
 def winning_index(trick: list[int]) -> int:
     win = trick[0]
-    win_suit = SUIT_OF[win]
+    win_suit = _SUIT_OF[win]
     at = 0
     for i in range(1, len(trick)):
         c = trick[i]
-        suit = SUIT_OF[c]
+        suit = _SUIT_OF[c]
         if suit == win_suit:
             if c > win:
                 win = c
                 at = i
-        elif suit == SPADES:  # the first trump (a trump already winning has win_suit SPADES)
+        elif suit == _SPADES:  # the first trump (a trump already winning has win_suit SPADES)
             win = c
-            win_suit = SPADES
+            win_suit = _SPADES
             at = i
     return at
 
