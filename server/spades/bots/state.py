@@ -21,8 +21,8 @@ from spades.engine.cards import (
 )
 from spades.engine.rules import DEFAULT_RULES
 
-NIL = 0
-UNKNOWN = -1
+NIL: Final = 0
+UNKNOWN: Final = -1
 # The engine's tables as this module's own constants: a compiled build reads a `Final` name
 # from a C variable, an imported one from the module's dict (play and winning_index are the
 # rollouts' hottest calls).

@@ -4,13 +4,20 @@ weighted by how well they fit the bids, and played out by the basic policy."""
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Final
 
-from spades.engine.cards import SPADES, SUIT_MASKS, SUIT_OF, parse_card
+from spades.engine import cards
+from spades.engine.cards import parse_card
 
 from .basic import choose_card
 from .bidding import estimate_tricks, nil_danger
 from .state import NIL, PlayState, winning_index
+
+# The engine's tables as Final constants of the module: a compiled build reads them from C
+# variables rather than the module's dict.
+SPADES: Final[int] = cards.SPADES
+SUIT_MASKS: Final[tuple[int, ...]] = cards.SUIT_MASKS
+SUIT_OF: Final[tuple[int, ...]] = cards.SUIT_OF
 
 
 def original_played(view: dict[str, Any]) -> list[int]:
