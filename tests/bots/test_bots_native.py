@@ -129,3 +129,16 @@ def test_the_bots_legal_cards_are_the_engines() -> None:
                     assert legal_mask(hand, first, broken, must) == fast.legal_mask(
                         hand, first, broken, must
                     )
+
+
+def test_the_bots_card_lists_are_the_engines() -> None:
+    """`state.bits` (bidding's `cards_of`, compiled with the bots) lists what the engine's does."""
+    import random
+
+    from spades.bots.state import bits
+    from spades.engine.cards import cards_of
+
+    rng = random.Random(62)
+    for _ in range(3000):
+        mask = rng.getrandbits(56) & rng.getrandbits(56)
+        assert bits(mask) == cards_of(mask)

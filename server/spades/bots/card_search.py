@@ -11,11 +11,10 @@ from typing import Any
 
 from .basic import choose_card
 from .outcome import NEAR_END, WIN_MODEL, Scorer, game_chance, game_swing
-from .state import NIL, PlayState
+from .state import NIL, PlayState, bits
 from .worlds import (
     CARELESS,
     bid_fit,
-    bits,
     choice,
     distinct_moves,
     nil_safe_moves,

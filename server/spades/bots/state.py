@@ -41,6 +41,16 @@ def legal_mask(hand: int, first_card: int, broken: bool, must_break: bool) -> in
     return hand
 
 
+def bits(mask: int) -> list[int]:
+    """The cards of a mask, lowest first: the engine's `cards_of`, compiled with the bots."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
 def bid_value(bid: Any) -> int:
     """A view's bid (None | int | "nil" | "blind nil") as an int: -1 unknown, 0 nil."""
     if bid is None:

@@ -11,7 +11,7 @@ from spades.engine.cards import parse_card
 
 from .basic import choose_card
 from .bidding import estimate_tricks, nil_danger
-from .state import NIL, PlayState, winning_index
+from .state import NIL, PlayState, bits, winning_index
 
 # The engine's tables as Final constants of the module: a compiled build reads them from C
 # variables rather than the module's dict.
@@ -57,16 +57,6 @@ def shuffle(rng: random.Random, cards: list[int]) -> None:
 def choice(rng: random.Random, options: tuple[float, ...]) -> float:
     """`rng.choice(options)`, draw for draw."""
     return options[randbelow(rng, len(options))]
-
-
-def bits(mask: int) -> list[int]:
-    """The cards of a mask, lowest first (`cards_of`)."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 def sample_world(
