@@ -52,9 +52,9 @@ bench: dev
 	$(BIN)/python -m pip install -q -e '.[bench]' || echo "open-spiel unavailable: engine bench runs without the comparison"
 	$(BIN)/python -m bench.engine --repeat 3
 
-# Optional: the strong (Hard) bot's modules compiled by mypyc, about a quarter of the CPU for
+# Optional: the strong (Hard) bot's modules compiled by mypyc, about a sixth of the CPU for
 # the same answers; needs a C compiler and the Python headers, and nothing needs it
-# (docs/bots.md, "Compiled rollouts"). Build again after editing them: a stale build is not used.
+# (docs/bots.md, "Hard compiled"). Build again after editing them: a stale build is not used.
 native: dev
 	$(BIN)/python -m spades.bots.native build
 
