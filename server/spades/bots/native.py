@@ -1,11 +1,12 @@
 """The strong bot's modules compiled to C (optional): `python -m spades.bots.native build`.
 
 The search spends nearly all of its CPU in the rollouts: the basic policy (`basic`), the
-state it plays on (`state`), the bid estimates that weight the deals (`bidding`), the rollout loop and the sampled deals (`worlds`), the search
-around them (`card_search`, `bid_search`) and the scoring (`outcome`). mypyc (it comes with
-mypy, a dev dependency) compiles those modules, as they are, to a C extension beside their
-sources; the same code and the same random numbers give the same decisions at about a
-sixth of the CPU (docs/bots.md, "Hard compiled").
+state it plays on (`state`), the bid estimates that weight the deals (`bidding`), the
+rollout loop and the sampled deals (`worlds`), the search around them (`card_search`,
+`bid_search`) and the scoring (`outcome`). mypyc (it comes with mypy, a dev dependency)
+compiles those modules, as they are, to a C extension beside their sources; the same code
+and the same random numbers give the same decisions at about a sixth of the CPU
+(docs/bots.md, "Hard compiled").
 
 Nothing needs it: without a build (no C compiler, no mypy, an installed wheel) every module
 runs as Python. A build stays in use only while it matches the sources: the manifest written
