@@ -12,7 +12,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 LINT_PATHS := $(wildcard server tests bench migrations setup.py)
 
-.PHONY: run test lint format bench install dev clean
+.PHONY: run test lint format bench install dev clean native
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -52,5 +52,12 @@ bench: dev
 	$(BIN)/python -m pip install -q -e '.[bench]' || echo "open-spiel unavailable: engine bench runs without the comparison"
 	$(BIN)/python -m bench.engine --repeat 3
 
+# Optional: the strong (Hard) bot's modules compiled by mypyc, about a sixth of the CPU for
+# the same answers; needs a C compiler and the Python headers, and nothing needs it
+# (docs/bots.md, "Hard compiled"). Build again after editing them: a stale build is not used.
+native: dev
+	$(BIN)/python -m spades.bots.native build
+
 clean:
+	$(BIN)/python -m spades.bots.native clean 2>/dev/null || true
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -10,6 +10,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from ._guard import install_guard
+
+install_guard()  # a compiled build of the strong bot's modules is used only while current
+
 Action = dict[str, Any]
 LEVELS: tuple[str, ...] = ("random", "easy", "basic", "strong")
 

@@ -6,24 +6,23 @@ rollout policy for every seat of a sampled world.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
-from spades.engine.cards import (
-    FULL_DECK,
-    RANK_OF,
-    SPADE_MASK,
-    SPADES,
-    SUIT_MASKS,
-    SUIT_OF,
-    card_text,
-)
-from spades.engine.fast import legal_mask
+from spades.engine import cards
+from spades.engine.cards import card_text
 
 from .bidding import choose_bid, count_tricks, estimate_tricks, nil_danger
-from .state import PlayState, from_view, winning_index
+from .state import PlayState, from_view, legal_mask, winning_index
 
 Action = dict[str, Any]
-NON_SPADE = FULL_DECK & ~SPADE_MASK
+# The engine's tables as Final constants of the module: a compiled build (the strong bot's
+# rollouts, `spades.bots.native`) reads them from C variables rather than the module's dict.
+RANK_OF: Final[tuple[int, ...]] = cards.RANK_OF
+SPADE_MASK: Final[int] = cards.SPADE_MASK
+SPADES: Final[int] = cards.SPADES
+SUIT_MASKS: Final[tuple[int, ...]] = cards.SUIT_MASKS
+SUIT_OF: Final[tuple[int, ...]] = cards.SUIT_OF
+NON_SPADE: Final[int] = cards.FULL_DECK & ~cards.SPADE_MASK
 # With its own contract safe, a seat goes for the set (plays to win tricks, bags or not)
 # once the opponents need all but SET_MARGIN of the tricks left, and ducks otherwise; with
 # its side's bags (this hand's included) within NEAR_BAGS of the bag limit, only once they
@@ -57,7 +56,7 @@ def _below(card: int) -> int:
 
 
 # A seat's opponents, by whether it has a partner: the seats either side of it, or all three.
-_OPPONENTS = {
+_OPPONENTS: Final = {
     True: tuple(((seat + 1) & 3, (seat + 3) & 3) for seat in range(4)),
     False: tuple(tuple(s for s in range(4) if s != seat) for seat in range(4)),
 }

@@ -21,7 +21,7 @@ from .bidding import (
 from .card_search import THIN_SAMPLES, SearchStats
 from .outcome import NEAR_END, WIN_MODEL, Scorer, game_chance, game_swing
 from .state import NIL, UNKNOWN, PlayState, from_view
-from .worlds import CARELESS, bid_fit, rollout, sample_world
+from .worlds import CARELESS, bid_fit, choice, rollout, sample_world
 
 Action = dict[str, Any]
 
@@ -76,7 +76,7 @@ def choose_bid_by_sampling(
         if hands is None:
             break
         weight = deals.weight(hands)
-        noise = [0.0 if s == seat else rng.choice(CARELESS) for s in range(4)]
+        noise = [0.0 if s == seat else choice(rng, CARELESS) for s in range(4)]
         state = rng.getstate()
         samples += 1
         values = []

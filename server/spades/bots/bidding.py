@@ -8,13 +8,20 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
-from spades.engine.cards import NON_SPADE_MASK, SPADE_MASK, SUIT_MASKS, cards_of, deck_of
+from spades.engine import cards
+from spades.engine.cards import deck_of
 from spades.engine.rules import DEFAULT_RULES
 
 from .blind import blind_bid_choice
 from .state import NIL, UNKNOWN, bid_value, from_view
+from .state import bits as cards_of  # the engine's cards_of, compiled with the bots
+
+# The engine's tables as Final constants: a compiled build reads them from C variables.
+NON_SPADE_MASK: Final[int] = cards.NON_SPADE_MASK
+SPADE_MASK: Final[int] = cards.SPADE_MASK
+SUIT_MASKS: Final[tuple[int, ...]] = cards.SUIT_MASKS
 
 Action = dict[str, Any]
 
@@ -441,7 +448,7 @@ def bid_for_count(est: float, seat: int, bids: list[int], partnership: bool, my_
             want += 0.3  # covering a nil partner wins a few tricks anyway
         opp_bids = [b for i, b in enumerate(bids) if i % 2 != side and b > 0]
         if bids[partner] > 0 and bids[partner] + want > 11:
-            want = 11 - bids[partner]
+            want = 11.0 - bids[partner]  # (a float, as mypyc compiles it)
         if len(opp_bids) == 2 and bids[partner] > 0:
             # Last to bid: the tricks nobody claims tend to fall to someone; round up a bit.
             free = 13 - others - want

@@ -9,14 +9,13 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from spades.engine.cards import cards_of
-
 from .basic import choose_card
 from .outcome import NEAR_END, WIN_MODEL, Scorer, game_chance, game_swing
-from .state import NIL, PlayState
+from .state import NIL, PlayState, bits
 from .worlds import (
     CARELESS,
     bid_fit,
+    choice,
     distinct_moves,
     nil_safe_moves,
     original_played,
@@ -75,7 +74,7 @@ def search(
         if hands is None:
             break
         weight = playouts.weight(hands)
-        noise = [0.0 if s == seat else rng.choice(CARELESS) for s in range(4)]
+        noise = [0.0 if s == seat else choice(rng, CARELESS) for s in range(4)]
         samples += 1
         for i in race.active:
             race.add(i, weight, playouts.value(hands, moves[i], noise, rng))
@@ -109,7 +108,7 @@ def _candidates(st: PlayState, seat: int) -> list[int]:
     on_table = 0
     for card in st.trick:
         on_table |= 1 << card
-    return distinct_moves(cards_of(legal), st.hands[seat], hidden | on_table)
+    return distinct_moves(bits(legal), st.hands[seat], hidden | on_table)
 
 
 def _hunters(st: PlayState, seat: int) -> list[int] | None:

@@ -8,14 +8,47 @@ are, and every seat's policy still reads only its own hand and the public facts.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
-from spades.engine.cards import FULL_DECK, SPADES, SUIT_OF, deck_of, parse_card
-from spades.engine.fast import legal_mask
+from spades.engine.cards import (
+    FULL_DECK,
+    NON_SPADE_MASK,
+    SPADES,
+    SUIT_MASKS,
+    SUIT_OF,
+    deck_of,
+    parse_card,
+)
 from spades.engine.rules import DEFAULT_RULES
 
-NIL = 0
-UNKNOWN = -1
+NIL: Final = 0
+UNKNOWN: Final = -1
+# The engine's tables as this module's own constants: a compiled build reads a `Final` name
+# from a C variable, an imported one from the module's dict (play and winning_index are the
+# rollouts' hottest calls).
+_SUIT_OF: Final[tuple[int, ...]] = SUIT_OF
+_SPADES: Final[int] = SPADES
+
+
+def legal_mask(hand: int, first_card: int, broken: bool, must_break: bool) -> int:
+    """`spades.engine.fast.legal_mask`, here so that a compiled build (`spades.bots.native`)
+    calls it natively from the rollouts (about a tenth of their CPU when it was a call into
+    Python); tests/bots/test_bots_native.py checks that the two agree on every input."""
+    if first_card >= 0:
+        return (hand & SUIT_MASKS[first_card // 13]) or hand
+    if must_break and not broken:
+        return (hand & NON_SPADE_MASK) or hand
+    return hand
+
+
+def bits(mask: int) -> list[int]:
+    """The cards of a mask, lowest first: the engine's `cards_of`, compiled with the bots."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
 
 
 def bid_value(bid: Any) -> int:
@@ -139,11 +172,11 @@ class PlayState:
         bit = 1 << card
         self.hands[seat] &= ~bit
         self.played |= bit
-        suit = SUIT_OF[card]
-        if suit == SPADES:
+        suit = _SUIT_OF[card]
+        if suit == _SPADES:
             self.broken = True
         if n:
-            led = SUIT_OF[trick[0]]
+            led = _SUIT_OF[trick[0]]
             if suit != led:
                 self.voids[seat] |= 1 << led
         trick.append(card)
@@ -174,18 +207,18 @@ class PlayState:
 
 def winning_index(trick: list[int]) -> int:
     win = trick[0]
-    win_suit = SUIT_OF[win]
+    win_suit = _SUIT_OF[win]
     at = 0
     for i in range(1, len(trick)):
         c = trick[i]
-        suit = SUIT_OF[c]
+        suit = _SUIT_OF[c]
         if suit == win_suit:
             if c > win:
                 win = c
                 at = i
-        elif suit == SPADES:  # the first trump (a trump already winning has win_suit SPADES)
+        elif suit == _SPADES:  # the first trump (a trump already winning has win_suit SPADES)
             win = c
-            win_suit = SPADES
+            win_suit = _SPADES
             at = i
     return at
 

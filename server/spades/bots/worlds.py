@@ -4,13 +4,20 @@ weighted by how well they fit the bids, and played out by the basic policy."""
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Final
 
-from spades.engine.cards import SPADES, SUIT_MASKS, SUIT_OF, cards_of, parse_card
+from spades.engine import cards
+from spades.engine.cards import parse_card
 
 from .basic import choose_card
 from .bidding import estimate_tricks, nil_danger
-from .state import NIL, PlayState, winning_index
+from .state import NIL, PlayState, bits, winning_index
+
+# The engine's tables as Final constants of the module: a compiled build reads them from C
+# variables rather than the module's dict.
+SPADES: Final[int] = cards.SPADES
+SUIT_MASKS: Final[tuple[int, ...]] = cards.SUIT_MASKS
+SUIT_OF: Final[tuple[int, ...]] = cards.SUIT_OF
 
 
 def original_played(view: dict[str, Any]) -> list[int]:
@@ -26,42 +33,71 @@ def original_played(view: dict[str, Any]) -> list[int]:
     return out
 
 
+# The random draws of the search as `random.Random` makes them (the same numbers from the same
+# generator, so a seed gives the same decision), written out so that a compiled build
+# (`spades.bots.native`) runs them compiled too instead of calling back into Python.
+
+
+def randbelow(rng: random.Random, n: int) -> int:
+    """`rng._randbelow(n)` (n > 0): the same draws from the generator, the same number."""
+    k = n.bit_length()
+    r = rng.getrandbits(k)
+    while r >= n:
+        r = rng.getrandbits(k)
+    return r
+
+
+def shuffle(rng: random.Random, cards: list[int]) -> None:
+    """`rng.shuffle(cards)`, draw for draw."""
+    for i in range(len(cards) - 1, 0, -1):
+        j = randbelow(rng, i + 1)
+        cards[i], cards[j] = cards[j], cards[i]
+
+
+def choice(rng: random.Random, options: tuple[float, ...]) -> float:
+    """`rng.choice(options)`, draw for draw."""
+    return options[randbelow(rng, len(options))]
+
+
 def sample_world(
     st: PlayState, seat: int, sizes: list[int], rng: random.Random
 ) -> list[int] | None:
     """Deal the hidden cards to the other seats: right counts, no card in a shown-out suit."""
     hidden = st.deck & ~st.played & ~st.hands[seat]
-    cards = []
-    m = hidden
-    while m:
-        low = m & -m
-        cards.append(low.bit_length() - 1)
-        m ^= low
+    cards = bits(hidden)
     others = [s for s in range(4) if s != seat]
     voids = st.voids
     # Who may hold a card depends only on its suit (the seats that have not shown out).
     by_suit = [[s for s in others if not voids[s] >> suit & 1] for suit in range(4)]
     for _attempt in range(20):
-        rng.shuffle(cards)
-        # Most constrained cards first: those fewer seats can hold.
+        shuffle(rng, cards)
+        # Most constrained cards first: those fewer seats can hold (a stable sort by the
+        # number of seats, written as its buckets: 0 to 3 seats, each in the shuffled order).
         allowed = [by_suit[SUIT_OF[c]] for c in cards]
-        order = sorted(range(len(cards)), key=lambda i: len(allowed[i]))
+        order = [i for n in range(4) for i in range(len(cards)) if len(allowed[i]) == n]
         room = [sizes[s] if s != seat else 0 for s in range(4)]
         hands = [0, 0, 0, 0]
         ok = True
         for i in order:
-            options = [s for s in allowed[i] if room[s] > 0]
-            if not options:
+            # A seat with room left, in proportion to its room (no list built per card).
+            seats = allowed[i]
+            total = 0
+            for s in seats:
+                if room[s] > 0:
+                    total += room[s]
+            if not total:
                 ok = False
                 break
-            total = sum(room[s] for s in options)
             pick = rng.random() * total
-            for s in options:
-                pick -= room[s]
-                if pick < 0:
-                    break
-            hands[s] |= 1 << cards[i]
-            room[s] -= 1
+            chosen = -1
+            for s in seats:
+                if room[s] > 0:
+                    chosen = s
+                    pick -= room[s]
+                    if pick < 0:
+                        break
+            hands[chosen] |= 1 << cards[i]
+            room[chosen] -= 1
         if ok:
             hands[seat] = st.hands[seat]
             return hands
@@ -96,7 +132,7 @@ def nil_safe_moves(st: PlayState, seat: int, legal: int) -> int:
     trick = st.trick
     win = trick[winning_index(trick)]
     losing = 0
-    for card in cards_of(legal):
+    for card in bits(legal):
         suit = SUIT_OF[card]
         beats = (suit == SUIT_OF[win] and card > win) or (suit == SPADES and SUIT_OF[win] != SPADES)
         if not beats:
@@ -173,7 +209,7 @@ def rollout(
         eps = noise[actor]
         if eps and rng.random() < eps:
             legal = nil_safe_moves(world, actor, world.legal(actor))
-            cards = cards_of(legal)
+            cards = bits(legal)
             world.play(cards[int(rng.random() * len(cards))])
         else:
             world.play(choose_card(world, actor))

@@ -1,0 +1,85 @@
+"""The `strong` bot: determinized search over the hidden cards.
+
+For a card play: sample where the hidden cards are, consistently with everything the view shows
+(the seat's own hand, the cards played, the suits each player has shown out of, how many cards
+each holds), and weight each sample by how well the hands fit the bids. On every sample, every
+legal card is played and the rest of the hand is rolled out with the `basic` policy for all four
+seats (ints and bit masks only), the others with a share of careless cards, and the opponents
+of the searching side's standing nil hunting it (`hunt_card`). The card with the best weighted
+average score difference wins.
+
+The search stops after `iterations` rollouts or when the time budget runs out, whichever
+comes first; with a fixed iteration count (and a budget that does not bind) a seed gives the
+same decision on any machine.
+
+The parts: `worlds` (sampled deals, rollouts), `outcome` (what a played-out hand is worth),
+`card_search` (the card) and `bid_search` (the bid).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Any
+
+from spades.engine.cards import card_text
+
+from .bid_search import choose_bid_by_sampling
+from .bidding import choose_bid
+from .card_search import SearchStats, search
+from .state import from_view
+from .worlds import sample_world
+
+Action = dict[str, Any]
+
+# Rollouts per decision (split over the cards in the race): twice as many buys nothing
+# measurable in whole games (docs/bots.md, "Search size"); SPADES_STRONG_ITERATIONS gives a
+# server more.
+DEFAULT_ITERATIONS = 800
+DEFAULT_BUDGET_MS = math.inf  # no wall-clock cap: iterations and the seed fix a decision
+MC_BIDDING = True  # bid by sampling deals and playing them out (False: the basic bid)
+
+
+def decide_strong(
+    view: dict[str, Any],
+    *,
+    seed: int | None = None,
+    iterations: int | None = None,
+    budget_ms: float | None = None,
+    stats: SearchStats | None = None,
+) -> Action:
+    legal = view["legal"]
+    if len(legal) == 1:
+        return dict(legal[0])
+    if iterations is None:
+        iterations = DEFAULT_ITERATIONS
+    if budget_ms is None:
+        budget_ms = DEFAULT_BUDGET_MS
+    rng = random.Random(seed if seed is not None else _view_key(view))
+    if legal[0]["type"] != "play":
+        if not MC_BIDDING or view.get("hand") is None:
+            return choose_bid(view)
+        return choose_bid_by_sampling(view, rng, iterations, budget_ms, stats)
+    st = from_view(view)
+    seat = int(view["seat"])
+    card = search(st, seat, view, rng, iterations, budget_ms, stats)
+    action = {"type": "play", "card": card_text(card)}
+    if action not in legal:
+        return dict(legal[0])
+    return action
+
+
+def _view_key(view: dict[str, Any]) -> str:
+    played = sum(len(t["cards"]) for t in view.get("tricks") or [])
+    cur = view.get("current_trick") or {}
+    return f"{view.get('seat')}|{view.get('hand_number')}|{played}|{cur}|{view.get('hand')}"
+
+
+__all__ = [
+    "DEFAULT_BUDGET_MS",
+    "DEFAULT_ITERATIONS",
+    "SearchStats",
+    "decide_strong",
+    "sample_world",
+    "search",
+]

@@ -1,0 +1,179 @@
+"""Sampled worlds for the strong bot: the hidden cards dealt consistently with the view,
+weighted by how well they fit the bids, and played out by the basic policy."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from spades.engine.cards import SPADES, SUIT_MASKS, SUIT_OF, cards_of, parse_card
+
+from .basic import choose_card
+from .bidding import estimate_tricks, nil_danger
+from .state import NIL, PlayState, winning_index
+
+
+def original_played(view: dict[str, Any]) -> list[int]:
+    """Cards each seat has played this hand (to rebuild the hands they bid on)."""
+    out = [0, 0, 0, 0]
+    for trick in view.get("tricks") or []:
+        for e in trick["cards"]:
+            out[int(e["seat"])] |= 1 << parse_card(e["card"])
+    cur = view.get("current_trick")
+    if cur:
+        for e in cur.get("cards") or []:
+            out[int(e["seat"])] |= 1 << parse_card(e["card"])
+    return out
+
+
+def sample_world(
+    st: PlayState, seat: int, sizes: list[int], rng: random.Random
+) -> list[int] | None:
+    """Deal the hidden cards to the other seats: right counts, no card in a shown-out suit."""
+    hidden = st.deck & ~st.played & ~st.hands[seat]
+    cards = []
+    m = hidden
+    while m:
+        low = m & -m
+        cards.append(low.bit_length() - 1)
+        m ^= low
+    others = [s for s in range(4) if s != seat]
+    voids = st.voids
+    # Who may hold a card depends only on its suit (the seats that have not shown out).
+    by_suit = [[s for s in others if not voids[s] >> suit & 1] for suit in range(4)]
+    for _attempt in range(20):
+        rng.shuffle(cards)
+        # Most constrained cards first: those fewer seats can hold.
+        allowed = [by_suit[SUIT_OF[c]] for c in cards]
+        order = sorted(range(len(cards)), key=lambda i: len(allowed[i]))
+        room = [sizes[s] if s != seat else 0 for s in range(4)]
+        hands = [0, 0, 0, 0]
+        ok = True
+        for i in order:
+            options = [s for s in allowed[i] if room[s] > 0]
+            if not options:
+                ok = False
+                break
+            total = sum(room[s] for s in options)
+            pick = rng.random() * total
+            for s in options:
+                pick -= room[s]
+                if pick < 0:
+                    break
+            hands[s] |= 1 << cards[i]
+            room[s] -= 1
+        if ok:
+            hands[seat] = st.hands[seat]
+            return hands
+    return None
+
+
+# How far a player's bid strays from the trick estimate of the hand it bid on (tricks), and
+# how much a nil bidder's sampled hand loses per point of nil danger (log weight).
+BID_SIGMA = 1.4
+NIL_WEIGHT = 0.8
+
+
+def bid_fit(hand: int, bid: int) -> float:
+    """Log-likelihood-ish weight of a 13-card hand given its bid."""
+    if bid < 0:
+        return 0.0
+    if bid == NIL:
+        danger = nil_danger(hand)
+        return -NIL_WEIGHT * min(danger, 6.0)
+    diff = estimate_tricks(hand) - bid
+    return -(diff * diff) / (2 * BID_SIGMA * BID_SIGMA)
+
+
+def nil_safe_moves(st: PlayState, seat: int, legal: int) -> int:
+    """For a seat whose nil still stands: the legal cards that do not win the trick so far.
+
+    When every legal card wins (or the seat leads), all of them; a nil bidder never takes a
+    trick it could have ducked.
+    """
+    if st.bids[seat] != NIL or st.tricks_won[seat] or not st.trick:
+        return legal
+    trick = st.trick
+    win = trick[winning_index(trick)]
+    losing = 0
+    for card in cards_of(legal):
+        suit = SUIT_OF[card]
+        beats = (suit == SUIT_OF[win] and card > win) or (suit == SPADES and SUIT_OF[win] != SPADES)
+        if not beats:
+            losing |= 1 << card
+    return losing or legal
+
+
+def distinct_moves(moves: list[int], hand: int, hidden: int) -> list[int]:
+    """One card per group of equal effect: touching cards of a suit (no hidden card between
+    them) win and lose the same tricks, so only the lowest of each group is searched."""
+    out: list[int] = []
+    for card in moves:
+        if out and SUIT_OF[out[-1]] == SUIT_OF[card]:
+            between = SUIT_MASKS[SUIT_OF[card]] & ((1 << card) - 1) & ~((2 << out[-1]) - 1)
+            if not between & hidden:
+                continue
+        out.append(card)
+    return out
+
+
+# Opponent models: every other seat of a sampled world plays the basic plan, with a share of
+# careless cards drawn per sample (the table is not four copies of `basic`); a seat whose nil
+# stands always plays it safely, and partners and opponents of a nil cover and attack it.
+CARELESS = (0.0, 0.0, 0.08, 0.15)
+
+
+# When the searching side's own nil stands, every opponent in a sampled world hunts it as a
+# determined attacker does, whatever its own contract needs: low in front of the nil bidder,
+# and under the nil bidder's card when it is winning (basic attacks only while its own
+# contract is safe). Covering choices tuned to basic's attack alone left nils caught by
+# other players (docs/bots.md has the measurement).
+
+
+def hunt_card(world: PlayState, actor: int, target: int) -> int:
+    """A hunter's card against the standing nil of `target`, or -1 to play basic's card."""
+    trick = world.trick
+    if not trick:
+        return -1  # leads as basic does
+    legal = world.legal(actor)
+    led = SUIT_OF[trick[0]]
+    follow = legal & SUIT_MASKS[led]
+    if not follow:
+        return -1
+    at = winning_index(trick)
+    win = trick[at]
+    if SUIT_OF[win] != led:
+        return -1  # trumped: the nil bidder's card of the suit cannot win
+    if (world.leader + at) & 3 == target:
+        under = follow & ((1 << win) - 1)  # the highest card that still loses to the nil's
+        return under.bit_length() - 1 if under else -1
+    if 0 < (target - actor) & 3 <= 3 - len(trick):
+        return (follow & -follow).bit_length() - 1  # low in front of the nil
+    return -1
+
+
+def rollout(
+    world: PlayState,
+    seat: int,
+    noise: list[float],
+    rng: random.Random,
+    hunters: list[int] | None = None,
+) -> None:
+    """Play the hand out: basic's plan for every seat, the others careless now and then, and
+    with `hunters`, seat s hunting the standing nil `hunters[s]` (-1: basic's attack)."""
+    while world.tricks_done < 13:
+        actor = (world.leader + len(world.trick)) & 3  # world.to_act, without the property
+        if hunters is not None:
+            target = hunters[actor]
+            if target >= 0 and world.tricks_won[target] == 0:
+                card = hunt_card(world, actor, target)
+                if card >= 0:
+                    world.play(card)
+                    continue
+        eps = noise[actor]
+        if eps and rng.random() < eps:
+            legal = nil_safe_moves(world, actor, world.legal(actor))
+            cards = cards_of(legal)
+            world.play(cards[int(rng.random() * len(cards))])
+        else:
+            world.play(choose_card(world, actor))
