@@ -12,6 +12,7 @@ from room_helpers import Conn, first_legal, manager_for, seat_four, settle
 from spades.engine import Game
 from spades.rooms import ManualClock, Room, RoomManager, RoomNotFound
 from spades.rooms.audience import SENT_ON_CHANGE
+from spades.rooms.chat import RECENT_CHAT, RECENT_CHAT_KEPT
 
 
 async def hello(room: Room, conn: Conn, token: str | None) -> None:
@@ -678,6 +679,46 @@ async def test_a_chat_message_sent_again_after_a_hello_is_the_same_message(
     await act(room, late, type="chat", text="late", id="late")
     assert again.messages[-1]["name"] == "Spectator 3"
     assert set(room.chat.numbers) == {watchers[1].conn_id, late.conn_id}
+    await manager.stop()
+
+
+async def test_hellos_read_the_chat_once_and_the_room_keeps_it_up_to_date(
+    store: Any, clock: ManualClock, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reconnect storm's hellos must not each read the chat table: the room reads its
+    recent chat once, keeps what is said, and reads it again after RECENT_CHAT_KEPT (or
+    when a deleted account's name was replaced)."""
+    manager = manager_for(store, clock, tmp_path)
+    await manager.start()
+    room, _, token = await manager.create("Ann", {})
+    host = Conn()
+    await hello(room, host, token)
+    for i in range(RECENT_CHAT + 5):
+        clock.advance(0.5)
+        await act(room, host, type="chat", text=f"line {i}", id=i)
+    reads: list[str] = []
+    real = store.recent_chat
+
+    async def counted(room_id: str, limit: int = 50) -> list[dict[str, Any]]:
+        reads.append(room_id)
+        return list(await real(room_id, limit))
+
+    monkeypatch.setattr(store, "recent_chat", counted)
+    seen = []
+    for _ in range(4):
+        again = Conn()
+        await hello(room, again, token)
+        seen.append([m for m in again.messages if m["type"] == "chat"])
+    assert reads == []  # kept since the first hello, and what was said since
+    stored = await real(room.room_id)
+    assert len(stored) == RECENT_CHAT
+    assert all(s == [{"type": "chat", **m} for m in stored] for s in seen)
+    clock.advance(RECENT_CHAT_KEPT)
+    await hello(room, Conn(), token)
+    assert reads == [room.room_id]
+    await manager.forget_name("nobody-here", "Deleted player")
+    await hello(room, Conn(), token)
+    assert reads == [room.room_id] * 2
     await manager.stop()
 
 

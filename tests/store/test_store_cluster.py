@@ -88,6 +88,35 @@ async def test_claim_room_only_moves_the_fence_forward(store: SqlStore) -> None:
     await store.claim_room("solo", 0)
 
 
+async def test_claim_rooms_claims_a_batch_in_one_transaction(store: SqlStore) -> None:
+    for room_id in ("a", "b", "c", "solo"):
+        await room(store, room_id)
+    await store.claim_room("b", 4)
+    outcomes = await store.claim_rooms(
+        [("c", 2), ("b", 4), ("nope", 1), ("a", 3), ("b", 3), ("solo", 0), ("a", 3), ("a", 6)]
+    )
+    kinds = [type(o).__name__ if o is not None else None for o in outcomes]
+    # b's 4 is its owner's own number and 3 is older; a's second 3 is the first one's.
+    assert kinds == [None, "FencedOut", "NotFound", None, "FencedOut", None, "FencedOut", None]
+    refused = outcomes[1]
+    assert isinstance(refused, FencedOut) and refused.current == 4
+    assert [await fence_of(store, r) for r in ("a", "b", "c", "solo")] == [6, 4, 2, 0]
+    assert await store.claim_rooms([]) == []
+
+
+async def test_load_rooms_reads_many_rooms_as_load_room_reads_one(store: SqlStore) -> None:
+    for room_id in ("a", "b"):
+        await room(store, room_id)
+    game = await store.start_game("a", {}, 0, "seed")
+    await store.append_action(ActionRow(game, 1, 0, bid(3)))
+    loaded = await store.load_rooms(["b", "nope", "a"])
+    assert sorted(loaded) == ["a", "b"]
+    assert loaded["a"] == await store.load_room("a")
+    assert [a.seq for a in loaded["a"].actions] == [1]
+    assert loaded["b"].game is None and len(loaded["b"].seats) == 4
+    assert await store.load_rooms([]) == {}
+
+
 async def test_create_room_sets_the_first_fence(store: SqlStore) -> None:
     await store.create_room(RoomRow(id="r", code="R", settings={}), [], fence=3)
     assert await fence_of(store, "r") == 3

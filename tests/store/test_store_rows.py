@@ -396,6 +396,14 @@ async def test_chat(store: SqlStore, clock: FakeClock) -> None:
     }
     assert (await store.recent_chat("room-1"))[0]["seat"] is None
     assert await store.recent_chat("other") == []
+    # Many rooms in one read: each its own last messages, a room without any empty.
+    await new_room(store, "room-2")
+    await new_room(store, "room-3")
+    await store.add_chat("room-2", 1, "q", "only one")
+    many = await store.recent_chats(["room-1", "room-2", "room-3", "nope"], 2)
+    assert many["room-1"] == recent[-2:]
+    assert [m["text"] for m in many["room-2"]] == ["only one"]
+    assert many["room-3"] == many["nope"] == []
 
 
 async def test_purge_abandoned(store: SqlStore, clock: FakeClock) -> None:

@@ -408,12 +408,11 @@ class Relay:
                 owner = exc.owner
                 if owner and owner != self.node_id and not self.subscribed:
                     raise  # the owner's answers could not reach this process: reconnect
-                if (
-                    owner
-                    and owner != self.node_id
-                    and await self.watch.listening(owner)
-                    and not await self.ownership.draining(owner)
-                ):
+                elsewhere = bool(owner) and owner != self.node_id
+                # A process that died (kill -9) lets go of nothing early: its leases are
+                # waited out whole, not polled (a dead process's players all wait here).
+                dead = elsewhere and not await self.watch.listening(owner)
+                if elsewhere and not dead and not await self.ownership.draining(owner):
                     if follow:
                         follow = False  # asked once
                         # Whatever the answer, look again: released (claim it here), or
@@ -426,25 +425,27 @@ class Relay:
                 # within a ttl, then the room is claimed here.
                 if loop.time() >= deadline:
                     raise
-            await self._lapse(code)
+            await self._lapse(code, whole=dead)
 
-    async def _lapse(self, code: str) -> None:
+    async def _lapse(self, code: str, *, whole: bool = False) -> None:
         """Wait until the room's lease has run out: one wait per room, however many
-        sockets and requests wait for it (a dead process's players all reconnect at once)."""
+        sockets and requests wait for it (a dead process's players all reconnect at once).
+        `whole`: its holder is dead, wait for the expiry in one go."""
         waiting = self._lapses.get(code)
         if waiting is None:
-            waiting = asyncio.get_running_loop().create_task(self._until_lapsed(code))
+            waiting = asyncio.get_running_loop().create_task(self._until_lapsed(code, whole))
             self._lapses[code] = waiting
             waiting.add_done_callback(lambda _: self._lapses.pop(code, None))
         await asyncio.shield(waiting)
 
-    async def _until_lapsed(self, code: str) -> None:
+    async def _until_lapsed(self, code: str, whole: bool) -> None:
         try:
             left = await self.redis.pttl(self.ownership.lease_key(code))
         except Exception:
             left = 100
         # A few ms past the expiry, or sooner: a draining owner releases its leases early.
-        await asyncio.sleep(min(left / 1000 + 0.005, 0.1) if left > 0 else 0.05)
+        cap = self.ownership.ttl if whole else 0.1
+        await asyncio.sleep(min(left / 1000 + 0.005, cap) if left > 0 else 0.05)
 
     async def _handed_over(self, owner: str, code: str) -> bool:
         """Ask the owner to let go of a room nobody is connected to (True: it did).

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 from spades.codes import ErrorCode
 
@@ -25,6 +25,12 @@ QuickPhrase = Literal[
     "thumbs_up", "laugh", "wow", "sweat",
 ]  # fmt: skip
 QUICK_PHRASES: tuple[str, ...] = get_args(QuickPhrase)
+# The recent messages a connection is sent when it says hello (the store's default), and
+# how long the room keeps them without reading them again. The room's owner writes its
+# chat, so what it keeps stays right; the age bounds what it could miss (a deleted
+# account's name, replaced in the store while the room ran on another process).
+RECENT_CHAT = 50
+RECENT_CHAT_KEPT = 60.0
 
 
 class Chat:
@@ -39,6 +45,24 @@ class Chat:
         # Connection id -> (the `player` credential its chat named, that player's id): a
         # credential is checked once per connection, not at every message.
         self.speakers: dict[int, tuple[str, str]] = {}
+        # The recent messages, as hello sends them, and when they were read from the store
+        # (None: to read): a reconnect storm's hellos must not each read the chat table.
+        self.recent: list[dict[str, Any]] | None = None
+        self.recent_read_at = 0.0
+
+    def kept_recent(self, now: float) -> list[dict[str, Any]] | None:
+        """The recent messages kept here, or None when they are to be read again."""
+        if self.recent is None or now - self.recent_read_at >= RECENT_CHAT_KEPT:
+            return None
+        return self.recent
+
+    def keep_recent(self, messages: list[dict[str, Any]], now: float) -> None:
+        self.recent, self.recent_read_at = messages[-RECENT_CHAT:], now
+
+    def said(self, message: dict[str, Any]) -> None:
+        """A message stored and sent: kept with the recent ones (when they are kept)."""
+        if self.recent is not None:
+            self.recent = [*self.recent[1 - RECENT_CHAT :], message]
 
     def admit(self, spectator: bool, now: float) -> None:
         """Count a message said at `now`, or refuse it when the room's chat is busy."""

@@ -281,7 +281,9 @@ async def chat(room: CommandRoom, conn: Connection, msg: Message, ref: Any) -> N
     said = room.store.add_chat(table.room_id, seat, name, text, player_id=player)
     at = await write_first(table.code, said)
     # The stored time: a client that reconnects is sent the message again with it.
-    room.audience.send_all({"type": "chat", "seat": seat, "name": name, "text": text, "at": at})
+    message = {"seat": seat, "name": name, "text": text, "at": at}
+    room.chat.said(message)
+    room.audience.send_all({"type": "chat", **message})
 
 
 async def _speaker(room: CommandRoom, conn: Connection, msg: Message) -> str | None:

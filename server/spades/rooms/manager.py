@@ -10,10 +10,20 @@ from datetime import timedelta
 from typing import Any
 
 from spades.codes import CloseCode, ErrorCode
-from spades.store.protocol import CodeTaken, FencedOut, NotFound, RoomRow, RoomStatus, Store
+from spades.store.protocol import (
+    CodeTaken,
+    FencedOut,
+    NotFound,
+    RoomRow,
+    RoomStatus,
+    Store,
+    StoredRoom,
+)
 
+from .batching import Batcher
 from .bots import BotRunner
 from .broadcast import Hub, LocalHub
+from .chat import RECENT_CHAT
 from .clock import Clock, SystemClock
 from .config import RoomConfig
 from .errors import RoomError, RoomNotFound, ServerFull
@@ -26,6 +36,7 @@ from .settings import RoomSettings, clean_name
 from .tokens import hash_token, new_token
 
 log = logging.getLogger(__name__)
+Chats = list[dict[str, Any]]  # a room's recent chat, as hello sends it
 # Claims at once (RoomManager._claim_slots): 12 of the store pool's 15 connections, the
 # rest for the rooms already held. Fewer made a paused owner's 100 rooms slower to move
 # (p99 3.2-3.6 s at 6, 3.0-3.3 s at 12; docs/performance.md, "Failover").
@@ -96,6 +107,11 @@ class RoomManager:
         # this process already held stood still behind them (their finished hands and room
         # writes queued for a connection: no action answered for seconds).
         self._claim_slots = asyncio.Semaphore(CLAIMS_AT_ONCE)
+        # The claims in flight fence and read their rooms together (one transaction and one
+        # read for a batch, not one each): a failover's burst of claims costs the store a
+        # few round trips a batch instead of seven a room.
+        self._fence_and_load: Batcher[tuple[str, int], tuple[StoredRoom, Chats | None]]
+        self._fence_and_load = Batcher(self._fence_all)
         self._drops: set[asyncio.Task[None]] = set()
 
     def _room_kwargs(self, room_id: str = "", fence: int | None = None) -> dict[str, Any]:
@@ -227,20 +243,16 @@ class RoomManager:
     async def _claim_now(self, code: str) -> Room:
         """Lease, fence, read and replay (under the room's lock and a claim slot)."""
         try:
-            fence = await self._fenced_claim(code)
+            fence, (stored, chats) = await self._fenced_claim(code)
         except NotFound as exc:
             raise RoomNotFound(f"no room {code}") from exc
         try:
-            # Fenced first (`_fenced_claim`), then read: the old owner can write
-            # nothing after the fence moved, so this read sees the whole log.
-            stored = await self.store.load_room(code)
             if stored.room.status == "abandoned":
                 raise RoomNotFound(f"room {code} was closed")
             room = Room.from_stored(stored, **self._room_kwargs(code, fence))
             room.match.moved = True  # from another process: no clock refunds
-        except NotFound as exc:
-            await self._release(code)
-            raise RoomNotFound(f"no room {code}") from exc
+            if chats is not None:
+                room.chat.keep_recent(chats, self.clock.now())
         except BaseException:
             await self._release(code)
             raise
@@ -250,16 +262,17 @@ class RoomManager:
         log.info("room %s claimed (fence %d)", code, fence, extra={"room": code})
         return room
 
-    async def _fenced_claim(self, code: str) -> int:
-        """Lease the room and make its number the store's; a number not above the store's
-        (Redis began its counters again) brings the counter up and tries once more."""
+    async def _fenced_claim(self, code: str) -> tuple[int, tuple[StoredRoom, Chats | None]]:
+        """Lease the room, make its number the store's, then read it (fenced first: the old
+        owner can write nothing after the fence moved, so the read sees the whole log). A
+        number not above the store's (Redis began its counters again) brings the counter up
+        and tries once more. The lease is released when this raises."""
         for attempt in range(2):
             fence = await self.ownership.claim(code)
             if fence is None:
                 raise OwnedElsewhere(await self.ownership.owner_of(code) or "", code)
             try:
-                await self.store.claim_room(code, fence)
-                return fence
+                return fence, await self._fence_and_load((code, fence))
             except FencedOut as exc:
                 await self._release(code)
                 if attempt or exc.current is None:
@@ -276,6 +289,27 @@ class RoomManager:
                 await self._release(code)
                 raise
         raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _fence_all(
+        self, claims: list[tuple[str, int]]
+    ) -> dict[tuple[str, int], tuple[StoredRoom, Chats | None] | BaseException]:
+        """`_fence_and_load`'s batch: each (room, fence) claimed in one transaction, then
+        the claimed rooms and their recent chat read in one go."""
+        refusals = await self.store.claim_rooms(claims)
+        claimed = [room for (room, _), refused in zip(claims, refusals, strict=True) if not refused]
+        loaded = await self.store.load_rooms(claimed) if claimed else {}
+        try:  # what their players' hellos will send: one read, not one per room
+            chats = await self.store.recent_chats(list(loaded), RECENT_CHAT) if loaded else {}
+        except Exception:  # read at the first hello instead
+            chats = {}
+        answers: dict[tuple[str, int], tuple[StoredRoom, Chats | None] | BaseException] = {}
+        for claim, refused in zip(claims, refusals, strict=True):
+            stored = loaded.get(claim[0])
+            if refused or stored is None:
+                answers[claim] = refused or NotFound(f"no room {claim[0]!r}")
+            else:
+                answers[claim] = (stored, chats.get(claim[0]))
+        return answers
 
     async def create(
         self,
@@ -472,6 +506,7 @@ class RoomManager:
         """A deleted account: its seats in the rooms this process holds say `shown_as` from
         now on (the store has renamed them already; this is what the rooms show)."""
         for room in list(self.rooms.values()):
+            room.chat.recent = None  # its lines may carry the old name: read them again
             if not room.closed and any(s.player_id == player_id for s in room.seats):
                 with contextlib.suppress(RoomError):
                     await room.call(room.rename_player, player_id, shown_as)

@@ -15,7 +15,7 @@ from spades.store.protocol import Store
 from .actor import Actor
 from .audience import Audience
 from .broadcast import Connection
-from .chat import Chat
+from .chat import RECENT_CHAT, Chat
 from .clock import Clock
 from .config import RoomConfig
 from .errors import BadToken, RoomError
@@ -85,11 +85,14 @@ async def attach(room: PresenceRoom, conn: Connection, token: str | None, ref: A
     conn.seat = seat
     if seat is not None:
         _take_seat(room, conn, seat, resync_of)
-    try:
-        chats = await room.store.recent_chat(table.room_id)
-    except Exception:
-        log.exception("room %s: reading the chat failed", table.code, extra=_ctx(room, seat))
-        chats = []
+    chats = room.chat.kept_recent(room.clock.now())
+    if chats is None:
+        try:
+            chats = await room.store.recent_chat(table.room_id, RECENT_CHAT)
+            room.chat.keep_recent(chats, room.clock.now())
+        except Exception:
+            log.exception("room %s: reading the chat failed", table.code, extra=_ctx(room, seat))
+            chats = []
     audience.add(conn)
     room.seating.humans_may_have_left(had_humans)  # a player's socket said hello as a spectator
     log.info("room %s: connection %s joined", table.code, conn.conn_id, extra=_ctx(room, seat))

@@ -3,7 +3,7 @@ room's raised to it) in the write's own transaction, so a deposed owner stores n
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sqlalchemy import bindparam, select, update
@@ -16,10 +16,9 @@ from .tables import GAMES, ROOMS, chunks
 MAX_LOCKS = 1000
 
 
-def fence_room(conn: Connection, room_id: str, fence: int | None, *, claim: bool = False) -> None:
+def fence_room(conn: Connection, room_id: str, fence: int | None) -> None:
     """Check `fence` against the room's in the caller's transaction (raising the room's to
-    it when it is newer), or refuse the write: FencedOut, or NotFound for no such room.
-    `claim`: a new owner's number must be newer than the room's, not only as new."""
+    it when it is newer), or refuse the write: FencedOut, or NotFound for no such room."""
     if fence is None:
         return
     rows = lock_fences(conn, select(ROOMS.c.id, ROOMS.c.fence).where(ROOMS.c.id == room_id))
@@ -27,10 +26,45 @@ def fence_room(conn: Connection, room_id: str, fence: int | None, *, claim: bool
     if room_id not in current:
         raise NotFound(f"no room {room_id!r}")
     stored = current[room_id]
-    if (claim and fence <= stored) or raise_fences(conn, current, {(room_id, fence)}):
+    if raise_fences(conn, current, {(room_id, fence)}):
         raise FencedOut(
             f"room {room_id!r} has a newer owner (fence {stored} >= {fence})", current=stored
         )
+
+
+def claim_fences(conn: Connection, claims: Sequence[tuple[str, int]]) -> list[StoreError | None]:
+    """A new owner's numbers for many rooms in the caller's transaction: one locking read
+    and one update for the lot (a burst of failovers claims hundreds of rooms). Each
+    claim's outcome in order: None (its number is the room's now), FencedOut or NotFound.
+    A claim is refused unless its number is above the room's (0, a single process's,
+    excepted); a room named twice must have a higher number the second time. An equal
+    number is the current owner's, which a claim must fence out (after Redis lost its
+    counters they start again from 1 and came back up to the owner's own number)."""
+    size = 500 if conn.dialect.name == "sqlite" else MAX_LOCKS
+    ids = sorted({room for room, _ in claims})
+    current: dict[str, int] = {}
+    for chunk in chunks(ids, size):
+        query = select(ROOMS.c.id, ROOMS.c.fence).where(ROOMS.c.id.in_(chunk))
+        current.update((str(room), int(f)) for room, f in lock_fences(conn, query))
+    outcomes: list[StoreError | None] = []
+    raised: dict[str, int] = {}
+    for room, fence in claims:
+        stored = current.get(room)
+        if stored is None:
+            outcomes.append(NotFound(f"no room {room!r}"))
+        elif fence < stored or (fence > 0 and fence == stored):
+            message = f"room {room!r} has a newer owner (fence {stored} >= {fence})"
+            outcomes.append(FencedOut(message, current=stored))
+        else:
+            outcomes.append(None)
+            if fence > stored:
+                current[room] = raised[room] = fence
+    if raised:
+        conn.execute(
+            update(ROOMS).where(ROOMS.c.id == bindparam("room")).values(fence=bindparam("f")),
+            [{"room": room, "f": f} for room, f in sorted(raised.items())],
+        )
+    return outcomes
 
 
 def fence_game(conn: Connection, game_id: int, fence: int | None) -> None:

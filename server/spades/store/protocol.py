@@ -121,12 +121,21 @@ class Store(Protocol):
         progress (for claiming a room on demand). Raises NotFound."""
         ...
 
+    async def load_rooms(self, room_ids: Sequence[str]) -> dict[str, StoredRoom]:
+        """`load_room` for many rooms in one read; rooms that do not exist are left out."""
+        ...
+
     async def room_id_for_code(self, code: str) -> str: ...  # raises NotFound
 
     async def claim_room(self, room_id: str, fence: int) -> None:
         """Make `fence` the room's fencing number, so older owners' writes fail from now on.
         Raises FencedOut (with the room's number) unless `fence` is higher than the room's
         (0, a single process's, excepted), NotFound if no such room."""
+        ...
+
+    async def claim_rooms(self, claims: Sequence[tuple[str, int]]) -> list[StoreError | None]:
+        """`claim_room` for many (room, fence) pairs in one transaction: each one's outcome
+        (None: claimed, else the error `claim_room` would raise)."""
         ...
 
     async def set_seat(
@@ -213,6 +222,10 @@ class Store(Protocol):
 
     async def recent_chat(self, room_id: str, limit: int = 50) -> list[dict[str, Any]]:
         """The last `limit` messages, oldest first: {"seat", "name", "text", "at" (epoch ms)}."""
+        ...
+
+    async def recent_chats(self, ids: Sequence[str], limit: int) -> dict[str, list[dict[str, Any]]]:
+        """`recent_chat` of many rooms in one read (for a burst of claims)."""
         ...
 
     async def load_unfinished(self) -> list[StoredRoom]: ...

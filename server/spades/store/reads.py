@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -69,6 +70,15 @@ async def load_rooms(conn: AsyncConnection, where: Any) -> list[StoredRoom]:
         ):
             games[h.game_id].hands.append(h.hand_number)
     return [loaded[i] for i in ids]
+
+
+async def rooms_by_id(conn: AsyncConnection, room_ids: Sequence[str]) -> dict[str, StoredRoom]:
+    """`load_rooms` of the rooms named (those that exist), by id."""
+    found: dict[str, StoredRoom] = {}
+    for chunk in chunks(room_ids):
+        for stored in await load_rooms(conn, ROOMS.c.id.in_(chunk)):
+            found[stored.room.id] = stored
+    return found
 
 
 async def public_rooms(conn: AsyncConnection) -> list[StoredRoom]:
@@ -163,17 +173,23 @@ async def game_actions(conn: AsyncConnection, game_id: int) -> list[tuple[int | 
     return [(a.seat, a.action) for a in actions]
 
 
-async def recent_chat(conn: AsyncConnection, room_id: str, limit: int) -> list[dict[str, Any]]:
-    """The last `limit` messages, oldest first: {seat, name, text, at (epoch ms)}."""
-    rows = list(
-        await conn.execute(
-            select(CHAT).where(CHAT.c.room_id == room_id).order_by(CHAT.c.id.desc()).limit(limit)
-        )
-    )
-    return [
-        {"seat": r.seat, "name": r.name, "text": r.text, "at": chat_ms(r.at)}
-        for r in reversed(rows)
-    ]
+async def recent_chats(
+    conn: AsyncConnection, room_ids: Sequence[str], limit: int
+) -> dict[str, list[dict[str, Any]]]:
+    """Each room's last `limit` messages, oldest first: {seat, name, text, at (epoch ms)};
+    one query per chunk of rooms (every room named is in the answer)."""
+    found: dict[str, list[dict[str, Any]]] = {room_id: [] for room_id in room_ids}
+    for chunk in chunks(room_ids):
+        newest = func.row_number().over(partition_by=CHAT.c.room_id, order_by=CHAT.c.id.desc())
+        ranked = select(CHAT, newest.label("newest")).where(CHAT.c.room_id.in_(chunk)).subquery()
+        query = select(ranked).where(ranked.c.newest <= limit).order_by(ranked.c.id)
+        for r in await conn.execute(query):
+            found[r.room_id].append(_said(r))
+    return found
+
+
+def _said(r: Any) -> dict[str, Any]:
+    return {"seat": r.seat, "name": r.name, "text": r.text, "at": chat_ms(r.at)}
 
 
 # --- players ---------------------------------------------------------------------------

@@ -31,7 +31,7 @@ from .commit_pg import PgInlinePath, PgWriterPath
 from .commit_sqlite import SqliteThreadPath
 from .commit_sqlite_process import SqliteProcessPath
 from .db import create_engine, is_sqlite
-from .fences import fence_game, fence_room
+from .fences import claim_fences, fence_game, fence_room
 from .group_commit import CommitHook, CommitPath, GroupCommit, Job, Pending
 from .models import metadata
 from .moderation import ModerationWrites
@@ -263,15 +263,18 @@ class SqlStore(AccountWrites, PasskeyWrites, ModerationWrites):
             raise NotFound(f"no room {seat.room_id!r} (or seat {seat.seat} out of range)") from exc
 
     async def get_room(self, room_id: str) -> StoredRoom:
-        async with self._access.read() as conn:
-            rooms = await reads.load_rooms(conn, ROOMS.c.id == room_id)
-        if not rooms:
+        found = await self.load_rooms([room_id])
+        if room_id not in found:
             raise NotFound(f"no room {room_id!r}")
-        return rooms[0]
+        return found[room_id]
 
-    async def load_room(self, room_id: str) -> StoredRoom:
-        """One room by id, any status, with its unfinished game and that game's log."""
-        return await self.get_room(room_id)
+    # One room by id, any status, with its unfinished game and that game's log.
+    load_room = get_room
+
+    async def load_rooms(self, room_ids: Sequence[str]) -> dict[str, StoredRoom]:
+        """`load_room` for many rooms in one read (rooms that do not exist are left out)."""
+        async with self._access.read() as conn:
+            return await reads.rooms_by_id(conn, room_ids)
 
     async def room_id_for_code(self, code: str) -> str:
         async with self._access.read() as conn:
@@ -283,16 +286,16 @@ class SqlStore(AccountWrites, PasskeyWrites, ModerationWrites):
         return str(found)
 
     async def claim_room(self, room_id: str, fence: int) -> None:
-        """Make `fence` the room's fencing number: it must be higher than the room's (else
-        FencedOut, with the room's number). An equal number is refused too: it is the
-        current owner's, which a claim must fence out (after Redis lost its counters they
-        start again from 1 and came back up to the owner's own number). 0 is the single
-        process's number, which owns every room: nobody to fence.
+        """Make `fence` the room's fencing number (`claim_fences`: an equal number is the
+        current owner's, refused too). On PostgreSQL the claim waits for a write of the old
+        owner holding the room's row: once it returns, no older number's write commits."""
+        (refused,) = await self.claim_rooms([(room_id, fence)])
+        if refused is not None:
+            raise refused
 
-        On PostgreSQL the UPDATE waits for a write of the old owner that holds the room's
-        row, so once this returns no write with an older number can commit.
-        """
-        await self._run_write(lambda conn: fence_room(conn, room_id, fence, claim=fence > 0))
+    async def claim_rooms(self, claims: Sequence[tuple[str, int]]) -> list[StoreError | None]:
+        """`claim_room` for many (room, fence) in one transaction: each one's outcome."""
+        return list(await self._run_write(lambda conn: claim_fences(conn, claims)))
 
     async def public_rooms(self) -> list[StoredRoom]:
         """Open public rooms with their seats, oldest first (no game)."""
@@ -500,9 +503,11 @@ class SqlStore(AccountWrites, PasskeyWrites, ModerationWrites):
         return chat_ms(at)
 
     async def recent_chat(self, room_id: str, limit: int = 50) -> list[dict[str, Any]]:
-        """The last `limit` messages, oldest first: {seat, name, text, at (epoch ms)}."""
+        return (await self.recent_chats([room_id], limit))[room_id]
+
+    async def recent_chats(self, ids: Sequence[str], limit: int) -> dict[str, list[dict[str, Any]]]:
         async with self._access.read() as conn:
-            return await reads.recent_chat(conn, room_id, limit)
+            return await reads.recent_chats(conn, ids, limit)
 
     # --- players -----------------------------------------------------------------------
 
