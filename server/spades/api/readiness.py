@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable
@@ -72,7 +73,7 @@ class Readiness:
     def serve(self, host: str, port: int) -> None:
         """Start the loop's tasks and the thread; the port is taken before this returns
         (a port in use fails the start, with the OSError)."""
-        server = ThreadingHTTPServer((host, port), _Handler)
+        server = _Server((host, port), _Handler)
         loop = asyncio.get_running_loop()
         self._tasks = [loop.create_task(self._beat()), loop.create_task(self._check())]
         server.daemon_threads = True
@@ -89,6 +90,16 @@ class Readiness:
                 self._server.shutdown()
                 self._server.server_close()
             self._server = None
+
+
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A checker that hung up before its answer (HAProxy closes a check's connection
+        as soon as it has its verdict, or at `timeout check`) is no error worth a
+        traceback in the log; anything else is logged as before."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -26,11 +26,13 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import math
 import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
 import orjson
+from redis.exceptions import TimeoutError as RedisTimeout
 
 from spades.codes import CloseCode, ErrorCode
 from spades.rooms import (
@@ -55,6 +57,8 @@ CALL_TIMEOUT = 5.0  # seconds an edge waits for the owner's reply to a REST call
 # Messages waiting to be published at most. Past it (Redis hangs, a partition), new ones are
 # dropped as undelivered: their sockets are told to reconnect rather than memory grow.
 OUTBOX_LIMIT = 20_000
+# A Redis timeout this late past its time came from a pause of this process, not Redis.
+PAUSE_SLACK = 1.0
 # At most this long for an owner to answer `yield` (a ttl/2 when shorter): an owner that
 # does not answer at once is paused or overloaded, and the socket is better relayed (or
 # told to reconnect once the lease lapses) than kept waiting a whole CALL_TIMEOUT.
@@ -159,17 +163,26 @@ class Relay:
                 if not batch:
                     continue
                 failed = False
+                started = time.monotonic()
                 try:
                     async with self.redis.pipeline(transaction=False) as pipe:
                         for channel, payload, _, _, _ in batch:
                             pipe.publish(channel, payload)
                         heard = await pipe.execute()
                 except Exception as exc:
-                    if time.monotonic() - self._warned >= 1.0:  # not 20 lines a second
-                        self._warned = time.monotonic()
-                        log.warning("relay: publish failed: %s", exc)
-                    heard = [0] * len(batch)
-                    failed = True
+                    if self._paused_meanwhile(exc, started):
+                        # Sent, and Redis answered while this process was paused (SIGSTOP,
+                        # a long collection): the timeout fired late, with the answer
+                        # unread. Sending again would deliver twice; counted delivered (a
+                        # connection really gone is found by the heartbeats).
+                        log.warning("relay: publish answered while this process was paused")
+                        heard = [1] * len(batch)
+                    else:
+                        if time.monotonic() - self._warned >= 1.0:  # not 20 lines a second
+                            self._warned = time.monotonic()
+                            log.warning("relay: publish failed: %s", exc)
+                        heard = [0] * len(batch)
+                        failed = True
                 for item, listeners in zip(batch, heard, strict=True):
                     _, _, deaf, retry, stale = item
                     if failed and retry and time.monotonic() < stale:
@@ -178,6 +191,13 @@ class Relay:
                         deaf()  # the process at the other end is gone, or Redis is
                 if failed:
                     await asyncio.sleep(0.05)
+
+    def _paused_meanwhile(self, exc: Exception, started: float) -> bool:
+        """A timeout that fired well past its time: this process's loop stood still (a
+        Redis that does not answer times out on time)."""
+        timeout = self.redis.connection_pool.connection_kwargs.get("socket_timeout")
+        late = time.monotonic() - started - (timeout or math.inf)
+        return isinstance(exc, RedisTimeout) and late > PAUSE_SLACK
 
     # --- receiving ------------------------------------------------------------------
 
