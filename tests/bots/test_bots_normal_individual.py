@@ -105,3 +105,19 @@ def test_individual_games_stay_legal() -> None:
             action = decide("basic", view, seed=d)
             assert action in view["legal"]
             game.apply(seat, action)
+
+
+def test_the_score_leader_is_set_once_it_needs_all_but_one_trick() -> None:
+    from spades.bots.normal_individual import leader_to_set
+
+    # Seat 0 (Normal) made its 2; seat 1 leads the scores and needs 4 of the 5 tricks left.
+    st = _alone(["AH", "3H", "5C"], [], 0, [2, 5, 2, 3], [200, 300, 100, 150])
+    st.tricks_won = [2, 1, 3, 2]
+    st.tricks_done = 8
+    assert leader_to_set(st, 0) == 1
+    # A trailing player in the same spot is left alone, and so is the leader with tricks to spare.
+    st.scores = [200, 100, 300, 150]
+    assert leader_to_set(st, 0) == -1
+    st.scores = [200, 300, 100, 150]
+    st.tricks_won = [2, 2, 3, 1]
+    assert leader_to_set(st, 0) == -1

@@ -49,7 +49,7 @@ KEEP_PARTNER_WINNER = True  # never overtake a partner's sure winner
 # Bidding: points asked of a nil over its expected value on top of basic's margin (partnership,
 # individual); the bid one lower when the side reaches the target with it anyway.
 NIL_EXTRA = {"partnership": -35.0, "individual": -12.0}
-NIL_P_MIN = 0.68  # alone: no nil under these odds (`individual_nil_odds`) whatever it pays
+NIL_P_MIN = 0.70  # alone: no nil under these odds (`individual_nil_odds`) whatever it pays
 NIL_EXTRA_COVERED = -50.0  # partnership, the partner having bid 4 or more (a strong cover)
 SAFE_AT_TARGET = True
 COUNT_SHIFT = {"partnership": 0.0, "individual": 0.0}  # tricks added to basic's count

@@ -1,13 +1,22 @@
 """Normal alone (individual mode, issue 61): play for the game, not only for the points.
 
-Alone, a player wins only by being the highest when someone reaches the target; the basic
-policy plays every hand for its own points. Normal adds the end of the game:
+Alone, a player wins only by being the highest when someone reaches the target, and a made
+nil (+100) is worth three or four contracts. Normal adds to the basic policy:
 
+- **nil odds alone** (`individual_nil_odds`): basic's fitted odds refitted with what the
+  bidder sees at the table (the bids made before it) and the hand's low cards (side suits
+  with no card under a six, side cards from the two to the four); `normal.NIL_P_MIN` is a
+  floor under them, so nils are made three times in four even where the score lowers
+  `nil_pays`'s margin;
+- **the nil bidder's lead** (`nil_lead`): the low card with the fewest unseen cards under it;
 - **the threat** (`threat_seat`): another player who reaches the target with the contract
   it bid this hand and would end above Normal's own projected score. Making it ends the
   game lost, so bags no longer matter: Normal plays to win every trick the threat could
   take (a copy of the view asks for all the tricks left), and hunts its nil while it stands.
-  Once the threat has played to the trick and is beaten, Normal plays its usual card.
+  Once the threat has played to the trick and is beaten, Normal plays its usual card;
+- **the score leader** (`leader_to_set`): with its own contract made, Normal goes for the
+  set of the best other score (above its own) once that player needs all but
+  `LEADER_MARGIN` of the tricks left (basic: all of them, against anyone).
 
 Each rule is a few integer operations on the seat's view.
 """
@@ -126,6 +135,21 @@ def nil_lead(st: PlayState, seat: int, legal: int) -> int:
     return best
 
 
+LEADER_MARGIN = 1  # contract made: set the score leader once it needs all but this many tricks
+
+
+def leader_to_set(st: PlayState, seat: int) -> int:
+    """The best score but Normal's, above Normal's, its contract within `LEADER_MARGIN` of
+    the tricks left, while Normal's own contract is made; or -1."""
+    if LEADER_MARGIN < 0 or st.partnership or len(st.scores) < 4 or st.need(seat) > 0:
+        return -1
+    leader = max((s for s in range(4) if s != seat), key=lambda s: st.scores[s])
+    need = st.need(leader)
+    if st.scores[leader] <= st.scores[seat] or need <= 0 or st.bids[leader] == NIL:
+        return -1
+    return leader if 13 - st.tricks_done - need <= LEADER_MARGIN else -1
+
+
 def individual_card(st: PlayState, seat: int) -> int:
     """Normal's card alone: its nil's lead, the threat's set, else -1 (the usual card)."""
     if seat in st.nil_seats and st.tricks_won[seat] == 0:
@@ -136,7 +160,9 @@ def individual_card(st: PlayState, seat: int) -> int:
         return -1
     target = threat_seat(st, seat)
     if target < 0:
-        return -1
+        target = leader_to_set(st, seat)
+        if target < 0:
+            return -1
     trick = st.trick
     legal = legal_mask(st.hands[seat], trick[0] if trick else -1, st.broken, st.must_break)
     if st.bids[target] == NIL:
