@@ -121,3 +121,13 @@ def test_the_score_leader_is_set_once_it_needs_all_but_one_trick() -> None:
     st.scores = [200, 300, 100, 150]
     st.tricks_won = [2, 2, 3, 1]
     assert leader_to_set(st, 0) == -1
+
+
+def test_a_bid_that_wins_the_game_over_ours_is_seen() -> None:
+    from spades.bots.bidding import BidContext
+    from spades.bots.normal import _lost_unless
+
+    ctx = BidContext(scores=(300, 470, 200, 250), bags=(0, 0, 0, 0), target=500)
+    assert _lost_unless(ctx, 0, [UNKNOWN, 4, UNKNOWN, UNKNOWN], 3)
+    assert not _lost_unless(ctx, 0, [UNKNOWN, 2, UNKNOWN, UNKNOWN], 3)
+    assert not _lost_unless(BidContext(scores=(480, 470, 0, 0), target=500), 0, [-1, 4, -1, -1], 3)

@@ -50,6 +50,7 @@ KEEP_PARTNER_WINNER = True  # never overtake a partner's sure winner
 # individual); the bid one lower when the side reaches the target with it anyway.
 NIL_EXTRA = {"partnership": -35.0, "individual": -12.0}
 NIL_P_MIN = 0.70  # alone: no nil under these odds (`individual_nil_odds`) whatever it pays
+NIL_FLOOR_LOST = False  # no floor when another player's bid wins the game over our `n`
 NIL_EXTRA_COVERED = -50.0  # partnership, the partner having bid 4 or more (a strong cover)
 SAFE_AT_TARGET = True
 COUNT_SHIFT = {"partnership": 0.0, "individual": 0.0}  # tricks added to basic's count
@@ -210,7 +211,7 @@ def normal_bid_number(
             p = nil_odds(hand, partnership, partner_bid)
         else:
             p = individual_nil_odds(hand, seat, bids)
-            if p < NIL_P_MIN:
+            if p < NIL_P_MIN and not (NIL_FLOOR_LOST and _lost_unless(ctx, seat, bids, n)):
                 p = 0.0
         extra = NIL_EXTRA["partnership" if partnership else "individual"]
         if partnership and partner_bid >= 4:
@@ -224,6 +225,19 @@ def normal_bid_number(
         if known and ctx.scores[side] + 10 * side_bid >= max(ctx.target, others):
             return n - 1
     return n
+
+
+def _lost_unless(ctx: BidContext, seat: int, bids: list[int], n: int) -> bool:
+    """Alone: another player's bid, made, takes it to the target above our score with `n`."""
+    if len(ctx.scores) < 4:
+        return False
+    mine = ctx.scores[seat] + 10 * n
+    for s, b in enumerate(bids):
+        if s != seat and b > 0:
+            theirs = ctx.scores[s] + 10 * b
+            if theirs >= ctx.target and theirs > mine:
+                return True
+    return False
 
 
 def decide(view: dict[str, Any]) -> Action:
