@@ -25,7 +25,7 @@ import multiprocessing
 import statistics
 from typing import Any
 
-from spades.bots import basic, bidding, normal, normal_nil
+from spades.bots import basic, bidding, normal, normal_individual, normal_nil
 from spades.engine import RULE_PRESETS, Game, Rules
 
 from . import frozen_basic
@@ -35,7 +35,10 @@ FROZEN = "frozen"  # `--b frozen` / `--a frozen`: the frozen copy of today's bas
 
 def _owner(name: str) -> Any:
     """The module whose code reads the constant: bidding's own, else play's (None: neither)."""
-    return next((m for m in (bidding, basic, normal, normal_nil) if hasattr(m, name)), None)
+    return next(
+        (m for m in (bidding, basic, normal, normal_nil, normal_individual) if hasattr(m, name)),
+        None,
+    )
 
 
 def _decide(setting: dict[str, Any], view: dict[str, Any]) -> dict[str, Any]:

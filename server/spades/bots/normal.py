@@ -37,6 +37,7 @@ from .bidding import (
     nil_pays,
     suicide_nil_first,
 )
+from .normal_individual import individual_card, individual_nil_odds
 from .normal_nil import cover_card, hunt_card, hunt_target, nil_discard
 from .state import NIL, UNKNOWN, PlayState, bid_value, from_view, winning_index
 
@@ -48,6 +49,8 @@ KEEP_PARTNER_WINNER = True  # never overtake a partner's sure winner
 # Bidding: points asked of a nil over its expected value on top of basic's margin (partnership,
 # individual); the bid one lower when the side reaches the target with it anyway.
 NIL_EXTRA = {"partnership": -35.0, "individual": -12.0}
+NIL_P_MIN = 0.70  # alone: no nil under these odds (`individual_nil_odds`) whatever it pays
+NIL_FLOOR_LOST = False  # no floor when another player's bid wins the game over our `n`
 NIL_EXTRA_COVERED = -50.0  # partnership, the partner having bid 4 or more (a strong cover)
 SAFE_AT_TARGET = True
 COUNT_SHIFT = {"partnership": 0.0, "individual": 0.0}  # tricks added to basic's count
@@ -71,6 +74,10 @@ def beating_cards(legal: int, win: int) -> int:
 
 def normal_card(st: PlayState, seat: int) -> int:
     """The card Normal plays for `seat`: the basic policy's, corrected as the module says."""
+    if not st.partnership:
+        alone = individual_card(st, seat)
+        if alone >= 0:
+            return alone
     target = hunt_target(st, seat)
     if target >= 0:
         trick = st.trick
@@ -200,7 +207,12 @@ def normal_bid_number(
     count += COUNT_SHIFT["partnership" if partnership else "individual"]
     n = bid_for_count(count, seat, bids, partnership, my_bags)
     if nil_ok and not blind and partner_bid != NIL and estimate_tricks(hand) <= 3.5:
-        p = nil_odds(hand, partnership, partner_bid)
+        if partnership:
+            p = nil_odds(hand, partnership, partner_bid)
+        else:
+            p = individual_nil_odds(hand, seat, bids)
+            if p < NIL_P_MIN and not (NIL_FLOOR_LOST and _lost_unless(ctx, seat, bids, n)):
+                p = 0.0
         extra = NIL_EXTRA["partnership" if partnership else "individual"]
         if partnership and partner_bid >= 4:
             extra = NIL_EXTRA_COVERED
@@ -213,6 +225,19 @@ def normal_bid_number(
         if known and ctx.scores[side] + 10 * side_bid >= max(ctx.target, others):
             return n - 1
     return n
+
+
+def _lost_unless(ctx: BidContext, seat: int, bids: list[int], n: int) -> bool:
+    """Alone: another player's bid, made, takes it to the target above our score with `n`."""
+    if len(ctx.scores) < 4:
+        return False
+    mine = ctx.scores[seat] + 10 * n
+    for s, b in enumerate(bids):
+        if s != seat and b > 0:
+            theirs = ctx.scores[s] + 10 * b
+            if theirs >= ctx.target and theirs > mine:
+                return True
+    return False
 
 
 def decide(view: dict[str, Any]) -> Action:

@@ -1,0 +1,181 @@
+"""Normal alone (individual mode, issue 61): play for the game, not only for the points.
+
+Alone, a player wins only by being the highest when someone reaches the target, and a made
+nil (+100) is worth three or four contracts. Normal adds to the basic policy:
+
+- **nil odds alone** (`individual_nil_odds`): basic's fitted odds refitted with what the
+  bidder sees at the table (the bids made before it) and the hand's low cards (side suits
+  with no card under a six, side cards from the two to the four); `normal.NIL_P_MIN` is a
+  floor under them, so nils are made three times in four even where the score lowers
+  `nil_pays`'s margin;
+- **the nil bidder's lead** (`nil_lead`): the low card with the fewest unseen cards under it;
+- **the threat** (`threat_seat`): another player who reaches the target with the contract
+  it bid this hand and would end above Normal's own projected score. Making it ends the
+  game lost, so bags no longer matter: Normal plays to win every trick the threat could
+  take (a copy of the view asks for all the tricks left), and hunts its nil while it stands.
+  Once the threat has played to the trick and is beaten, Normal plays its usual card;
+- **the score leader** (`leader_to_set`): with its own contract made, Normal goes for the
+  set of the best other score (above its own) once that player needs all but
+  `LEADER_MARGIN` of the tricks left (basic: all of them, against anyone).
+
+Each rule is a few integer operations on the seat's view.
+"""
+
+from __future__ import annotations
+
+import math
+
+from spades.engine.cards import SPADE_MASK, SUIT_MASKS
+from spades.engine.fast import legal_mask
+
+from .basic import choose_card
+from .bidding import nil_odds
+from .normal_nil import hunt_card
+from .state import NIL, UNKNOWN, PlayState, winning_index
+
+# Knobs (measured with `python -m bench.basic_ab --b frozen --mode individual`; docs/bots.md).
+THREAT_PLAY = True  # play to set the player who wins the game with its contract
+THREAT_DUCK_BEATEN = True  # the threat played and is beaten: the usual card
+# A nil's odds alone, refitted on the logit of `nil_odds` (logistic regression over 2,604
+# nils Normal bid against three frozen basic players at a loose margin, seeds 1400-2000;
+# docs/bots.md): the bids already made at the table (a later nil knows them), the side
+# suits whose lowest card is a six or higher (no card to duck with) and the side cards from
+# the two to the four.
+NIL_REFIT = True
+NIL_Z = (-0.371, 0.773, 0.16, -0.762, 0.201)  # constant, logit, bids made, high suits, lows
+
+
+def nil_shape(hand: int) -> tuple[int, int]:
+    """(side suits whose lowest card is a six or higher, side cards from the two to the four)."""
+    high = lows = 0
+    for suit in range(3):
+        cards = hand & SUIT_MASKS[suit]
+        if not cards:
+            continue
+        low = (cards & -cards).bit_length() - 1 - 13 * suit
+        if low >= 4:
+            high += 1
+        lows += (cards & (0b111 << 13 * suit)).bit_count()
+    return high, lows
+
+
+def individual_nil_odds(hand: int, seat: int, bids: list[int]) -> float:
+    """The chance a nil alone is made: `nil_odds` refitted with the bids made before the
+    seat and the hand's low cards (`NIL_Z`)."""
+    p = nil_odds(hand, False)
+    if not NIL_REFIT or p <= 0.0 or p >= 1.0:
+        return p
+    made = sum(1 for s, b in enumerate(bids) if s != seat and b != UNKNOWN)
+    high, lows = nil_shape(hand)
+    c, k, per_bid, per_high, per_low = NIL_Z
+    z = c + k * math.log(p / (1.0 - p)) + per_bid * made + per_high * high + per_low * lows
+    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+
+def projected(st: PlayState, seat: int) -> int:
+    """The seat's score once this hand is scored with its bid made (a nil standing)."""
+    bid = st.bids[seat]
+    score = st.scores[seat]
+    if bid == NIL:
+        return score + (100 if st.tricks_won[seat] == 0 else -100)
+    if bid > 0:
+        won = st.tricks_won[seat]
+        return score + 10 * bid + max(0, won - bid)
+    return score
+
+
+def threat_seat(st: PlayState, seat: int) -> int:
+    """The other player who wins the game if it makes its bid this hand (its contract or
+    nil still to be decided, and its score then the target and above Normal's), or -1."""
+    if st.partnership or len(st.scores) < 4:
+        return -1
+    mine = projected(st, seat)
+    best = -1
+    best_score = -(10**9)
+    for s in range(4):
+        if s == seat:
+            continue
+        bid = st.bids[s]
+        if bid == NIL:
+            if st.tricks_won[s]:
+                continue
+        elif bid <= 0 or st.tricks_won[s] >= bid:
+            continue
+        p = projected(st, s)
+        if p >= st.target and p >= mine and p > best_score:
+            best = s
+            best_score = p
+    return best
+
+
+NIL_LEAD = True  # our standing nil leads the low card with the fewest unseen cards under it
+
+
+def nil_lead(st: PlayState, seat: int, legal: int) -> int:
+    """The nil bidder's lead: of each suit's lowest card (side suits first), the one with
+    the fewest unseen cards under it (fewest ways for the others to duck it), then the most
+    unseen above it; -1 when the seat must follow."""
+    if st.trick:
+        return -1
+    hidden = st.deck & ~st.played & ~st.hands[seat]
+    pool = legal & ~SPADE_MASK or legal
+    best = -1
+    best_key = (99, 0)
+    for suit in range(4):
+        cards = pool & SUIT_MASKS[suit]
+        if not cards:
+            continue
+        low = (cards & -cards).bit_length() - 1
+        suit_hidden = hidden & SUIT_MASKS[suit]
+        under = (suit_hidden & ((1 << low) - 1)).bit_count()
+        key = (under, -(suit_hidden >> low).bit_count())
+        if key < best_key:
+            best_key = key
+            best = low
+    return best
+
+
+LEADER_MARGIN = 1  # contract made: set the score leader once it needs all but this many tricks
+
+
+def leader_to_set(st: PlayState, seat: int) -> int:
+    """The best score but Normal's, above Normal's, its contract within `LEADER_MARGIN` of
+    the tricks left, while Normal's own contract is made; or -1."""
+    if LEADER_MARGIN < 0 or st.partnership or len(st.scores) < 4 or st.need(seat) > 0:
+        return -1
+    leader = max((s for s in range(4) if s != seat), key=lambda s: st.scores[s])
+    need = st.need(leader)
+    if st.scores[leader] <= st.scores[seat] or need <= 0 or st.bids[leader] == NIL:
+        return -1
+    return leader if 13 - st.tricks_done - need <= LEADER_MARGIN else -1
+
+
+def individual_card(st: PlayState, seat: int) -> int:
+    """Normal's card alone: its nil's lead, the threat's set, else -1 (the usual card)."""
+    if seat in st.nil_seats and st.tricks_won[seat] == 0:
+        if NIL_LEAD and not st.trick:
+            return nil_lead(st, seat, legal_mask(st.hands[seat], -1, st.broken, st.must_break))
+        return -1  # our own nil comes first
+    if not THREAT_PLAY:
+        return -1
+    target = threat_seat(st, seat)
+    if target < 0:
+        target = leader_to_set(st, seat)
+        if target < 0:
+            return -1
+    trick = st.trick
+    legal = legal_mask(st.hands[seat], trick[0] if trick else -1, st.broken, st.must_break)
+    if st.bids[target] == NIL:
+        if legal & (legal - 1):
+            card = hunt_card(st, seat, target, legal)
+            if card >= 0:
+                return card
+        return -1
+    if THREAT_DUCK_BEATEN and trick:
+        played = (target - st.leader) & 3 < len(trick)
+        if played and (st.leader + winning_index(trick)) & 3 != target:
+            return -1
+    view = st.copy()
+    view.contract = st.contract[:]
+    view.contract[seat] = st.tricks_won[seat] + 13 - st.tricks_done
+    return choose_card(view, seat)
