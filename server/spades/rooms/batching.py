@@ -1,9 +1,10 @@
 """Calls that arrive together run together: a burst costs a few round trips, not one each.
 
 A failover hands a process hundreds of rooms within a second or two, each wanting the same
-store work (fence the room, read it). `Batcher` runs the first call at once and gathers the
-calls that arrive while a batch is in flight into the next one, so a lone call waits for
-nothing and a burst of N calls costs about N / (calls per round trip) round trips.
+store work (fence the room, read it). `Batcher` runs the first call at once (and a second
+batch beside it), and gathers the calls that arrive while its batches are in flight into
+the next one, so a lone call waits for nothing and a burst of N calls costs about
+N / (calls per batch) round trips.
 """
 
 from __future__ import annotations
@@ -20,20 +21,29 @@ Run = Callable[[list[K]], Awaitable[Mapping[K, V | BaseException]]]
 
 
 class Batcher(Generic[K, V]):
-    def __init__(self, run: Run[K, V], *, limit: int = 64) -> None:
+    def __init__(self, run: Run[K, V], *, limit: int = 64, at_once: int = 2) -> None:
         self._run = run
         self.limit = limit
+        # Batches in flight together: one round trip's wait need not hold the calls that
+        # come meanwhile for a whole batch (the store has connections to spare).
+        self.at_once = at_once
         self._waiting: list[tuple[K, asyncio.Future[V]]] = []
-        self._task: asyncio.Task[None] | None = None
+        self._running = 0
+        self._tasks: set[asyncio.Task[None]] = set()  # kept: the loop holds tasks weakly
         self.batches = 0  # run so far (for tests and benches)
 
     async def __call__(self, key: K) -> V:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[V] = loop.create_future()
         self._waiting.append((key, future))
-        if self._task is None:
+        if self._running < self.at_once:
             # A task of its own: a caller cancelled mid-batch must not cancel the others'.
-            self._task = loop.create_task(self._drain(), name="batch")
+            # Counted here and uncounted the moment it finds nothing left (not when its
+            # task is done, later): a call in between would find no batch to take it.
+            self._running += 1
+            task = loop.create_task(self._drain(), name="batch")
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
         return await future
 
     async def _drain(self) -> None:
@@ -59,4 +69,4 @@ class Batcher(Generic[K, V]):
                     else:
                         future.set_result(answer)  # type: ignore[arg-type]
         finally:
-            self._task = None
+            self._running -= 1
