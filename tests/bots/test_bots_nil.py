@@ -128,14 +128,20 @@ def test_a_hunter_stays_under_the_nil_and_plays_low_in_front_of_it() -> None:
 
 
 @pytest.mark.parametrize(("deal", "keeps"), [(23, True), (28, True), (19, False), (173, False)])
-def test_hard_keeps_basic_nils_only_where_they_pay_at_the_table(deal: int, keeps: bool) -> None:
-    """Basic bids nil on all four (first to bid, 0-0; odds 0.81, 0.82, 0.71, 0.74); Hard
-    keeps the nil only where it still pays at the odds against a searching table."""
+def test_hard_keeps_basic_nils_only_where_they_pay_at_the_table(
+    deal: int, keeps: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Basic bids nil on all four (first to bid, 0-0; odds 0.81, 0.82, 0.71, 0.74); with the
+    stretch on, Hard keeps the nil only where it still pays at the odds against a searching
+    table; off (the default), it keeps every one."""
+    from spades.bots import bid_search
     from spades.bots.bidding import choose_bid
 
     game = Game.new(Rules(mode="partnership", target=500), seed=f"hn:{deal}", dealer=3)
     view = game.view(0)
     assert choose_bid(view) == {"type": "bid", "bid": "nil"}
+    assert decide_strong(view, seed=deal, iterations=40) == {"type": "bid", "bid": "nil"}
+    monkeypatch.setattr(bid_search, "NIL_SLOPE", 1.6)
     action = decide_strong(view, seed=deal, iterations=40)
     assert (action["bid"] == "nil") == keeps
     assert action in view["legal"]
