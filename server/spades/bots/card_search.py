@@ -32,10 +32,11 @@ THIN_SAMPLES = 16
 # While the searching side's own nil stands, the rollouts per decision times NIL_SIDE_ITER: a
 # nil is a 200-point swing, and a searching table sets the doubtful ones. On the same 667
 # nils of `bench.nil_odds --against strong --nil-side strong --range 0 1200`, Hard's nil side
-# made 63.6% against Hard's attack with twice the rollouts, 60.6% with the usual count
-# (docs/bots.md, "Hard's nils"). With NIL_HUNTERS_CAREFUL the hunting opponents of the
-# rollouts play no careless cards (measured: 58.9%, so off).
-NIL_SIDE_ITER = 2.0
+# made 63.6% against Hard's attack at 2, 60.6% at 1; in whole games against the frozen Hard
+# 70.9% against the frozen side's 69.6%, for a decision CPU p99 half as high again
+# (docs/bots.md, "Hard's nils against Hard"). So it is 1 (off). With NIL_HUNTERS_CAREFUL the
+# hunting opponents of the rollouts play no careless cards (measured: 58.9%, so off).
+NIL_SIDE_ITER = 1.0
 NIL_HUNTERS_CAREFUL = False
 
 PRUNE = True  # racing (below); False: every card gets every sample, with the early stop
