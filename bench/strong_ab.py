@@ -11,7 +11,8 @@ three B), then the game is played again from the same seed with the seats rotate
 has its own seed, the same for both sides at the same step. Printed: A's share of the games
 won with a 95% (Wilson) interval, A's score minus the other side's per hand (individual:
 minus the others' average) with a 95% interval over the seeds, both sides' nils bid and
-made, and A's and B's decision CPU (thread time, every decision of the side: p50 / p99).
+made (also by the fitted odds `bidding.nil_odds` gave the bid, in steps of 0.05), and A's
+and B's decision CPU (thread time, every decision of the side: p50 / p99).
 With `--out`, every game is also written as a JSON line when it ends, so a run cut short
 still counts (`--report FILE` prints the summary of such a file; seeds with a seating
 not played are left out).
@@ -27,6 +28,8 @@ import statistics
 import time
 from typing import Any
 
+from spades.bots.bidding import hand_for_bids, nil_odds
+from spades.bots.state import UNKNOWN, bid_value, from_view
 from spades.bots.strong import decide_strong
 from spades.engine import Game, Rules
 
@@ -47,6 +50,7 @@ def play_game(job: Job) -> dict[str, Any]:
     sides = [order[(seat + rotation) % 4] for seat in range(4)]
     cpu: dict[str, list[float]] = {"a": [], "b": []}
     step = 0
+    odds: dict[tuple[int, int], float] = {}  # (hand, seat) -> the fitted odds of a nil bid
     while game.phase != "over" and game.hand_number <= 60:
         seat = game.to_act
         assert seat is not None
@@ -59,16 +63,22 @@ def play_game(job: Job) -> dict[str, Any]:
         else:
             action = frozen_strong.decide_strong(view, seed=seed)
         cpu[sides[seat]].append(1000 * (time.thread_time() - start))
+        if action.get("bid") == "nil":
+            odds[(game.hand_number, seat)] = _nil_odds(view, seat, partnership)
         game.apply(seat, action)
     a_side = (0 - rotation) % (2 if partnership else 4)
     scores = game.scores
     others = scores[1 - a_side] if partnership else (sum(scores) - scores[a_side]) / 3
     nils = {"a": [0, 0], "b": [0, 0]}
+    nil_list = []  # [side, fitted odds, made] of every nil bid
     for hand in game.history:
         for seat in range(4):
             if hand["bids"][seat] in ("nil", "blind nil"):
+                made = hand["nil_made"][seat] is True
                 nils[sides[seat]][0] += 1
-                nils[sides[seat]][1] += hand["nil_made"][seat] is True
+                nils[sides[seat]][1] += made
+                p = odds.get((hand["hand"], seat), -1.0)
+                nil_list.append([sides[seat], round(p, 3), made])
     return {
         "index": index,
         "rotation": rotation,
@@ -76,8 +86,16 @@ def play_game(job: Job) -> dict[str, Any]:
         "diff_per_hand": (scores[a_side] - others) / max(1, len(game.history)),
         "hands": len(game.history),
         "nils": nils,
+        "nil_list": nil_list,
         "cpu": cpu,
     }
+
+
+def _nil_odds(view: dict[str, Any], seat: int, partnership: bool) -> float:
+    hand = hand_for_bids(view, from_view(view).hands[seat])
+    bids = view.get("bids") or [None] * 4
+    partner = bid_value(bids[(seat + 2) % 4]) if partnership else UNKNOWN
+    return nil_odds(hand, partnership, partner)
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -135,6 +153,15 @@ def summary(results: list[dict[str, Any]]) -> dict[str, Any]:
             "mean": round(statistics.mean(cpu), 2) if cpu else 0.0,
             "decisions": len(cpu),
         }
+        by_odds: dict[str, list[int]] = {}
+        for r in results:
+            for s, p, made in r.get("nil_list", []):
+                if s == side:
+                    key = f"{math.floor(p * 20) / 20:.2f}" if p >= 0 else "?"
+                    cell = by_odds.setdefault(key, [0, 0])
+                    cell[0] += 1
+                    cell[1] += made
+        out[f"{side}_nils_by_odds"] = {k: f"{m} of {n}" for k, (n, m) in sorted(by_odds.items())}
     return out
 
 

@@ -125,3 +125,55 @@ def test_a_hunter_stays_under_the_nil_and_plays_low_in_front_of_it() -> None:
     assert hunt_card(st, 1, 0) == -1
     st = _hunt_state({0: ["3H"], 1: ["9H", "KH"]}, ["3H"], leader=0)
     assert hunt_card(st, 1, 0) == -1
+
+
+@pytest.mark.parametrize(("deal", "keeps"), [(23, True), (28, True), (19, False), (173, False)])
+def test_hard_keeps_basic_nils_only_where_they_pay_at_the_table(
+    deal: int, keeps: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Basic bids nil on all four (first to bid, 0-0; odds 0.81, 0.82, 0.71, 0.74); with the
+    stretch on, Hard keeps the nil only where it still pays at the odds against a searching
+    table; off (the default), it keeps every one."""
+    from spades.bots import bid_search
+    from spades.bots.bidding import choose_bid
+
+    game = Game.new(Rules(mode="partnership", target=500), seed=f"hn:{deal}", dealer=3)
+    view = game.view(0)
+    assert choose_bid(view) == {"type": "bid", "bid": "nil"}
+    assert decide_strong(view, seed=deal, iterations=40) == {"type": "bid", "bid": "nil"}
+    monkeypatch.setattr(bid_search, "NIL_SLOPE", 1.6)
+    action = decide_strong(view, seed=deal, iterations=40)
+    assert (action["bid"] == "nil") == keeps
+    assert action in view["legal"]
+
+
+def test_hard_searches_twice_as_long_while_its_side_nil_stands(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from spades.bots import card_search
+    from spades.bots.strong import SearchStats
+
+    game = Game.new(Rules(mode="partnership", target=500), seed="nil-iter", dealer=3)
+    while game.phase == "bidding":
+        seat = game.to_act
+        assert seat is not None
+        bid = {"type": "bid", "bid": "nil"} if seat == 0 else decide("basic", game.view(seat))
+        game.apply(seat, bid)
+    checked = 0
+    while game.phase == "playing" and checked < 3:
+        seat = game.to_act
+        assert seat is not None
+        view = game.view(seat)
+        standing = view["tricks_won"][0] == 0
+        if standing and seat in (0, 2) and len(view["legal"]) > 1:
+            done = []
+            for factor in (1.0, 2.0):
+                monkeypatch.setattr(card_search, "NIL_SIDE_ITER", factor)
+                stats = SearchStats()
+                decide_strong(view, seed=1, iterations=40, stats=stats)
+                done.append(stats.rollouts)
+            if done[0]:  # (no search when one card is left worth searching)
+                assert done[0] < 40 + 13 and done[1] >= 80
+                checked += 1
+        game.apply(seat, decide("basic", view))
+    assert checked
