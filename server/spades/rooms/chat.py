@@ -31,6 +31,7 @@ QUICK_PHRASES: tuple[str, ...] = get_args(QuickPhrase)
 # account's name, replaced in the store while the room ran on another process).
 RECENT_CHAT = 50
 RECENT_CHAT_KEPT = 60.0
+Chats = list[dict[str, Any]]  # a room's recent chat, as hello sends it
 
 
 class Chat:
@@ -47,16 +48,16 @@ class Chat:
         self.speakers: dict[int, tuple[str, str]] = {}
         # The recent messages, as hello sends them, and when they were read from the store
         # (None: to read): a reconnect storm's hellos must not each read the chat table.
-        self.recent: list[dict[str, Any]] | None = None
+        self.recent: Chats | None = None
         self.recent_read_at = 0.0
 
-    def kept_recent(self, now: float) -> list[dict[str, Any]] | None:
+    def kept_recent(self, now: float) -> Chats | None:
         """The recent messages kept here, or None when they are to be read again."""
         if self.recent is None or now - self.recent_read_at >= RECENT_CHAT_KEPT:
             return None
         return self.recent
 
-    def keep_recent(self, messages: list[dict[str, Any]], now: float) -> None:
+    def keep_recent(self, messages: Chats, now: float) -> None:
         self.recent, self.recent_read_at = messages[-RECENT_CHAT:], now
 
     def said(self, message: dict[str, Any]) -> None:

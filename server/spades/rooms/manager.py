@@ -23,7 +23,7 @@ from spades.store.protocol import (
 from .batching import Batcher
 from .bots import BotRunner
 from .broadcast import Hub, LocalHub
-from .chat import RECENT_CHAT
+from .chat import RECENT_CHAT, Chats
 from .clock import Clock, SystemClock
 from .config import RoomConfig
 from .errors import RoomError, RoomNotFound, ServerFull
@@ -36,10 +36,11 @@ from .settings import RoomSettings, clean_name
 from .tokens import hash_token, new_token
 
 log = logging.getLogger(__name__)
-Chats = list[dict[str, Any]]  # a room's recent chat, as hello sends it
-# Claims at once (RoomManager._claim_slots): 12 of the store pool's 15 connections, the
-# rest for the rooms already held. Fewer made a paused owner's 100 rooms slower to move
-# (p99 3.2-3.6 s at 6, 3.0-3.3 s at 12; docs/performance.md, "Failover").
+# Claims at once (RoomManager._claim_slots). Unbounded, a dead peer's hundreds of claims
+# took the store's whole pool (they share batches now, but replays and resumes still use
+# the loop and the pool); 12 leaves the rooms already held their share. Fewer made a
+# paused owner's 100 rooms slower to move (p99 3.2-3.6 s at 6, 3.0-3.3 s at 12;
+# docs/performance.md, "Failover").
 CLAIMS_AT_ONCE = 12
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L
