@@ -155,6 +155,39 @@ class PlayState:
         other.nil_seats = self.nil_seats
         return other
 
+    def deal_from(self, src: PlayState, hands: list[int]) -> None:
+        """Make this state what `src.copy()` would be with `hands` dealt, in its own lists: the
+        search plays every rollout on one world, dealt again from the root each time."""
+        mine = self.hands
+        voids = self.voids
+        won = self.tricks_won
+        src_voids = src.voids
+        src_won = src.tricks_won
+        for s in range(4):
+            mine[s] = hands[s]
+            voids[s] = src_voids[s]
+            won[s] = src_won[s]
+        trick = self.trick
+        trick.clear()
+        trick.extend(src.trick)
+        self.deck = src.deck
+        self.played = src.played
+        self.leader = src.leader
+        self.bids = src.bids
+        self.blind = src.blind
+        self.tricks_done = src.tricks_done
+        self.broken = src.broken
+        self.must_break = src.must_break
+        self.partnership = src.partnership
+        self.nil_counts = src.nil_counts
+        self.scores = src.scores
+        self.bags = src.bags
+        self.bag_limit = src.bag_limit
+        self.target = src.target
+        self.contract = src.contract
+        self.count_seats = src.count_seats
+        self.nil_seats = src.nil_seats
+
     @property
     def to_act(self) -> int:
         return (self.leader + len(self.trick)) & 3
@@ -185,7 +218,7 @@ class PlayState:
         winner = (self.leader + winning_index(trick)) & 3
         self.tricks_won[winner] += 1
         self.tricks_done += 1
-        self.trick = []
+        trick.clear()  # in place: a copy's trick is a list of its own
         self.leader = winner
         return winner
 
