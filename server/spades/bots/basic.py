@@ -12,7 +12,7 @@ from spades.engine import cards
 from spades.engine.cards import card_text
 
 from .bidding import choose_bid, count_tricks, estimate_tricks, nil_danger
-from .state import PlayState, from_view, legal_mask, winning_index
+from .state import PlayState, from_view, legal_mask, popcount, winning_index
 
 Action = dict[str, Any]
 # The engine's tables as Final constants of the module: a compiled build (the strong bot's
@@ -55,11 +55,12 @@ def _below(card: int) -> int:
 # --- play ----------------------------------------------------------------------------------
 
 
-# A seat's opponents, by whether it has a partner: the seats either side of it, or all three.
-_OPPONENTS: Final = {
-    True: tuple(((seat + 1) & 3, (seat + 3) & 3) for seat in range(4)),
-    False: tuple(tuple(s for s in range(4) if s != seat) for seat in range(4)),
-}
+# A seat's opponents, by whether it has a partner (index 1): the seats either side of it, or
+# (index 0) all three.
+_OPPONENTS: Final[tuple[tuple[tuple[int, ...], ...], ...]] = (
+    tuple(tuple(s for s in range(4) if s != seat) for seat in range(4)),
+    tuple(((seat + 1) & 3, (seat + 3) & 3) for seat in range(4)),
+)
 
 
 def choose_card(st: PlayState, seat: int) -> int:
@@ -96,7 +97,7 @@ def choose_card(st: PlayState, seat: int) -> int:
         side = seat & 1 if st.partnership else seat
         if side < len(st.bags) and st.bags[side] - need >= st.bag_limit - NEAR_BAGS:
             margin = min(margin, SET_MARGIN_NEAR)
-        for s in _OPPONENTS[partner >= 0][seat]:
+        for s in _OPPONENTS[1 if partner >= 0 else 0][seat]:
             opp_need = st.need(s)
             if opp_need > 0 and remaining - opp_need <= margin:
                 want_win = True
@@ -136,7 +137,7 @@ def _can_trump_after(st: PlayState, seat: int, led: int, hidden: int, partner: i
             continue
         if st.voids[s] >> SPADES & 1:
             continue
-        if st.voids[s] >> led & 1 or suit_left.bit_count() <= 1:
+        if st.voids[s] >> led & 1 or popcount(suit_left) <= 1:
             return True
     return False
 
@@ -154,7 +155,7 @@ def _discard(hand: int, legal: int, dump_high: bool) -> int:
         cards = side & SUIT_MASKS[suit]
         if not cards:
             continue
-        length = (hand & SUIT_MASKS[suit]).bit_count()
+        length = popcount(hand & SUIT_MASKS[suit])
         low = _low(cards)
         # Keep a guarded king or an ace; otherwise shorten the shortest suit.
         key = length + (3 if RANK_OF[low] >= 10 else 0)
@@ -415,7 +416,7 @@ def _lead(
     # The suits some opponent can ruff: shown out of the suit and not out of spades.
     ruffable = 0
     voids = st.voids
-    for o in _OPPONENTS[partner >= 0][seat]:
+    for o in _OPPONENTS[1 if partner >= 0 else 0][seat]:
         if not voids[o] >> SPADES & 1:
             ruffable |= voids[o]
 
@@ -474,10 +475,10 @@ def _lead_to_win(st: PlayState, legal: int, hidden: int, partner: int, ruffable:
     spades = legal & SPADE_MASK
     if spades:
         top = _high(spades)
-        n_hidden = (hidden & SPADE_MASK).bit_count()
+        n_hidden = popcount(hidden & SPADE_MASK)
         if _boss(top, hidden) and n_hidden:
             return top
-        if spades.bit_count() >= 4 and spades.bit_count() > n_hidden // 2:
+        if popcount(spades) >= 4 and popcount(spades) > n_hidden // 2:
             return _low(spades)
     # Lead into partner's void if the opponents can follow.
     if partner >= 0 and not st.voids[partner] >> SPADES & 1:
@@ -492,7 +493,7 @@ def _lead_to_win(st: PlayState, legal: int, hidden: int, partner: int, ruffable:
         cards = legal & SUIT_MASKS[suit]
         if not cards:
             continue
-        length = cards.bit_count()
+        length = popcount(cards)
         key = length
         top = _high(cards)
         if RANK_OF[top] == 11 and not _boss(top, hidden) and length <= 2:

@@ -192,8 +192,10 @@ class _Race:
         self.weight_sum = 0.0
 
     def add(self, i: int, weight: float, value: float) -> None:
-        self.totals[i] += weight * value
-        self.sq[i] += weight * value * value
+        totals = self.totals  # (item by item: `a[i] += x` runs generic when compiled)
+        totals[i] = totals[i] + weight * value
+        sq = self.sq
+        sq[i] = sq[i] + weight * value * value
         if PRUNE:
             self.history[i].append(value)
 

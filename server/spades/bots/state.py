@@ -8,6 +8,7 @@ are, and every seat's policy still reads only its own hand and the public facts.
 
 from __future__ import annotations
 
+from types import FunctionType
 from typing import Any, Final
 
 from spades.engine.cards import (
@@ -28,6 +29,8 @@ UNKNOWN: Final = -1
 # rollouts' hottest calls).
 _SUIT_OF: Final[tuple[int, ...]] = SUIT_OF
 _SPADES: Final[int] = SPADES
+_SUIT_MASKS: Final[tuple[int, ...]] = SUIT_MASKS
+_NON_SPADE_MASK: Final[int] = NON_SPADE_MASK
 
 
 def legal_mask(hand: int, first_card: int, broken: bool, must_break: bool) -> int:
@@ -35,10 +38,24 @@ def legal_mask(hand: int, first_card: int, broken: bool, must_break: bool) -> in
     calls it natively from the rollouts (about a tenth of their CPU when it was a call into
     Python); tests/bots/test_bots_native.py checks that the two agree on every input."""
     if first_card >= 0:
-        return (hand & SUIT_MASKS[first_card // 13]) or hand
+        return (hand & _SUIT_MASKS[first_card // 13]) or hand
     if must_break and not broken:
-        return (hand & NON_SPADE_MASK) or hand
+        return (hand & _NON_SPADE_MASK) or hand
     return hand
+
+
+def popcount(mask: int) -> int:
+    """`mask.bit_count()` (mask >= 0). A compiled build runs this loop natively, where the
+    method is a call back into Python; run as Python, the name is the method itself (below)."""
+    n = 0
+    while mask:
+        mask &= mask - 1
+        n += 1
+    return n
+
+
+if isinstance(popcount, FunctionType):  # the source runs as Python: int.bit_count is faster
+    globals()["popcount"] = int.bit_count
 
 
 def bits(mask: int) -> list[int]:
@@ -202,8 +219,11 @@ class PlayState:
         trick = self.trick
         n = len(trick)
         seat = (self.leader + n) & 3
+        # (Each list item read and written as such: a compiled build runs `a[i] op= x` on
+        # a list as generic Python arithmetic.)
         bit = 1 << card
-        self.hands[seat] &= ~bit
+        hands = self.hands
+        hands[seat] = hands[seat] & ~bit
         self.played |= bit
         suit = _SUIT_OF[card]
         if suit == _SPADES:
@@ -211,12 +231,14 @@ class PlayState:
         if n:
             led = _SUIT_OF[trick[0]]
             if suit != led:
-                self.voids[seat] |= 1 << led
+                voids = self.voids
+                voids[seat] = voids[seat] | 1 << led
         trick.append(card)
         if n < 3:
             return -1
         winner = (self.leader + winning_index(trick)) & 3
-        self.tricks_won[winner] += 1
+        won = self.tricks_won
+        won[winner] = won[winner] + 1
         self.tricks_done += 1
         trick.clear()  # in place: a copy's trick is a list of its own
         self.leader = winner
