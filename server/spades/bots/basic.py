@@ -42,14 +42,22 @@ def _high(mask: int) -> int:
     return mask.bit_length() - 1
 
 
+# Per card, the first card number of its suit and the one just past the suit's top (spades:
+# past the top trumps), so that the masks below are arithmetic on small ints.
+_SUIT_START: Final[tuple[int, ...]] = tuple(13 * SUIT_OF[c] for c in range(len(SUIT_OF)))
+_SUIT_END: Final[tuple[int, ...]] = tuple(
+    SUIT_MASKS[SUIT_OF[c]].bit_length() for c in range(len(SUIT_OF))
+)
+
+
 def _above(card: int) -> int:
     """Cards of the same suit ranked above `card`."""
-    return SUIT_MASKS[SUIT_OF[card]] & ~((2 << card) - 1)
+    return (1 << _SUIT_END[card]) - (2 << card)
 
 
 def _below(card: int) -> int:
     """Cards of the same suit ranked below `card`."""
-    return SUIT_MASKS[SUIT_OF[card]] & ((1 << card) - 1)
+    return (1 << card) - (1 << _SUIT_START[card])
 
 
 # --- play ----------------------------------------------------------------------------------
@@ -103,7 +111,9 @@ def choose_card(st: PlayState, seat: int) -> int:
                 want_win = True
                 break
     if trick:
-        return _follow(st, seat, legal, hidden, partner, partner_nil, opp_nils, want_win, need)
+        return _follow(
+            st, seat, hand, legal, hidden, partner, partner_nil, opp_nils, want_win, need
+        )
     return _lead(st, seat, legal, hidden, partner, partner_nil, opp_nils, want_win)
 
 
@@ -217,6 +227,7 @@ def _nil_play(st: PlayState, seat: int, legal: int, hidden: int) -> int:
 def _follow(
     st: PlayState,
     seat: int,
+    hand: int,
     legal: int,
     hidden: int,
     partner: int,
@@ -226,7 +237,6 @@ def _follow(
     need: int,
 ) -> int:
     trick = st.trick
-    hand = st.hands[seat]
     led = SUIT_OF[trick[0]]
     at = winning_index(trick)
     win = trick[at]
@@ -253,8 +263,8 @@ def _follow(
     if not want_win:
         return _duck(legal, follow, win, trumped, last)
     if follow:
-        return _win_in_suit(st, seat, follow, hidden, partner, win, win_seat, trumped)
-    return _ruff(st, seat, legal, hidden, partner, win, win_seat, trumped)
+        return _win_in_suit(st, seat, hand, follow, hidden, partner, win, win_seat, trumped)
+    return _ruff(st, seat, hand, legal, hidden, partner, win, win_seat, trumped)
 
 
 def _cover_nil(hand: int, legal: int, follow: int, win: int, trumped: bool, before: bool) -> int:
@@ -327,6 +337,7 @@ def _duck(legal: int, follow: int, win: int, trumped: bool, last: bool) -> int:
 def _win_in_suit(
     st: PlayState,
     seat: int,
+    hand: int,
     follow: int,
     hidden: int,
     partner: int,
@@ -336,7 +347,6 @@ def _win_in_suit(
 ) -> int:
     """Following suit with tricks still needed: win as cheaply as the cards allow."""
     trick = st.trick
-    hand = st.hands[seat]
     led = SUIT_OF[trick[0]]
     last = len(trick) == 3
     if trumped:
@@ -371,6 +381,7 @@ def _win_in_suit(
 def _ruff(
     st: PlayState,
     seat: int,
+    hand: int,
     legal: int,
     hidden: int,
     partner: int,
@@ -379,7 +390,6 @@ def _ruff(
     trumped: bool,
 ) -> int:
     """Void in the led suit with tricks still needed: ruff, unless the partner has it."""
-    hand = st.hands[seat]
     spades = legal & SPADE_MASK
     if win_seat == partner:
         last = len(st.trick) == 3

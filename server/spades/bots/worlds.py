@@ -102,13 +102,13 @@ def sample_world(
                 ok = False
                 break
             r: float = random()
-            pick = r * total
+            pick = r * float(total)
             chosen = -1
             for s in seats:
                 left = room[s]
                 if left > 0:
                     chosen = s
-                    pick -= left
+                    pick -= float(left)
                     if pick < 0:
                         break
             bit = 1 << c
@@ -236,6 +236,6 @@ def rollout(
             legal = nil_safe_moves(world, actor, world.legal(actor))
             cards = bits(legal)
             r: float = random()
-            world.play(cards[int(r * len(cards))])
+            world.play(cards[int(r * float(len(cards)))])  # (float: as Python multiplies)
         else:
             world.play(choose_card(world, actor))
