@@ -71,6 +71,9 @@ _OPPONENTS: Final[tuple[tuple[tuple[int, ...], ...], ...]] = (
 )
 
 
+_NO_SEATS: Final[list[int]] = []
+
+
 def choose_card(st: PlayState, seat: int) -> int:
     """The card the basic policy plays for `seat` (reads only its own hand and public facts)."""
     hand = st.hands[seat]
@@ -81,8 +84,9 @@ def choose_card(st: PlayState, seat: int) -> int:
     hidden = st.deck & ~st.played & ~hand
     partner = (seat + 2) & 3 if st.partnership else -1
     partner_nil = False
-    opp_nils: list[int] = []
+    opp_nils = _NO_SEATS  # never appended to: a list of its own only when a nil stands
     if st.nil_seats:
+        opp_nils = []
         won = st.tricks_won
         if seat in st.nil_seats and won[seat] == 0:
             return _nil_play(st, seat, legal, hidden)

@@ -261,13 +261,16 @@ class PlayState:
 
 
 def winning_index(trick: list[int]) -> int:
-    win = trick[0]
-    win_suit = _SUIT_OF[win]
+    win = -1
+    win_suit = -1
     at = 0
-    for i in range(1, len(trick)):
-        c = trick[i]
+    i = 0
+    for c in trick:  # (iterated, not indexed: a compiled build reads the items unchecked)
         suit = _SUIT_OF[c]
-        if suit == win_suit:
+        if i == 0:
+            win = c
+            win_suit = suit
+        elif suit == win_suit:
             if c > win:
                 win = c
                 at = i
@@ -275,6 +278,7 @@ def winning_index(trick: list[int]) -> int:
             win = c
             win_suit = _SPADES
             at = i
+        i += 1
     return at
 
 
