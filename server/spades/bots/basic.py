@@ -103,22 +103,34 @@ def choose_card(st: PlayState, seat: int) -> int:
             need -= won[s]
     want_win = need > 0
     if not want_win and not partner_nil:
-        # Contract safe: take no bags unless setting an opponent is in reach.
+        # Contract safe: take no bags unless setting an opponent is in reach (the margin
+        # looked up only once an opponent still needs tricks).
         remaining = 13 - st.tricks_done
-        margin = SET_MARGIN["partnership" if st.partnership else "individual"]
-        side = seat & 1 if st.partnership else seat
-        if side < len(st.bags) and st.bags[side] - need >= st.bag_limit - NEAR_BAGS:
-            margin = min(margin, SET_MARGIN_NEAR)
+        margin = 0
+        margin_known = False
         for s in _OPPONENTS[1 if partner >= 0 else 0][seat]:
             opp_need = st.need(s)
-            if opp_need > 0 and remaining - opp_need <= margin:
-                want_win = True
-                break
+            if opp_need > 0:
+                if not margin_known:
+                    margin = _set_margin(st, seat, need)
+                    margin_known = True
+                if remaining - opp_need <= margin:
+                    want_win = True
+                    break
     if trick:
         return _follow(
             st, seat, hand, legal, hidden, partner, partner_nil, opp_nils, want_win, need
         )
     return _lead(st, seat, legal, hidden, partner, partner_nil, opp_nils, want_win)
+
+
+def _set_margin(st: PlayState, seat: int, need: int) -> int:
+    """Go for the set once the opponents need all but this many of the tricks left."""
+    margin = SET_MARGIN["partnership" if st.partnership else "individual"]
+    side = seat & 1 if st.partnership else seat
+    if side < len(st.bags) and st.bags[side] - need >= st.bag_limit - NEAR_BAGS:
+        margin = min(margin, SET_MARGIN_NEAR)
+    return margin
 
 
 def _boss(card: int, hidden: int) -> bool:
