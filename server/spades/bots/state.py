@@ -264,8 +264,7 @@ def winning_index(trick: list[int]) -> int:
     win = -1
     win_suit = -1
     at = 0
-    i = 0
-    for c in trick:  # (iterated, not indexed: a compiled build reads the items unchecked)
+    for i, c in enumerate(trick):  # (not indexed: a compiled build reads the items unchecked)
         suit = _SUIT_OF[c]
         if i == 0:
             win = c
@@ -278,7 +277,6 @@ def winning_index(trick: list[int]) -> int:
             win = c
             win_suit = _SPADES
             at = i
-        i += 1
     return at
 
 

@@ -70,7 +70,6 @@ def sample_world(
     """Deal the hidden cards to the other seats: right counts, no card in a shown-out suit."""
     hidden = st.deck & ~st.played & ~st.hands[seat]
     cards = bits(hidden)
-    n_cards = len(cards)
     others = [s for s in range(4) if s != seat]
     voids = st.voids
     # Who may hold a card depends only on its suit (the seats that have not shown out).
@@ -83,10 +82,7 @@ def sample_world(
         shuffle(rng, cards)
         # Most constrained cards first: those fewer seats can hold (a stable sort by the
         # number of seats, written as its buckets: 0 to 3 seats, each in the shuffled order).
-        if plain:
-            order = cards
-        else:
-            order = [c for n in range(4) for c in cards if counts[SUIT_OF[c]] == n]
+        order = cards if plain else [c for n in range(4) for c in cards if counts[SUIT_OF[c]] == n]
         room = [sizes[s] if s != seat else 0 for s in range(4)]
         h0 = h1 = h2 = h3 = 0  # the hands dealt (locals: no int boxed per card)
         ok = True
