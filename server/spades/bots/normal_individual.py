@@ -54,11 +54,11 @@ NIL_Z = (-0.371, 0.773, 0.16, -0.762, 0.201)  # constant, logit, bids made, high
 # player still to bid is counted at `DESPERATE_EST` tricks) and ends above what our bid makes,
 # while a made nil of ours would still end above it: the bid loses the game when they make
 # theirs, so a nil at these odds or better is bid whatever it pays in points.
-DESPERATE_P_MIN = 2.0  # (2.0: off)
+DESPERATE_P_MIN = 0.5  # (2.0: off)
 DESPERATE_EST = 3
 
 
-DESPERATE_OVER = 0  # ... and a bid up to this many tricks over the count when that passes it
+DESPERATE_OVER = 2  # ... and a bid up to this many tricks over the count when that passes it
 
 
 def threat_score(ctx: BidContext, seat: int, bids: list[int], n: int) -> int:
