@@ -59,3 +59,27 @@ def test_the_safe_bid_when_one_less_still_wins_the_game(monkeypatch: pytest.Monk
     assert ni.desperate_bid(_ctx(470, 480, 200, 250), 0, bids, 4) == 4  # 510 would win
     monkeypatch.setattr(ni, "SAFE_ALONE", False)
     assert ni.desperate_bid(_ctx(470, 400, 200, 250), 0, bids, 4) == 4
+
+
+def test_normal_bids_the_desperate_nil_and_overbid_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    from spades.bots.normal import normal_bid_number
+    from spades.engine import parse_card
+
+    hand = 0
+    for c in ["2C", "4C", "7C", "9C", "3D", "5D", "8D", "2H", "6H", "9H", "JH", "3S", "KS"]:
+        hand |= 1 << parse_card(c)
+    view = {"scores": [420, 470, 200, 250], "bags": [0, 0, 0, 0], "rules": {"target": 500}}
+    bids = [UNKNOWN, 4, UNKNOWN, UNKNOWN]  # seat 1 ends on 510 with its 4
+    monkeypatch.setattr(ni, "DESPERATE_OVER", 0)
+    monkeypatch.setattr(ni, "DESPERATE_P_MIN", 2.0)
+    plain = normal_bid_number(hand, 0, bids, False, True, view)
+    assert plain != NIL
+    monkeypatch.setattr(ni, "DESPERATE_P_MIN", 0.0)
+    assert normal_bid_number(hand, 0, bids, False, True, view) == NIL
+    assert normal_bid_number(hand, 0, bids, False, False, view) == plain  # no nil in this room
+    # No nil to bid: the overbid that passes 510 when it is within reach.
+    monkeypatch.setattr(ni, "DESPERATE_OVER", 2)
+    view["scores"] = [510 - 10 * plain - 10, 470, 200, 250]
+    assert normal_bid_number(hand, 0, bids, False, False, view) == plain + 2
+    # The partnership path is untouched.
+    assert normal_bid_number(hand, 0, bids, True, False, view) == plain
