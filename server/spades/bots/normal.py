@@ -37,7 +37,12 @@ from .bidding import (
     nil_pays,
     suicide_nil_first,
 )
-from .normal_individual import individual_card, individual_nil_odds
+from .normal_individual import (
+    desperate_bid,
+    desperate_nil,
+    individual_card,
+    individual_nil_odds,
+)
 from .normal_nil import cover_card, hunt_card, hunt_target, nil_discard
 from .state import NIL, UNKNOWN, PlayState, bid_value, from_view, winning_index
 
@@ -211,6 +216,8 @@ def normal_bid_number(
             p = nil_odds(hand, partnership, partner_bid)
         else:
             p = individual_nil_odds(hand, seat, bids)
+            if desperate_nil(ctx, seat, bids, n, p):
+                return NIL
             if p < NIL_P_MIN and not (NIL_FLOOR_LOST and _lost_unless(ctx, seat, bids, n)):
                 p = 0.0
         extra = NIL_EXTRA["partnership" if partnership else "individual"]
@@ -218,6 +225,8 @@ def normal_bid_number(
             extra = NIL_EXTRA_COVERED
         if nil_pays(p, n, partnership, side, partner_bid, ctx, extra):
             return NIL
+    if not partnership:
+        return desperate_bid(ctx, seat, bids, n)
     if SAFE_AT_TARGET and n > 1 and side < len(ctx.scores):
         others = max((v for i, v in enumerate(ctx.scores) if i != side), default=0)
         side_bid = n - 1 + max(0, partner_bid)

@@ -17,6 +17,11 @@ nil (+100) is worth three or four contracts. Normal adds to the basic policy:
 - **the score leader** (`leader_to_set`): with its own contract made, Normal goes for the
   set of the best other score (above its own) once that player needs all but
   `LEADER_MARGIN` of the tricks left (basic: all of them, against anyone).
+- **the end of the game** (`threat_score`): when another player's made bid (a player still to
+  bid counted at `DESPERATE_EST` tricks) takes it to the target above what Normal's bid
+  makes, that bid loses the game however many points it scores: Normal bids nil at lower
+  odds (`desperate_nil`, `DESPERATE_P_MIN`) when a made nil passes it, else the least bid up
+  to `DESPERATE_OVER` tricks over its count that passes it (`desperate_bid`).
 
 Each rule is a few integer operations on the seat's view.
 """
@@ -29,7 +34,7 @@ from spades.engine.cards import SPADE_MASK, SUIT_MASKS
 from spades.engine.fast import legal_mask
 
 from .basic import choose_card
-from .bidding import nil_odds
+from .bidding import BidContext, nil_odds
 from .normal_nil import hunt_card
 from .state import NIL, UNKNOWN, PlayState, winning_index
 
@@ -43,6 +48,65 @@ THREAT_DUCK_BEATEN = True  # the threat played and is beaten: the usual card
 # the two to the four.
 NIL_REFIT = True
 NIL_Z = (-0.371, 0.773, 0.16, -0.762, 0.201)  # constant, logit, bids made, high suits, lows
+
+
+# Desperation (the last hand, in effect): another player reaches the target with its bid (a
+# player still to bid is counted at `DESPERATE_EST` tricks) and ends above what our bid makes,
+# while a made nil of ours would still end above it: the bid loses the game when they make
+# theirs, so a nil at these odds or better is bid whatever it pays in points.
+DESPERATE_P_MIN = 0.5  # (2.0: off)
+DESPERATE_EST = 3
+
+
+DESPERATE_OVER = 2  # ... and a bid up to this many tricks over the count when that passes it
+
+
+def threat_score(ctx: BidContext, seat: int, bids: list[int], n: int) -> int:
+    """Alone: the best score another player reaches the target with by making its bid (or,
+    still to bid, `DESPERATE_EST` tricks) above what our bid `n` makes; 0 when none does."""
+    scores = ctx.scores
+    if len(scores) < 4 or seat >= 4:
+        return 0
+    mine = scores[seat] + 10 * n
+    best = 0
+    for s in range(4):
+        if s == seat:
+            continue
+        b = bids[s]
+        theirs = scores[s] + (
+            10 * DESPERATE_EST if b == UNKNOWN else ctx.nil_value if b == NIL else 10 * b
+        )
+        if theirs >= ctx.target and theirs > mine and theirs > best:
+            best = theirs
+    return best
+
+
+def desperate_nil(ctx: BidContext, seat: int, bids: list[int], n: int, p: float) -> bool:
+    """A nil with odds `p` (at least `DESPERATE_P_MIN`) when bidding `n` loses the game to
+    another player's made bid and a made nil would not."""
+    if p < DESPERATE_P_MIN:
+        return False
+    need = threat_score(ctx, seat, bids, n)
+    return 0 < need < ctx.scores[seat] + ctx.nil_value
+
+
+SAFE_ALONE = False  # one trick less when that still ends the game ours, all bids made
+
+
+def desperate_bid(ctx: BidContext, seat: int, bids: list[int], n: int) -> int:
+    """`n`, or the least bid up to `DESPERATE_OVER` more that passes the threat's score; with
+    `SAFE_ALONE`, one less when it still takes us to the target above every other bid."""
+    need = threat_score(ctx, seat, bids, n)
+    if need <= 0:
+        safe = n > 1 and ctx.scores[seat] + 10 * (n - 1) >= ctx.target
+        if SAFE_ALONE and safe and threat_score(ctx, seat, bids, n - 1) <= 0:
+            return n - 1
+        return n
+    if DESPERATE_OVER <= 0:
+        return n
+    m = (need - ctx.scores[seat]) // 10 + 1
+    room = 13 - sum(b for b in bids if b > 0)
+    return m if n < m <= min(n + DESPERATE_OVER, room) else n
 
 
 def nil_shape(hand: int) -> tuple[int, int]:
