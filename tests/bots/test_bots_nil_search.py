@@ -47,6 +47,7 @@ def test_hard_keeps_a_nil_only_where_the_rollouts_clear_the_bar(
     deal: int, keeps: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     view = _first_view(deal)
+    monkeypatch.setattr(strong, "NIL_SEARCH_MIN", 0.0)  # off: Hard bids basic's nil
     assert strong.decide_strong(view, seed=deal, iterations=40) == {"type": "bid", "bid": "nil"}
     monkeypatch.setattr(strong, "NIL_SEARCH_MIN", 0.87)  # 28: about 0.95, 173: about 0.72
     action = strong.decide_strong(view, seed=deal, iterations=40)
@@ -72,3 +73,15 @@ def test_the_screen_records_a_nil_with_its_bidding_view() -> None:
     view = row["view"]
     assert view["phase"] == "bidding" and int(view["seat"]) == row["seat"]
     assert 0.0 < row["odds"] < 1.0 and isinstance(row["made"], bool)
+
+
+def test_a_dropped_nil_keeps_to_a_spent_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the time budget spent by the estimate, the count is the basic one (no search)."""
+    view = _first_view(173)
+    monkeypatch.setattr(strong, "NIL_SEARCH_MIN", 1.01)  # no nil passes
+    action = strong.decide_strong(view, seed=1, iterations=40, budget_ms=0.0)
+    assert isinstance(action["bid"], int) and action in view["legal"]
+
+
+def test_on_by_default() -> None:
+    assert strong.NIL_SEARCH_MIN == 0.7 and strong.NIL_SEARCH_SAMPLES == 300

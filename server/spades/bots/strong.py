@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from typing import Any
 
 from spades.engine.cards import card_text
@@ -40,10 +41,11 @@ DEFAULT_ITERATIONS = 800
 DEFAULT_BUDGET_MS = math.inf  # no wall-clock cap: iterations and the seed fix a decision
 MC_BIDDING = True  # bid by sampling deals and playing them out (False: the basic bid)
 # Nil by rollouts against a hunting table (`nil_search.nil_chance`, docs/bots.md "Hard's nils
-# against Hard"): with NIL_SEARCH_MIN above 0, the nil basic bids is kept only when the share
-# of NIL_SEARCH_SAMPLES sampled deals on which it survives every opponent hunting it is at
-# least NIL_SEARCH_MIN; otherwise the count is bid (by the bid search, nil left out). Off.
-NIL_SEARCH_MIN = 0.0
+# against Hard"): the nil basic bids is kept only when the share of NIL_SEARCH_SAMPLES sampled
+# deals on which it survives every opponent hunting it is at least NIL_SEARCH_MIN; otherwise
+# the count is bid (by the bid search, nil left out). 0 switches it off. At 0.7, 400 games
+# against the frozen Hard: nils made 76.6% (the frozen side 70.2%), +0.37 points a hand.
+NIL_SEARCH_MIN = 0.7
 NIL_SEARCH_SAMPLES = 300
 
 
@@ -94,11 +96,13 @@ def _checked_nil(
     offered = {a.get("bid") for a in view["legal"] if a["type"] == "bid"}
     if suicide_nil_first(view, hand_for_bids(view, st.hands[seat]), offered):
         return action
+    start = time.perf_counter()
     if nil_chance(view, st, rng, NIL_SEARCH_SAMPLES) >= NIL_SEARCH_MIN:
         return action
     no_nil = dict(view)
     no_nil["legal"] = [a for a in view["legal"] if a.get("bid") != "nil"]
-    return choose_bid_by_sampling(no_nil, rng, iterations, budget_ms, stats)
+    left = budget_ms - 1000.0 * (time.perf_counter() - start)  # (inf stays inf)
+    return choose_bid_by_sampling(no_nil, rng, iterations, left, stats)
 
 
 def _view_key(view: dict[str, Any]) -> str:
