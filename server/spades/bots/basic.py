@@ -12,7 +12,7 @@ from spades.engine import cards
 from spades.engine.cards import card_text
 
 from .bidding import choose_bid, count_tricks, estimate_tricks, nil_danger
-from .state import PlayState, from_view, legal_mask, winning_index
+from .state import PlayState, from_view, legal_mask, popcount, winning_index
 
 Action = dict[str, Any]
 # The engine's tables as Final constants of the module: a compiled build (the strong bot's
@@ -42,24 +42,36 @@ def _high(mask: int) -> int:
     return mask.bit_length() - 1
 
 
+# Per card, the first card number of its suit and the one just past the suit's top (spades:
+# past the top trumps), so that the masks below are arithmetic on small ints.
+_SUIT_START: Final[tuple[int, ...]] = tuple(13 * SUIT_OF[c] for c in range(len(SUIT_OF)))
+_SUIT_END: Final[tuple[int, ...]] = tuple(
+    SUIT_MASKS[SUIT_OF[c]].bit_length() for c in range(len(SUIT_OF))
+)
+
+
 def _above(card: int) -> int:
     """Cards of the same suit ranked above `card`."""
-    return SUIT_MASKS[SUIT_OF[card]] & ~((2 << card) - 1)
+    return (1 << _SUIT_END[card]) - (2 << card)
 
 
 def _below(card: int) -> int:
     """Cards of the same suit ranked below `card`."""
-    return SUIT_MASKS[SUIT_OF[card]] & ((1 << card) - 1)
+    return (1 << card) - (1 << _SUIT_START[card])
 
 
 # --- play ----------------------------------------------------------------------------------
 
 
-# A seat's opponents, by whether it has a partner: the seats either side of it, or all three.
-_OPPONENTS: Final = {
-    True: tuple(((seat + 1) & 3, (seat + 3) & 3) for seat in range(4)),
-    False: tuple(tuple(s for s in range(4) if s != seat) for seat in range(4)),
-}
+# A seat's opponents, by whether it has a partner (index 1): the seats either side of it, or
+# (index 0) all three.
+_OPPONENTS: Final[tuple[tuple[tuple[int, ...], ...], ...]] = (
+    tuple(tuple(s for s in range(4) if s != seat) for seat in range(4)),
+    tuple(((seat + 1) & 3, (seat + 3) & 3) for seat in range(4)),
+)
+
+
+_NO_SEATS: Final[list[int]] = []
 
 
 def choose_card(st: PlayState, seat: int) -> int:
@@ -72,8 +84,9 @@ def choose_card(st: PlayState, seat: int) -> int:
     hidden = st.deck & ~st.played & ~hand
     partner = (seat + 2) & 3 if st.partnership else -1
     partner_nil = False
-    opp_nils: list[int] = []
+    opp_nils = _NO_SEATS  # never appended to: a list of its own only when a nil stands
     if st.nil_seats:
+        opp_nils = []
         won = st.tricks_won
         if seat in st.nil_seats and won[seat] == 0:
             return _nil_play(st, seat, legal, hidden)
@@ -90,20 +103,34 @@ def choose_card(st: PlayState, seat: int) -> int:
             need -= won[s]
     want_win = need > 0
     if not want_win and not partner_nil:
-        # Contract safe: take no bags unless setting an opponent is in reach.
+        # Contract safe: take no bags unless setting an opponent is in reach (the margin
+        # looked up only once an opponent still needs tricks).
         remaining = 13 - st.tricks_done
-        margin = SET_MARGIN["partnership" if st.partnership else "individual"]
-        side = seat & 1 if st.partnership else seat
-        if side < len(st.bags) and st.bags[side] - need >= st.bag_limit - NEAR_BAGS:
-            margin = min(margin, SET_MARGIN_NEAR)
-        for s in _OPPONENTS[partner >= 0][seat]:
+        margin = 0
+        margin_known = False
+        for s in _OPPONENTS[1 if partner >= 0 else 0][seat]:
             opp_need = st.need(s)
-            if opp_need > 0 and remaining - opp_need <= margin:
-                want_win = True
-                break
+            if opp_need > 0:
+                if not margin_known:
+                    margin = _set_margin(st, seat, need)
+                    margin_known = True
+                if remaining - opp_need <= margin:
+                    want_win = True
+                    break
     if trick:
-        return _follow(st, seat, legal, hidden, partner, partner_nil, opp_nils, want_win, need)
+        return _follow(
+            st, seat, hand, legal, hidden, partner, partner_nil, opp_nils, want_win, need
+        )
     return _lead(st, seat, legal, hidden, partner, partner_nil, opp_nils, want_win)
+
+
+def _set_margin(st: PlayState, seat: int, need: int) -> int:
+    """Go for the set once the opponents need all but this many of the tricks left."""
+    margin = SET_MARGIN["partnership" if st.partnership else "individual"]
+    side = seat & 1 if st.partnership else seat
+    if side < len(st.bags) and st.bags[side] - need >= st.bag_limit - NEAR_BAGS:
+        margin = min(margin, SET_MARGIN_NEAR)
+    return margin
 
 
 def _boss(card: int, hidden: int) -> bool:
@@ -136,7 +163,7 @@ def _can_trump_after(st: PlayState, seat: int, led: int, hidden: int, partner: i
             continue
         if st.voids[s] >> SPADES & 1:
             continue
-        if st.voids[s] >> led & 1 or suit_left.bit_count() <= 1:
+        if st.voids[s] >> led & 1 or popcount(suit_left) <= 1:
             return True
     return False
 
@@ -154,7 +181,7 @@ def _discard(hand: int, legal: int, dump_high: bool) -> int:
         cards = side & SUIT_MASKS[suit]
         if not cards:
             continue
-        length = (hand & SUIT_MASKS[suit]).bit_count()
+        length = popcount(hand & SUIT_MASKS[suit])
         low = _low(cards)
         # Keep a guarded king or an ace; otherwise shorten the shortest suit.
         key = length + (3 if RANK_OF[low] >= 10 else 0)
@@ -216,6 +243,7 @@ def _nil_play(st: PlayState, seat: int, legal: int, hidden: int) -> int:
 def _follow(
     st: PlayState,
     seat: int,
+    hand: int,
     legal: int,
     hidden: int,
     partner: int,
@@ -225,7 +253,6 @@ def _follow(
     need: int,
 ) -> int:
     trick = st.trick
-    hand = st.hands[seat]
     led = SUIT_OF[trick[0]]
     at = winning_index(trick)
     win = trick[at]
@@ -252,8 +279,8 @@ def _follow(
     if not want_win:
         return _duck(legal, follow, win, trumped, last)
     if follow:
-        return _win_in_suit(st, seat, follow, hidden, partner, win, win_seat, trumped)
-    return _ruff(st, seat, legal, hidden, partner, win, win_seat, trumped)
+        return _win_in_suit(st, seat, hand, follow, hidden, partner, win, win_seat, trumped)
+    return _ruff(st, seat, hand, legal, hidden, partner, win, win_seat, trumped)
 
 
 def _cover_nil(hand: int, legal: int, follow: int, win: int, trumped: bool, before: bool) -> int:
@@ -326,6 +353,7 @@ def _duck(legal: int, follow: int, win: int, trumped: bool, last: bool) -> int:
 def _win_in_suit(
     st: PlayState,
     seat: int,
+    hand: int,
     follow: int,
     hidden: int,
     partner: int,
@@ -335,7 +363,6 @@ def _win_in_suit(
 ) -> int:
     """Following suit with tricks still needed: win as cheaply as the cards allow."""
     trick = st.trick
-    hand = st.hands[seat]
     led = SUIT_OF[trick[0]]
     last = len(trick) == 3
     if trumped:
@@ -370,6 +397,7 @@ def _win_in_suit(
 def _ruff(
     st: PlayState,
     seat: int,
+    hand: int,
     legal: int,
     hidden: int,
     partner: int,
@@ -378,7 +406,6 @@ def _ruff(
     trumped: bool,
 ) -> int:
     """Void in the led suit with tricks still needed: ruff, unless the partner has it."""
-    hand = st.hands[seat]
     spades = legal & SPADE_MASK
     if win_seat == partner:
         last = len(st.trick) == 3
@@ -415,7 +442,7 @@ def _lead(
     # The suits some opponent can ruff: shown out of the suit and not out of spades.
     ruffable = 0
     voids = st.voids
-    for o in _OPPONENTS[partner >= 0][seat]:
+    for o in _OPPONENTS[1 if partner >= 0 else 0][seat]:
         if not voids[o] >> SPADES & 1:
             ruffable |= voids[o]
 
@@ -474,10 +501,10 @@ def _lead_to_win(st: PlayState, legal: int, hidden: int, partner: int, ruffable:
     spades = legal & SPADE_MASK
     if spades:
         top = _high(spades)
-        n_hidden = (hidden & SPADE_MASK).bit_count()
+        n_hidden = popcount(hidden & SPADE_MASK)
         if _boss(top, hidden) and n_hidden:
             return top
-        if spades.bit_count() >= 4 and spades.bit_count() > n_hidden // 2:
+        if popcount(spades) >= 4 and popcount(spades) > n_hidden // 2:
             return _low(spades)
     # Lead into partner's void if the opponents can follow.
     if partner >= 0 and not st.voids[partner] >> SPADES & 1:
@@ -492,7 +519,7 @@ def _lead_to_win(st: PlayState, legal: int, hidden: int, partner: int, ruffable:
         cards = legal & SUIT_MASKS[suit]
         if not cards:
             continue
-        length = cards.bit_count()
+        length = popcount(cards)
         key = length
         top = _high(cards)
         if RANK_OF[top] == 11 and not _boss(top, hidden) and length <= 2:

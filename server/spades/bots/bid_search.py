@@ -182,6 +182,7 @@ class _BidDeals:
         sides = len(scores) == 2
         self.game_term = game_chance if WIN_MODEL and st.partnership and sides else game_swing
         self.blind = list(st.blind)
+        self.world = PlayState()  # every rollout's, dealt again each time
 
     def weight(self, hands: list[int]) -> float:
         log_w = 0.0
@@ -198,8 +199,8 @@ class _BidDeals:
             s_side = s % 2 if partnership else s
             s_bags = self.bags[s_side] if s_side < len(self.bags) else 0
             bids[s] = bid_number(hands[s], s, bids, partnership, s_bags, self.nil_allowed, self.ctx)
-        world = self.st.copy()
-        world.hands = hands[:]
+        world = self.world
+        world.deal_from(self.st, hands)  # = self.st.copy() with the hands dealt
         world.bids = bids
         world.prepare()
         world.leader = self.first

@@ -15,7 +15,7 @@ from spades.engine.cards import deck_of
 from spades.engine.rules import DEFAULT_RULES
 
 from .blind import blind_bid_choice
-from .state import NIL, UNKNOWN, bid_value, from_view
+from .state import NIL, UNKNOWN, bid_value, from_view, popcount
 from .state import bits as cards_of  # the engine's cards_of, compiled with the bots
 
 # The engine's tables as Final constants: a compiled build reads them from C variables.
@@ -36,7 +36,7 @@ TUNING: dict[str, float] = {
 def estimate_tricks(hand: int) -> float:
     """Expected tricks of a 13-card hand: sure and likely winners, spade length, ruffs."""
     spades = hand & SPADE_MASK
-    n_sp = spades.bit_count()
+    n_sp = popcount(spades)
     total = 0.0
     honour_sp = 0
     for card in cards_of(spades):
@@ -59,7 +59,7 @@ def estimate_tricks(hand: int) -> float:
     ruffs = 0.0
     for suit in range(3):
         cards = hand & SUIT_MASKS[suit]
-        length = cards.bit_count()
+        length = popcount(cards)
         top = 13 * suit + 12
         if cards >> top & 1:
             total += 1.0 if length <= 5 else 0.6
@@ -163,7 +163,7 @@ def count_tricks(hand: int, partnership: bool) -> float:
 def nil_danger(hand: int) -> float:
     """How likely the hand is to be forced to take a trick (0 = very safe)."""
     spades = hand & SPADE_MASK
-    n_sp = spades.bit_count()
+    n_sp = popcount(spades)
     danger = 0.0
     if spades >> 51 & 1:
         return 99.0

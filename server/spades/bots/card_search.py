@@ -156,6 +156,7 @@ class _Playouts:
         self.near_end = len(scores) == n_sides and max(scores) >= st.target - NEAR_END
         self.game_term = game_chance if WIN_MODEL and st.partnership else game_swing
         self.hunters = _hunters(st, seat)
+        self.world = PlayState()  # every rollout's, dealt again each time
 
     def weight(self, hands: list[int]) -> float:
         if not self.use_bids:
@@ -167,8 +168,8 @@ class _Playouts:
         return math.exp(max(log_w, -30.0))
 
     def value(self, hands: list[int], card: int, noise: list[float], rng: random.Random) -> float:
-        world = self.st.copy()
-        world.hands = hands[:]
+        world = self.world
+        world.deal_from(self.st, hands)
         world.play(card)
         rollout(world, self.seat, noise, rng, self.hunters)
         tricks = world.tricks_won
@@ -191,8 +192,10 @@ class _Race:
         self.weight_sum = 0.0
 
     def add(self, i: int, weight: float, value: float) -> None:
-        self.totals[i] += weight * value
-        self.sq[i] += weight * value * value
+        totals = self.totals  # (item by item: `a[i] += x` runs generic when compiled)
+        totals[i] = totals[i] + weight * value
+        sq = self.sq
+        sq[i] = sq[i] + weight * value * value
         if PRUNE:
             self.history[i].append(value)
 
@@ -204,7 +207,9 @@ class _Race:
         """Narrow the race when its turn comes; True once one card is left or clearly best."""
         if PRUNE:
             if samples >= PRUNE_FROM and samples % PRUNE_EVERY == 0:
-                self.active = _race(self.active, self.history, self.weights)
+                self.active = _race(
+                    self.active, self.history, self.weights, self.totals, self.weight_sum
+                )
                 return len(self.active) == 1
             return False
         return (
@@ -217,19 +222,29 @@ class _Race:
         return max(self.active, key=lambda i: self.totals[i])
 
 
-def _race(active: list[int], history: list[list[float]], weights: list[float]) -> list[int]:
+def _race(
+    active: list[int],
+    history: list[list[float]],
+    weights: list[float],
+    totals: list[float],
+    w_sum: float,
+) -> list[int]:
     """The cards still in the race: those not clearly worse than the leader.
 
     Every card in the race has been played on every sample so far, so each pair of them is
     compared sample by sample (weighted like the search), which cancels most of the luck
-    of the deal."""
-    w_sum = sum(weights)
+    of the deal. `totals` and `w_sum` are the weighted sums of the values and the weights,
+    added sample by sample in the order of `history` and `weights` (the sums written out
+    as plain loops, which a compiled build runs natively)."""
     if w_sum <= 0 or len(active) < 2:
         return active
-    means = {
-        i: sum(w * v for w, v in zip(weights, history[i], strict=True)) / w_sum for i in active
-    }
-    lead = max(active, key=lambda i: means[i])
+    lead = active[0]
+    lead_mean = totals[lead] / w_sum
+    for i in active:
+        mean = totals[i] / w_sum
+        if mean > lead_mean:  # the first of the best, as max() picks it
+            lead = i
+            lead_mean = mean
     base = history[lead]
     n = len(weights)
     kept = []
@@ -237,11 +252,15 @@ def _race(active: list[int], history: list[list[float]], weights: list[float]) -
         if i == lead:
             kept.append(i)
             continue
-        diffs = [b - v for b, v in zip(base, history[i], strict=True)]
-        gap = means[lead] - means[i]
-        var = max(
-            0.0, sum(w * d * d for w, d in zip(weights, diffs, strict=True)) / w_sum - gap * gap
-        )
+        values = history[i]
+        square = 0.0
+        for k in range(n):
+            d = base[k] - values[k]
+            square += weights[k] * d * d
+        gap = lead_mean - totals[i] / w_sum
+        var = square / w_sum - gap * gap
+        if not var > 0.0:  # max(0.0, var)
+            var = 0.0
         if gap > PRUNE_GAP and gap * gap > PRUNE_SE * PRUNE_SE * var / n:
             continue
         kept.append(i)

@@ -5,8 +5,8 @@ state it plays on (`state`), the bid estimates that weight the deals (`bidding`)
 rollout loop and the sampled deals (`worlds`), the search around them (`card_search`,
 `bid_search`) and the scoring (`outcome`). mypyc (it comes with mypy, a dev dependency)
 compiles those modules, as they are, to a C extension beside their sources; the same code
-and the same random numbers give the same decisions at about a sixth of the CPU
-(docs/bots.md, "Hard compiled").
+and the same random numbers give the same decisions at about a ninth of the CPU
+(docs/bots.md, "Hard compiled" and "Hard compiled, cheaper").
 
 Nothing needs it: without a build (no C compiler, no mypy, an installed wheel) every module
 runs as Python. A build stays in use only while it matches the sources: the manifest written

@@ -8,6 +8,7 @@ are, and every seat's policy still reads only its own hand and the public facts.
 
 from __future__ import annotations
 
+from types import FunctionType
 from typing import Any, Final
 
 from spades.engine.cards import (
@@ -28,6 +29,8 @@ UNKNOWN: Final = -1
 # rollouts' hottest calls).
 _SUIT_OF: Final[tuple[int, ...]] = SUIT_OF
 _SPADES: Final[int] = SPADES
+_SUIT_MASKS: Final[tuple[int, ...]] = SUIT_MASKS
+_NON_SPADE_MASK: Final[int] = NON_SPADE_MASK
 
 
 def legal_mask(hand: int, first_card: int, broken: bool, must_break: bool) -> int:
@@ -35,10 +38,24 @@ def legal_mask(hand: int, first_card: int, broken: bool, must_break: bool) -> in
     calls it natively from the rollouts (about a tenth of their CPU when it was a call into
     Python); tests/bots/test_bots_native.py checks that the two agree on every input."""
     if first_card >= 0:
-        return (hand & SUIT_MASKS[first_card // 13]) or hand
+        return (hand & _SUIT_MASKS[first_card // 13]) or hand
     if must_break and not broken:
-        return (hand & NON_SPADE_MASK) or hand
+        return (hand & _NON_SPADE_MASK) or hand
     return hand
+
+
+def popcount(mask: int) -> int:
+    """`mask.bit_count()` (mask >= 0). A compiled build runs this loop natively, where the
+    method is a call back into Python; run as Python, the name is the method itself (below)."""
+    n = 0
+    while mask:
+        mask &= mask - 1
+        n += 1
+    return n
+
+
+if isinstance(popcount, FunctionType):  # the source runs as Python: int.bit_count is faster
+    globals()["popcount"] = int.bit_count
 
 
 def bits(mask: int) -> list[int]:
@@ -155,6 +172,39 @@ class PlayState:
         other.nil_seats = self.nil_seats
         return other
 
+    def deal_from(self, src: PlayState, hands: list[int]) -> None:
+        """Make this state what `src.copy()` would be with `hands` dealt, in its own lists: the
+        search plays every rollout on one world, dealt again from the root each time."""
+        mine = self.hands
+        voids = self.voids
+        won = self.tricks_won
+        src_voids = src.voids
+        src_won = src.tricks_won
+        for s in range(4):
+            mine[s] = hands[s]
+            voids[s] = src_voids[s]
+            won[s] = src_won[s]
+        trick = self.trick
+        trick.clear()
+        trick.extend(src.trick)
+        self.deck = src.deck
+        self.played = src.played
+        self.leader = src.leader
+        self.bids = src.bids
+        self.blind = src.blind
+        self.tricks_done = src.tricks_done
+        self.broken = src.broken
+        self.must_break = src.must_break
+        self.partnership = src.partnership
+        self.nil_counts = src.nil_counts
+        self.scores = src.scores
+        self.bags = src.bags
+        self.bag_limit = src.bag_limit
+        self.target = src.target
+        self.contract = src.contract
+        self.count_seats = src.count_seats
+        self.nil_seats = src.nil_seats
+
     @property
     def to_act(self) -> int:
         return (self.leader + len(self.trick)) & 3
@@ -169,8 +219,11 @@ class PlayState:
         trick = self.trick
         n = len(trick)
         seat = (self.leader + n) & 3
+        # (Each list item read and written as such: a compiled build runs `a[i] op= x` on
+        # a list as generic Python arithmetic.)
         bit = 1 << card
-        self.hands[seat] &= ~bit
+        hands = self.hands
+        hands[seat] = hands[seat] & ~bit
         self.played |= bit
         suit = _SUIT_OF[card]
         if suit == _SPADES:
@@ -178,14 +231,16 @@ class PlayState:
         if n:
             led = _SUIT_OF[trick[0]]
             if suit != led:
-                self.voids[seat] |= 1 << led
+                voids = self.voids
+                voids[seat] = voids[seat] | 1 << led
         trick.append(card)
         if n < 3:
             return -1
         winner = (self.leader + winning_index(trick)) & 3
-        self.tricks_won[winner] += 1
+        won = self.tricks_won
+        won[winner] = won[winner] + 1
         self.tricks_done += 1
-        self.trick = []
+        trick.clear()  # in place: a copy's trick is a list of its own
         self.leader = winner
         return winner
 
@@ -206,13 +261,15 @@ class PlayState:
 
 
 def winning_index(trick: list[int]) -> int:
-    win = trick[0]
-    win_suit = _SUIT_OF[win]
+    win = -1
+    win_suit = -1
     at = 0
-    for i in range(1, len(trick)):
-        c = trick[i]
+    for i, c in enumerate(trick):  # (not indexed: a compiled build reads the items unchecked)
         suit = _SUIT_OF[c]
-        if suit == win_suit:
+        if i == 0:
+            win = c
+            win_suit = suit
+        elif suit == win_suit:
             if c > win:
                 win = c
                 at = i

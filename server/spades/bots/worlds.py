@@ -48,9 +48,14 @@ def randbelow(rng: random.Random, n: int) -> int:
 
 
 def shuffle(rng: random.Random, cards: list[int]) -> None:
-    """`rng.shuffle(cards)`, draw for draw."""
+    """`rng.shuffle(cards)`, draw for draw (`randbelow` written out, the method bound once)."""
+    getrandbits = rng.getrandbits
     for i in range(len(cards) - 1, 0, -1):
-        j = randbelow(rng, i + 1)
+        n = i + 1
+        k = n.bit_length()
+        j: int = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
         cards[i], cards[j] = cards[j], cards[i]
 
 
@@ -69,36 +74,51 @@ def sample_world(
     voids = st.voids
     # Who may hold a card depends only on its suit (the seats that have not shown out).
     by_suit = [[s for s in others if not voids[s] >> suit & 1] for suit in range(4)]
+    counts = [len(by_suit[suit]) for suit in range(4)]
+    # The same number of seats for every suit: the order below is the shuffled one.
+    plain = counts[0] == counts[1] == counts[2] == counts[3]
+    random = rng.random
     for _attempt in range(20):
         shuffle(rng, cards)
         # Most constrained cards first: those fewer seats can hold (a stable sort by the
         # number of seats, written as its buckets: 0 to 3 seats, each in the shuffled order).
-        allowed = [by_suit[SUIT_OF[c]] for c in cards]
-        order = [i for n in range(4) for i in range(len(cards)) if len(allowed[i]) == n]
+        order = cards if plain else [c for n in range(4) for c in cards if counts[SUIT_OF[c]] == n]
         room = [sizes[s] if s != seat else 0 for s in range(4)]
-        hands = [0, 0, 0, 0]
+        h0 = h1 = h2 = h3 = 0  # the hands dealt (locals: no int boxed per card)
         ok = True
-        for i in order:
+        for c in order:
             # A seat with room left, in proportion to its room (no list built per card).
-            seats = allowed[i]
+            seats = by_suit[SUIT_OF[c]]
             total = 0
             for s in seats:
-                if room[s] > 0:
-                    total += room[s]
+                left = room[s]
+                if left > 0:
+                    total += left
             if not total:
                 ok = False
                 break
-            pick = rng.random() * total
+            r: float = random()
+            pick = r * float(total)
             chosen = -1
             for s in seats:
-                if room[s] > 0:
+                left = room[s]
+                if left > 0:
                     chosen = s
-                    pick -= room[s]
+                    pick -= float(left)
                     if pick < 0:
                         break
-            hands[chosen] |= 1 << cards[i]
-            room[chosen] -= 1
+            bit = 1 << c
+            if chosen == 0:
+                h0 |= bit
+            elif chosen == 1:
+                h1 |= bit
+            elif chosen == 2:
+                h2 |= bit
+            else:
+                h3 |= bit
+            room[chosen] = room[chosen] - 1
         if ok:
+            hands = [h0, h1, h2, h3]
             hands[seat] = st.hands[seat]
             return hands
     return None
@@ -197,6 +217,7 @@ def rollout(
 ) -> None:
     """Play the hand out: basic's plan for every seat, the others careless now and then, and
     with `hunters`, seat s hunting the standing nil `hunters[s]` (-1: basic's attack)."""
+    random = rng.random  # bound once
     while world.tricks_done < 13:
         actor = (world.leader + len(world.trick)) & 3  # world.to_act, without the property
         if hunters is not None:
@@ -207,9 +228,10 @@ def rollout(
                     world.play(card)
                     continue
         eps = noise[actor]
-        if eps and rng.random() < eps:
+        if eps and random() < eps:
             legal = nil_safe_moves(world, actor, world.legal(actor))
             cards = bits(legal)
-            world.play(cards[int(rng.random() * len(cards))])
+            r: float = random()
+            world.play(cards[int(r * float(len(cards)))])  # (float: as Python multiplies)
         else:
             world.play(choose_card(world, actor))
