@@ -134,9 +134,10 @@ def test_hard_keeps_basic_nils_only_where_they_pay_at_the_table(
     """Basic bids nil on all four (first to bid, 0-0; odds 0.81, 0.82, 0.71, 0.74); with the
     stretch on, Hard keeps the nil only where it still pays at the odds against a searching
     table; off (the default), it keeps every one."""
-    from spades.bots import bid_search
+    from spades.bots import bid_search, strong
     from spades.bots.bidding import choose_bid
 
+    monkeypatch.setattr(strong, "NIL_SEARCH_MIN", 0.0)  # (the nil by rollouts: its own tests)
     game = Game.new(Rules(mode="partnership", target=500), seed=f"hn:{deal}", dealer=3)
     view = game.view(0)
     assert choose_bid(view) == {"type": "bid", "bid": "nil"}
