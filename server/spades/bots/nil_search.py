@@ -6,7 +6,7 @@ of the nils they call safe. This estimate deals the hidden hands as the bid sear
 hand out as Hard's rollouts play a standing nil: the nil bidder ducks by basic's rule, its
 partner covers, and every opponent hunts it (`worlds.hunt_card`). The share of deals on
 which the nil bidder takes no trick is the estimate (docs/bots.md, "Hard's nils against
-Hard": measured, and off by default).
+Hard"; `strong.NIL_SEARCH_MIN` keeps a nil only at 0.7 or more, 0 switches it off).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def nil_chance(
     first = (int(view.get("dealer", 0)) + 1) & 3
     order = [(first + k) & 3 for k in range(4)]
     later = order[order.index(seat) + 1 :]
-    side_step = 1 if partnership else 3  # who is an opponent of the nil
+    side_step = 1 if partnership else 3  # an opponent sits an odd offset away; alone, any
     hunters = [seat if (other - seat) & side_step else -1 for other in range(4)]
     sizes = [13, 13, 13, 13]
     made = 0.0
