@@ -1,13 +1,18 @@
 """Does a rollout estimate of a nil tell made from failed nils better than the fitted odds?
 
-    python -m bench.nil_screen collect --range 0 1200 --out nils.jsonl [--workers 2]
+    python -m bench.nil_screen collect --range 0 1200 --out nils.jsonl [--workers 2] \
+        [--mode partnership|individual] [--games]
     python -m bench.nil_screen score nils.jsonl [--samples 200] [--careless 0|1]
 
 `collect` deals hands from 0-0 as `bench.nil_odds --against strong --nil-side strong` does
 (real `Game`s, all four seats bid as basic does) and plays every deal where some seat bids
 nil with Hard (`strong`) on all four seats: the nil side plays its nil, the opponents hunt
-it. Each nil is written as a JSON line: the deal, the nil bidder's view when it bid, the
-fitted odds (`bidding.nil_odds`, without the partner's bid) and whether it was made.
+it (`--mode individual`: the same alone, every other seat an opponent). Each nil is written
+as a JSON line: the deal, the nil bidder's view when it bid, the fitted odds
+(`bidding.nil_odds`, without the partner's bid) and whether it was made.
+
+With `--games`, `--range` counts whole games instead (`collect_game`): Hard's own nils at the
+scores and bags games reach.
 
 `score` computes `nil_search.nil_chance` from each recorded bidding view and prints, for
 the fitted odds, the rollout estimate and a logistic blend of the two (fitted on the even
@@ -36,12 +41,13 @@ from spades.bots.strong import DEFAULT_ITERATIONS
 from .nil_odds import act, fit_logistic
 
 
-def collect_deal(deal_no: int) -> list[dict[str, Any]]:
+def collect_deal(job: tuple[int, str]) -> list[dict[str, Any]]:
     from spades.bots import decide
     from spades.engine import Game, Rules
     from spades.engine.cards import parse_card
 
-    rules = Rules.from_dict({"mode": "partnership", "target": 500})
+    deal_no, mode = job
+    rules = Rules.from_dict({"mode": mode, "target": 500})
 
     def fresh() -> Game:
         return Game.new(rules, seed=f"nil-against:{deal_no}", dealer=deal_no % 4)
@@ -56,8 +62,11 @@ def collect_deal(deal_no: int) -> list[dict[str, Any]]:
     bids = game.view(None)["bids"]
     if "nil" not in bids:
         return []
-    nil_seat = bids.index("nil")
-    hand = sum(1 << parse_card(c) for c in views[nil_seat]["hand"])
+    # Partnership: the first nil only (as the figures in docs/bots.md were taken); alone,
+    # every nil (two nils at one table are common there and each is hunted by the rest).
+    nil_seats = [s for s, b in enumerate(bids) if b == "nil"]
+    if mode == "partnership":
+        nil_seats = nil_seats[:1]
     game, step = fresh(), 0
     while not game.history:
         seat = game.to_act
@@ -65,21 +74,72 @@ def collect_deal(deal_no: int) -> list[dict[str, Any]]:
         step += 1
         who = "basic" if game.phase == "bidding" else "strong"
         game.apply(seat, act(who, game.view(seat), deal_no * 1000 + step, DEFAULT_ITERATIONS))
-    made = game.history[0]["tricks"][nil_seat] == 0
+    tricks = game.history[0]["tricks"]
     return [
         {
             "deal": deal_no,
-            "seat": nil_seat,
-            "odds": nil_odds(hand, True),
-            "made": made,
-            "view": views[nil_seat],
+            "seat": s,
+            "odds": nil_odds(
+                sum(1 << parse_card(c) for c in views[s]["hand"]), mode == "partnership"
+            ),
+            "made": tricks[s] == 0,
+            "view": views[s],
         }
+        for s in nil_seats
     ]
+
+
+def collect_game(job: tuple[int, str]) -> list[dict[str, Any]]:
+    """Hard's own nils in whole games: every seat bids by Hard's nil rule (`bidding.choose_bid`,
+    the bid the bid search keeps when it is nil; numbers by the same rule, a cheap stand-in for
+    the search's), a hand with a nil is played by Hard on all four seats, any other by basic.
+    So the nils come at the scores and bags games reach, not only at 0-0."""
+    from spades.bots.bidding import choose_bid
+    from spades.engine import Game, Rules
+    from spades.engine.cards import parse_card
+
+    game_no, mode = job
+    rules = Rules.from_dict({"mode": mode, "target": 500})
+    game = Game.new(rules, seed=f"nil-games:{game_no}", dealer=game_no % 4)
+    rows: list[dict[str, Any]] = []
+    step = 0
+    while game.phase != "over" and game.hand_number <= 60:
+        views: dict[int, dict[str, Any]] = {}
+        while game.phase == "bidding":
+            seat = game.to_act
+            assert seat is not None
+            views[seat] = game.view(seat)
+            game.apply(seat, choose_bid(views[seat]))
+        bids = game.view(None)["bids"]
+        nil_seats = [s for s, b in enumerate(bids) if b == "nil"]
+        who = "strong" if nil_seats else "basic"
+        hands_done = len(game.history)
+        while len(game.history) == hands_done and game.phase != "over":
+            seat = game.to_act
+            assert seat is not None
+            step += 1
+            game.apply(
+                seat, act(who, game.view(seat), game_no * 100_000 + step, DEFAULT_ITERATIONS)
+            )
+        tricks = game.history[-1]["tricks"]
+        for s in nil_seats:
+            hand = sum(1 << parse_card(c) for c in views[s]["hand"])
+            rows.append(
+                {
+                    "deal": game_no * 100 + len(game.history),
+                    "seat": s,
+                    "odds": nil_odds(hand, mode == "partnership"),
+                    "made": tricks[s] == 0,
+                    "view": views[s],
+                }
+            )
+    return rows
 
 
 def collect(args: argparse.Namespace) -> None:
     with open(args.out, "a") as out, multiprocessing.Pool(args.workers) as pool:
-        for rows in pool.imap_unordered(collect_deal, range(*args.range)):
+        jobs = [(deal, args.mode) for deal in range(*args.range)]
+        for rows in pool.imap_unordered(collect_game if args.games else collect_deal, jobs):
             for row in rows:
                 out.write(json.dumps(row) + "\n")
                 out.flush()
@@ -164,6 +224,8 @@ def main() -> None:
     c.add_argument("--range", type=int, nargs=2, default=[0, 1200], metavar=("FROM", "TO"))
     c.add_argument("--out", required=True)
     c.add_argument("--workers", type=int, default=2)
+    c.add_argument("--mode", choices=("partnership", "individual"), default="partnership")
+    c.add_argument("--games", action="store_true", help="--range counts games (collect_game)")
     s = sub.add_parser("score")
     s.add_argument("file")
     s.add_argument("--samples", type=int, default=200)

@@ -7,7 +7,7 @@ import random
 from typing import Any
 
 import pytest
-from bench.nil_screen import auc, collect_deal, held_out
+from bench.nil_screen import auc, collect_deal, collect_game, held_out
 
 from spades.bots import strong
 from spades.bots.nil_search import nil_chance
@@ -68,11 +68,19 @@ def test_auc_and_the_held_out_fit() -> None:
 
 
 def test_the_screen_records_a_nil_with_its_bidding_view() -> None:
-    rows = next(r for r in (collect_deal(d) for d in range(12)) if r)
+    rows = next(r for r in (collect_deal((d, "partnership")) for d in range(12)) if r)
     (row,) = rows
     view = row["view"]
     assert view["phase"] == "bidding" and int(view["seat"]) == row["seat"]
     assert 0.0 < row["odds"] < 1.0 and isinstance(row["made"], bool)
+
+
+def test_the_screen_alone_records_every_nil_of_the_deal() -> None:
+    rows = next(r for r in (collect_deal((d, "individual")) for d in range(200)) if r)
+    assert len({row["seat"] for row in rows}) == len(rows)
+    for row in rows:
+        assert row["view"]["mode"] == "individual" and row["view"]["phase"] == "bidding"
+        assert row["view"]["hand_number"] == 1 and isinstance(row["made"], bool)
 
 
 def test_a_dropped_nil_keeps_to_a_spent_budget(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -85,3 +93,29 @@ def test_a_dropped_nil_keeps_to_a_spent_budget(monkeypatch: pytest.MonkeyPatch) 
 
 def test_on_by_default() -> None:
     assert strong.NIL_SEARCH_MIN == 0.7 and strong.NIL_SEARCH_SAMPLES == 300
+
+
+def test_alone_the_bar_is_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Individual play asks NIL_SEARCH_MIN_ALONE of the estimate, partnership NIL_SEARCH_MIN."""
+    assert strong.NIL_SEARCH_MIN_ALONE == 0.8
+    monkeypatch.setattr(strong, "nil_chance", lambda *args: 0.75)
+    monkeypatch.setattr(strong, "choose_bid_by_sampling", _nil_or_count)
+    for mode, keeps in (("partnership", True), ("individual", False)):
+        game = Game.new(Rules(mode=mode, target=500), seed="bar", dealer=3)
+        view = game.view(0)
+        action = strong.decide_strong(view, seed=1, iterations=40)
+        assert (action["bid"] == "nil") == keeps, mode
+
+
+def _nil_or_count(view: dict[str, Any], *args: Any) -> dict[str, Any]:
+    """The bid search's stand-in: nil while nil is offered, else 2."""
+    if any(a.get("bid") == "nil" for a in view["legal"]):
+        return {"type": "bid", "bid": "nil"}
+    return {"type": "bid", "bid": 2}
+
+
+def test_the_game_screen_records_nils_at_the_scores_games_reach() -> None:
+    rows = collect_game((7, "individual"))  # a nil in its 20th hand
+    assert any(row["view"]["hand_number"] > 1 for row in rows)
+    for row in rows:
+        assert row["view"]["phase"] == "bidding" and int(row["view"]["seat"]) == row["seat"]
