@@ -75,7 +75,7 @@ def choose_bid_by_sampling(
         if stats is not None:
             stats.cut = stats.thin = True
         return basic_action
-    deals = _BidDeals(view, st, seat, "nil" in offered)
+    deals = BidDeals(view, st, seat, "nil" in offered)
     deadline = time.perf_counter() + budget_ms / 1000.0 if budget_ms < math.inf else math.inf
     want = max(BID_SAMPLES, iterations // (4 * len(cands)))
     totals = [0.0] * len(cands)
@@ -161,9 +161,10 @@ def _best(totals: list[float], diff_sq: list[float], weight_sum: float, samples:
     return best
 
 
-class _BidDeals:
+class BidDeals:
     """What stays fixed over one bid decision: how a sampled deal is weighted, how the later
-    seats bid on it, and how a candidate bid is played out and valued."""
+    seats bid on it, and how a candidate bid is played out and valued (also the nil's
+    estimate's, `nil_search.nil_chance`)."""
 
     def __init__(self, view: dict[str, Any], st: PlayState, seat: int, nil_allowed: bool):
         self.st = st
@@ -191,7 +192,16 @@ class _BidDeals:
                 log_w += bid_fit(hands[s], self.st.bids[s])
         return math.exp(max(log_w, -30.0))
 
-    def value(self, hands: list[int], cand: int, noise: list[float], rng: random.Random) -> float:
+    def play(
+        self,
+        hands: list[int],
+        cand: int,
+        noise: list[float],
+        rng: random.Random,
+        hunters: list[int] | None = None,
+    ) -> list[int]:
+        """Deal `hands` on `self.world`, let the later seats bid after `cand` as basic would,
+        play the hand out (`worlds.rollout`, with `hunters`) and return the four bids."""
         partnership = self.partnership
         bids = list(self.st.bids)
         bids[self.seat] = cand
@@ -204,7 +214,12 @@ class _BidDeals:
         world.bids = bids
         world.prepare()
         world.leader = self.first
-        rollout(world, self.seat, noise, rng)
+        rollout(world, self.seat, noise, rng, hunters)
+        return bids
+
+    def value(self, hands: list[int], cand: int, noise: list[float], rng: random.Random) -> float:
+        bids = self.play(hands, cand, noise, rng)
+        world = self.world
         self.scorer.bids = bids
         value = self.scorer.value(world.tricks_won, self.blind)
         if self.near_end:

@@ -11,13 +11,12 @@ Hard"; `strong.NIL_SEARCH_MIN` keeps a nil only at 0.7 or more, 0 switches it of
 
 from __future__ import annotations
 
-import math
 import random
 from typing import Any
 
-from .bidding import BidContext, bid_number
-from .state import NIL, UNKNOWN, PlayState
-from .worlds import CARELESS, bid_fit, choice, rollout, sample_world
+from .bid_search import BidDeals
+from .state import NIL, PlayState
+from .worlds import CARELESS, choice, sample_world
 
 
 def nil_chance(
@@ -30,18 +29,15 @@ def nil_chance(
     """The weighted share of sampled deals on which the seat's nil survives a hunting
     attack (the seat bids nil now; the seats after it bid as basic would).
 
-    With `careless`, the other seats play a careless card now and then as in the search's
-    rollouts (`worlds.CARELESS`; a hunter's card overrides it); without, none.
+    The deals are the bid search's (`bid_search.BidDeals`: dealt by `worlds.sample_world`,
+    weighted by the bids made, the later seats bidding as basic would). With `careless`, the
+    other seats play a careless card now and then as in the search's rollouts
+    (`worlds.CARELESS`; a hunter's card overrides it); without, none.
     """
     seat = int(view["seat"])
-    partnership = st.partnership
-    ctx = BidContext.of(view)
-    bags = list(view.get("bags") or [])
     nil_allowed = any(a.get("bid") == "nil" for a in view["legal"])
-    first = (int(view.get("dealer", 0)) + 1) & 3
-    order = [(first + k) & 3 for k in range(4)]
-    later = order[order.index(seat) + 1 :]
-    side_step = 1 if partnership else 3  # an opponent sits an odd offset away; alone, any
+    deals = BidDeals(view, st, seat, nil_allowed)
+    side_step = 1 if st.partnership else 3  # an opponent sits an odd offset away; alone, any
     hunters = [seat if (other - seat) & side_step else -1 for other in range(4)]
     sizes = [13, 13, 13, 13]
     made = 0.0
@@ -50,28 +46,13 @@ def nil_chance(
         hands = sample_world(st, seat, sizes, rng)
         if hands is None:
             break
-        log_w = 0.0
-        for s in range(4):
-            if s != seat and st.bids[s] != UNKNOWN and not st.blind[s]:
-                log_w += bid_fit(hands[s], st.bids[s])
-        weight = math.exp(max(log_w, -30.0))
-        bids = list(st.bids)
-        bids[seat] = NIL
-        for s in later:
-            s_side = s % 2 if partnership else s
-            s_bags = bags[s_side] if s_side < len(bags) else 0
-            bids[s] = bid_number(hands[s], s, bids, partnership, s_bags, nil_allowed, ctx)
-        world = st.copy()
-        world.hands = hands[:]
-        world.bids = bids
-        world.prepare()
-        world.leader = first
+        weight = deals.weight(hands)
         if careless:
             noise = [0.0 if s == seat else choice(rng, CARELESS) for s in range(4)]
         else:
             noise = [0.0, 0.0, 0.0, 0.0]
-        rollout(world, seat, noise, rng, hunters)
+        deals.play(hands, NIL, noise, rng, hunters)
         total += weight
-        if world.tricks_won[seat] == 0:
+        if deals.world.tricks_won[seat] == 0:
             made += weight
     return made / total if total > 0 else 0.0
