@@ -6,7 +6,8 @@ of the nils they call safe. This estimate deals the hidden hands as the bid sear
 hand out as Hard's rollouts play a standing nil: the nil bidder ducks by basic's rule, its
 partner covers, and every opponent hunts it (`worlds.hunt_card`). The share of deals on
 which the nil bidder takes no trick is the estimate (docs/bots.md, "Hard's nils against
-Hard"; `strong.NIL_SEARCH_MIN` keeps a nil only at 0.7 or more, 0 switches it off).
+Hard"; `strong.NIL_SEARCH_MIN` keeps a nil only at 0.7 or more with a partner,
+`strong.NIL_SEARCH_MIN_ALONE` at 0.8 or more alone; 0 switches a bar off).
 """
 
 from __future__ import annotations
