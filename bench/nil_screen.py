@@ -37,6 +37,7 @@ from spades.bots.bidding import nil_odds
 from spades.bots.nil_search import nil_chance
 from spades.bots.state import from_view
 from spades.bots.strong import DEFAULT_ITERATIONS
+from spades.engine.cards import mask_of, parse_card
 
 from .nil_odds import act, fit_logistic
 
@@ -44,7 +45,6 @@ from .nil_odds import act, fit_logistic
 def collect_deal(job: tuple[int, str]) -> list[dict[str, Any]]:
     from spades.bots import decide
     from spades.engine import Game, Rules
-    from spades.engine.cards import parse_card
 
     deal_no, mode = job
     rules = Rules.from_dict({"mode": mode, "target": 500})
@@ -75,18 +75,15 @@ def collect_deal(job: tuple[int, str]) -> list[dict[str, Any]]:
         who = "basic" if game.phase == "bidding" else "strong"
         game.apply(seat, act(who, game.view(seat), deal_no * 1000 + step, DEFAULT_ITERATIONS))
     tricks = game.history[0]["tricks"]
-    return [
-        {
-            "deal": deal_no,
-            "seat": s,
-            "odds": nil_odds(
-                sum(1 << parse_card(c) for c in views[s]["hand"]), mode == "partnership"
-            ),
-            "made": tricks[s] == 0,
-            "view": views[s],
-        }
-        for s in nil_seats
-    ]
+    return [_row(deal_no, views[s], tricks[s] == 0) for s in nil_seats]
+
+
+def _row(deal: int, view: dict[str, Any], made: bool) -> dict[str, Any]:
+    """One nil as a JSON line: its bidding view, the fitted odds of its hand and the outcome."""
+    hand = mask_of(parse_card(c) for c in view["hand"])
+    partnership = view["mode"] == "partnership"
+    odds = nil_odds(hand, partnership)
+    return {"deal": deal, "seat": int(view["seat"]), "odds": odds, "made": made, "view": view}
 
 
 def collect_game(job: tuple[int, str]) -> list[dict[str, Any]]:
@@ -96,7 +93,6 @@ def collect_game(job: tuple[int, str]) -> list[dict[str, Any]]:
     So the nils come at the scores and bags games reach, not only at 0-0."""
     from spades.bots.bidding import choose_bid
     from spades.engine import Game, Rules
-    from spades.engine.cards import parse_card
 
     game_no, mode = job
     rules = Rules.from_dict({"mode": mode, "target": 500})
@@ -122,17 +118,8 @@ def collect_game(job: tuple[int, str]) -> list[dict[str, Any]]:
                 seat, act(who, game.view(seat), game_no * 100_000 + step, DEFAULT_ITERATIONS)
             )
         tricks = game.history[-1]["tricks"]
-        for s in nil_seats:
-            hand = sum(1 << parse_card(c) for c in views[s]["hand"])
-            rows.append(
-                {
-                    "deal": game_no * 100 + len(game.history),
-                    "seat": s,
-                    "odds": nil_odds(hand, mode == "partnership"),
-                    "made": tricks[s] == 0,
-                    "view": views[s],
-                }
-            )
+        deal = game_no * 100 + len(game.history)
+        rows.extend(_row(deal, views[s], tricks[s] == 0) for s in nil_seats)
     return rows
 
 
