@@ -30,13 +30,13 @@ from __future__ import annotations
 
 import math
 
-from spades.engine.cards import SPADE_MASK, SUIT_MASKS
+from spades.engine.cards import SPADE_MASK, SPADES, SUIT_MASKS, SUIT_OF
 from spades.engine.fast import legal_mask
 
 from .basic import choose_card
 from .bidding import BidContext, nil_odds
-from .normal_nil import hunt_card
-from .state import NIL, UNKNOWN, PlayState, winning_index
+from .normal_nil import _below, _high, _low, hunt_card
+from .state import NIL, UNKNOWN, PlayState, bits, winning_index
 
 # Knobs (measured with `python -m bench.basic_ab --b frozen --mode individual`; docs/bots.md).
 THREAT_PLAY = True  # play to set the player who wins the game with its contract
@@ -196,6 +196,47 @@ def nil_lead(st: PlayState, seat: int, legal: int) -> int:
         if key < best_key:
             best_key = key
             best = low
+    return best
+
+
+def own_nil_card(st: PlayState, seat: int) -> int:
+    """The seat's own standing nil alone, by rule (Hard plays its nil alone this way, see
+    `strong.OWN_NIL_RULE_ALONE`): the lead of `nil_lead`; following, the highest card under
+    the trick's winner (any card of the led suit when the trick is trumped), else the lowest
+    (the highest when last: the trick is taken anyway); void, of the cards that cannot take
+    the trick (side cards, and spades under a winning spade), the one likeliest to be forced
+    later: the most unseen cards of its suit under it, less the seat's own cards under it."""
+    hand = st.hands[seat]
+    trick = st.trick
+    legal = legal_mask(hand, trick[0] if trick else -1, st.broken, st.must_break)
+    if not trick:
+        return nil_lead(st, seat, legal)
+    led = SUIT_OF[trick[0]]
+    win = trick[winning_index(trick)]
+    last = len(trick) == 3
+    follow = legal & SUIT_MASKS[led]
+    if follow:
+        if SUIT_OF[win] != led:  # trumped: no card of the led suit can take it
+            return _high(follow)
+        under = follow & _below(win)
+        if under:
+            return _high(under)
+        return _high(follow) if last else _low(follow)
+    safe = legal & ~SPADE_MASK
+    if SUIT_OF[win] == SPADES:
+        safe |= legal & _below(win)
+    if not safe:
+        return _high(legal) if last else _low(legal)
+    hidden = st.deck & ~st.played & ~hand
+    best = -1
+    best_key = -(1 << 30)
+    for card in bits(safe):
+        below = _below(card)
+        # (the card number breaks ties: the higher card goes first)
+        key = ((hidden & below).bit_count() - (hand & below).bit_count()) * 64 + card
+        if key > best_key:
+            best_key = key
+            best = card
     return best
 
 
