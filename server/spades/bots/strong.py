@@ -56,8 +56,8 @@ NIL_SEARCH_MIN_ALONE = 0.8
 NIL_SEARCH_SAMPLES = 300
 # Alone, Hard plays its own standing nil by rule (`normal_individual.own_nil_card`: shed the
 # highest card that cannot take the trick, throw the card likeliest to be forced later), not
-# by the search: on the same 187 of its nils in whole games (every other seat Hard), the rule
-# made 81.8% where the search made 76.5% (docs/bots.md, "Hard's own nil alone, by rule").
+# by the search: on the same 387 of its nils in whole games (every other seat Hard), the rule
+# made 81.7% where the search made 75.7% (docs/bots.md, "Hard's own nil alone, by rule").
 # The search judges a card by the hand's points and, near the target, by the game, and a
 # nil's small risks drown in that noise; alone no partner's cover needs planning with it.
 OWN_NIL_RULE_ALONE = True
