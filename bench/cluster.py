@@ -35,7 +35,15 @@ from typing import Any
 
 import httpx
 
-from bench.procs import HOST, PG_ADMIN, ChildrenCpu, free_port, pg_admin, proc_cpu_seconds
+from bench.procs import (
+    HOST,
+    PG_ADMIN,
+    ChildrenCpu,
+    free_port,
+    http_client,
+    pg_admin,
+    proc_cpu_seconds,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 REDIS_URL = os.environ.get("SPADES_BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -408,7 +416,7 @@ async def logged_seqs(cluster: ClusterServer, codes: list[str]) -> dict[str, int
 async def open_rooms(cluster: ClusterServer, base: str, rooms: int) -> list[tuple[str, str]]:
     made = []
     sem = asyncio.Semaphore(20)
-    async with httpx.AsyncClient(timeout=60) as http:
+    async with http_client(60) as http:
 
         async def one(i: int) -> None:
             async with sem:

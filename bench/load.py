@@ -51,6 +51,7 @@ from bench.procs import (
     PG_ADMIN,
     ChildrenCpu,
     free_port,
+    http_client,
     pg_admin,
     proc_cpu_seconds,
     proc_cpu_split,
@@ -944,7 +945,7 @@ class CpuMeter:
 async def run_load(args: argparse.Namespace, server: ServerProcess) -> None:
     fleet = Fleet.of(args, server.url)
     meter = CpuMeter()
-    async with httpx.AsyncClient(timeout=120) as client:
+    async with http_client(120) as client:
         await server.wait_ready(client)
         started = time.monotonic()
 
@@ -1031,7 +1032,7 @@ async def run_child(args: argparse.Namespace) -> None:
     stats = fleet.stats
     meter = CpuMeter()
     loop = asyncio.get_running_loop()
-    async with httpx.AsyncClient(timeout=120) as client:
+    async with http_client(120) as client:
         while True:
             line = await loop.run_in_executor(None, sys.stdin.readline)
             command: dict[str, Any] = json.loads(line) if line.strip() else {"op": "stop"}
@@ -1153,7 +1154,7 @@ def run_parent(args: argparse.Namespace, server: ServerProcess) -> None:
     """Drive the rooms from `--procs` processes so the generator is not the bottleneck."""
 
     async def ready() -> None:
-        async with httpx.AsyncClient(timeout=60) as client:
+        async with http_client(60) as client:
             await server.wait_ready(client)
 
     run(ready())
@@ -1232,7 +1233,7 @@ def run(main: Any) -> None:
 
 
 async def run_idle(args: argparse.Namespace, server: ServerProcess) -> None:
-    async with httpx.AsyncClient(timeout=60) as client:
+    async with http_client(60) as client:
         await server.wait_ready(client)
         # Warm up code paths and allocator arenas, then measure the growth per room.
         await asyncio.gather(

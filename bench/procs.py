@@ -1,5 +1,5 @@
-"""What bench.load and bench.cluster both need to run servers: a free port, a throwaway
-PostgreSQL database, and the CPU a server process (and its children) used.
+"""What bench.load and bench.cluster both need to run servers: a free port, an HTTP client,
+a throwaway PostgreSQL database, and the CPU a server process (and its children) used.
 
 Its own module so that neither of the two imports the other for these.
 """
@@ -13,6 +13,8 @@ import socket
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+import httpx
+
 HOST = "127.0.0.1"
 PG_ADMIN = os.environ.get(
     "SPADES_BENCH_PG_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
@@ -23,6 +25,15 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind((HOST, 0))
         return int(s.getsockname()[1])
+
+
+def http_client(timeout: float) -> httpx.AsyncClient:
+    """An HTTP client for the benches. The server (uvicorn) closes a keep-alive connection
+    after 5 s of quiet, and httpx by default keeps one for 5 s too: on a loaded machine a
+    POST could go out on a connection the server was closing, and fail with a ReadError
+    (httpx retries no POST). Dropping idle connections after 2 s leaves the server's side
+    a wide margin."""
+    return httpx.AsyncClient(timeout=timeout, limits=httpx.Limits(keepalive_expiry=2.0))
 
 
 def pg_admin(sql: str) -> None:

@@ -30,6 +30,7 @@ from typing import Any
 import httpx
 
 from bench.cluster import ClusterServer, percentiles, raise_file_limit
+from bench.procs import http_client
 from bench.rawhttp import Closed, Connection
 
 HEADER = "X-Spades-Player"
@@ -132,7 +133,7 @@ async def run_once(args: argparse.Namespace) -> dict[str, Any]:
     try:
         await cluster.wait_ready()
         urls = [node.url for node in cluster.nodes]
-        async with httpx.AsyncClient(timeout=60) as http:
+        async with http_client(60) as http:
             credentials = await make_players(http, urls, args.players)
         cluster.cpu_percent()
         cpu_started = time.process_time()
@@ -156,7 +157,7 @@ async def run_once(args: argparse.Namespace) -> dict[str, Any]:
         took = time.monotonic() - start
         client_cpu = time.process_time() - cpu_started
         cpu = cluster.cpu_percent()
-        async with httpx.AsyncClient(timeout=30) as http:
+        async with http_client(30) as http:
             texts = [(await http.get(f"{url}/metrics")).text for url in urls]
     finally:
         cluster.stop()

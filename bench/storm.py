@@ -39,6 +39,7 @@ import httpx
 
 from bench.cluster import REDIS_URL, ClusterServer, cluster_settings, logged_seqs, percentiles
 from bench.load import CpuMeter, Fleet, SeatClient, run, scrape, server_side
+from bench.procs import http_client
 
 UNDER_MS = 100.0  # the survivor's p99 target
 
@@ -147,7 +148,7 @@ async def storm(args: argparse.Namespace) -> dict[str, Any]:
     try:
         await cluster.wait_ready()
         started = time.monotonic()
-        async with httpx.AsyncClient(timeout=120) as client:
+        async with http_client(120) as client:
             await fleet.add_rooms(client, 0, args.rooms)
         opened = time.monotonic() - started
         print(f"opened {args.rooms} rooms in {opened:.1f} s", flush=True)
