@@ -40,8 +40,11 @@ from spades.engine.cards import card_text
 VARIANTS = ("search", "rule", "normal")
 
 
-def nil_card(variant: str, view: dict[str, Any], seed: int) -> dict[str, Any]:
-    """The nil bidder's card by `variant`."""
+def nil_card(
+    variant: str, view: dict[str, Any], seed: int, iterations: int = DEFAULT_ITERATIONS
+) -> dict[str, Any]:
+    """The nil bidder's card by `variant` (since 2026-12-07 Normal alone plays its own nil
+    by the rule too, so "normal" and "rule" agree)."""
     if variant == "normal":
         return decide("basic", view, seed=seed)
     st = from_view(view)
@@ -49,14 +52,21 @@ def nil_card(variant: str, view: dict[str, Any], seed: int) -> dict[str, Any]:
     if variant == "rule":
         card = own_nil_card(st, seat)
     elif variant == "search":
-        card = search(st, seat, view, random.Random(seed), DEFAULT_ITERATIONS, math.inf)
+        card = search(st, seat, view, random.Random(seed), iterations, math.inf)
     else:
         raise ValueError(f"unknown variant {variant!r}")
     return {"type": "play", "card": card_text(card)}
 
 
-def play_hand(game: Game, nil_seats: list[int], variant: str, base: int) -> list[int]:
-    """Play the hand out (Hard everywhere, the standing nils by `variant`): tricks per seat."""
+def play_hand(
+    game: Game,
+    nil_seats: list[int],
+    variant: str,
+    base: int,
+    iterations: int = DEFAULT_ITERATIONS,
+) -> list[int]:
+    """Play the hand out (Hard everywhere, the standing nils by `variant`): tricks per seat.
+    `iterations`: the searches' rollouts (the tests play with fewer)."""
     hands_done = len(game.history)
     step = 0
     while len(game.history) == hands_done and game.phase != "over":
@@ -65,9 +75,9 @@ def play_hand(game: Game, nil_seats: list[int], variant: str, base: int) -> list
         step += 1
         view = game.view(seat)
         if seat in nil_seats and view["tricks_won"][seat] == 0 and len(view["legal"]) > 1:
-            action = nil_card(variant, view, base + step)
+            action = nil_card(variant, view, base + step, iterations)
         else:
-            action = decide_strong(view, seed=base + step, iterations=DEFAULT_ITERATIONS)
+            action = decide_strong(view, seed=base + step, iterations=iterations)
         game.apply(seat, action)
     return list(game.history[-1]["tricks"])
 
