@@ -3,6 +3,7 @@ bidder's lead, the refitted nil odds, and the own nil's card by rule that Hard p
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hst
 
@@ -216,11 +217,15 @@ def test_property_the_own_nil_card_is_legal_and_ducks_when_it_can(seed: int, han
             assert not takes[card], view
 
 
-def test_hard_plays_its_own_nil_by_rule_alone() -> None:
+@pytest.mark.parametrize("level", ["basic", "strong"])
+def test_normal_and_hard_play_their_own_nil_by_rule_alone(level: str) -> None:
     seen = 0
     for seed in range(4):
         for view in _standing_nil_views(seed, "individual", 2):
             want = card_text(own_nil_card(from_view(view), int(view["seat"])))
-            assert decide_strong(view, seed=seed, iterations=64)["card"] == want
+            if level == "strong":
+                assert decide_strong(view, seed=seed, iterations=64)["card"] == want
+            else:
+                assert decide(level, view, seed=seed)["card"] == want
             seen += 1
     assert seen > 20

@@ -9,6 +9,8 @@ nil (+100) is worth three or four contracts. Normal adds to the basic policy:
   floor under them, so nils are made three times in four even where the score lowers
   `nil_pays`'s margin;
 - **the nil bidder's lead** (`nil_lead`): the low card with the fewest unseen cards under it;
+  and its follow or throw (`own_nil_card`): the highest card under the trick's winner, else
+  the lowest; void, the safe card likeliest to be forced later;
 - **the threat** (`threat_seat`): another player who reaches the target with the contract
   it bid this hand and would end above Normal's own projected score. Making it ends the
   game lost, so bags no longer matter: Normal plays to win every trick the threat could
@@ -173,6 +175,8 @@ def threat_seat(st: PlayState, seat: int) -> int:
 
 
 NIL_LEAD = True  # our standing nil leads the low card with the fewest unseen cards under it
+# ... and follows or throws by `own_nil_card` (False: basic's nil play), as Hard alone does.
+OWN_NIL_RULE = True
 
 
 def nil_lead(st: PlayState, seat: int, legal: int) -> int:
@@ -200,12 +204,13 @@ def nil_lead(st: PlayState, seat: int, legal: int) -> int:
 
 
 def own_nil_card(st: PlayState, seat: int) -> int:
-    """The seat's own standing nil alone, by rule (Hard plays its nil alone this way, see
-    `strong.OWN_NIL_RULE_ALONE`): the lead of `nil_lead`; following, the highest card under
-    the trick's winner (any card of the led suit when the trick is trumped), else the lowest
-    (the highest when last: the trick is taken anyway); void, of the cards that cannot take
-    the trick (side cards, and spades under a winning spade), the one likeliest to be forced
-    later: the most unseen cards of its suit under it, less the seat's own cards under it."""
+    """The seat's own standing nil alone, by rule (Normal plays its nil alone this way, see
+    `OWN_NIL_RULE`, and so does Hard, see `strong.OWN_NIL_RULE_ALONE`): the lead of
+    `nil_lead`; following, the highest card under the trick's winner (any card of the led
+    suit when the trick is trumped), else the lowest (the highest when last: the trick is
+    taken anyway); void, of the cards that cannot take the trick (side cards, and spades
+    under a winning spade), the one likeliest to be forced later: the most unseen cards of
+    its suit under it, less the seat's own cards under it."""
     hand = st.hands[seat]
     trick = st.trick
     legal = legal_mask(hand, trick[0] if trick else -1, st.broken, st.must_break)
@@ -260,6 +265,8 @@ def individual_card(st: PlayState, seat: int) -> int:
     if seat in st.nil_seats and st.tricks_won[seat] == 0:
         if NIL_LEAD and not st.trick:
             return nil_lead(st, seat, legal_mask(st.hands[seat], -1, st.broken, st.must_break))
+        if OWN_NIL_RULE and st.trick:
+            return own_nil_card(st, seat)
         return -1  # our own nil comes first
     if not THREAT_PLAY:
         return -1
