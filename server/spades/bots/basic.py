@@ -213,22 +213,35 @@ def _low_rank(mask: int) -> int:
     return best
 
 
+def nil_follow(trick: list[int], legal: int) -> int:
+    """A standing nil's card when it can follow the led suit (-1 when it cannot): the
+    highest under the trick's winner (the highest of the suit when the trick is trumped:
+    any card of it is safe), else the lowest (the highest when last: the trick is taken
+    anyway). Normal's and Hard's own nil alone (`normal_individual.own_nil_card`) follow so
+    too."""
+    led = SUIT_OF[trick[0]]
+    follow = legal & SUIT_MASKS[led]
+    if not follow:
+        return -1
+    win = trick[winning_index(trick)]
+    if SUIT_OF[win] != led:
+        return _high(follow)
+    under = follow & _below(win)
+    if under:
+        return _high(under)
+    return _high(follow) if len(trick) == 3 else _low(follow)
+
+
 def _nil_play(st: PlayState, seat: int, legal: int, hidden: int) -> int:
     trick = st.trick
     if not trick:
         side = legal & NON_SPADE
         return _low_rank(side or legal)
-    led = SUIT_OF[trick[0]]
+    card = nil_follow(trick, legal)
+    if card >= 0:
+        return card
     win = trick[winning_index(trick)]
     last = len(trick) == 3
-    follow = legal & SUIT_MASKS[led]
-    if follow:
-        if SUIT_OF[win] != led:  # trumped: any card of the led suit is safe
-            return _high(follow)
-        under = follow & _below(win)
-        if under:
-            return _high(under)
-        return _high(follow) if last else _low(follow)
     side = legal & NON_SPADE
     if side:
         return _high_rank(side)

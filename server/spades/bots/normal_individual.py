@@ -35,7 +35,7 @@ import math
 from spades.engine.cards import SPADE_MASK, SPADES, SUIT_MASKS, SUIT_OF
 from spades.engine.fast import legal_mask
 
-from .basic import choose_card
+from .basic import choose_card, nil_follow
 from .bidding import BidContext, nil_odds
 from .normal_nil import _below, _high, _low, hunt_card
 from .state import NIL, UNKNOWN, PlayState, bits, winning_index
@@ -216,17 +216,11 @@ def own_nil_card(st: PlayState, seat: int) -> int:
     legal = legal_mask(hand, trick[0] if trick else -1, st.broken, st.must_break)
     if not trick:
         return nil_lead(st, seat, legal)
-    led = SUIT_OF[trick[0]]
+    card = nil_follow(trick, legal)
+    if card >= 0:
+        return card
     win = trick[winning_index(trick)]
     last = len(trick) == 3
-    follow = legal & SUIT_MASKS[led]
-    if follow:
-        if SUIT_OF[win] != led:  # trumped: no card of the led suit can take it
-            return _high(follow)
-        under = follow & _below(win)
-        if under:
-            return _high(under)
-        return _high(follow) if last else _low(follow)
     safe = legal & ~SPADE_MASK
     if SUIT_OF[win] == SPADES:
         safe |= legal & _below(win)
